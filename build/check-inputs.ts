@@ -1,0 +1,193 @@
+/**
+ * Stage 2, check: every rule of SPEC section 2, as SQL over whole tables. A violation fails the
+ * build before anything is written; all violations found are reported together, each naming the
+ * file, the column, how many rows and one offending value. Checked rows land in normalised tables
+ * (lower-case addresses, exact HUGEINT amounts, identical duplicate rows merged).
+ */
+import type { Database } from './database.ts';
+import { UserError } from './errors.ts';
+import { firstLine, type InputFile } from './read-inputs.ts';
+
+export interface Violation {
+  file: string;
+  column: string;
+  rows: number;
+  problem: string;
+  example: string;
+}
+
+export function formatViolation(violation: Violation): string {
+  const rows = `${violation.rows} row${violation.rows === 1 ? '' : 's'}`;
+  return `${violation.file}: column "${violation.column}": ${rows} ${violation.problem}, e.g. ${violation.example}`;
+}
+
+export async function checkInputs(db: Database, inputs: InputFile[]): Promise<void> {
+  const valueViolations: Violation[] = [];
+  for (const input of inputs) valueViolations.push(...(await checkValues(db, input)));
+  fail(valueViolations);
+  await normaliseInputs(db, inputs);
+  const ruleViolations: Violation[] = [];
+  for (const rule of RELATIONAL_RULES) {
+    const [found] = await db.rows<{ rows: number | null; example: string | null }>(rule.sql);
+    if (found && found.rows) ruleViolations.push({ ...rule, rows: Number(found.rows), example: found.example ?? 'null' });
+  }
+  fail(ruleViolations);
+}
+
+function fail(violations: Violation[]): void {
+  if (violations.length === 0) return;
+  throw new UserError(`the input breaks the export contract (SPEC section 2):\n${violations.map((v) => `  - ${formatViolation(v)}`).join('\n')}`);
+}
+
+/** One pass over each file: per column, the count of bad values and the smallest one. */
+async function checkValues(db: Database, input: InputFile): Promise<Violation[]> {
+  const measures = input.columns.flatMap((column, i) => [
+    `count(*) FILTER (WHERE ${column.violation}) AS bad_${i}`,
+    `min(${column.shown}) FILTER (WHERE ${column.violation}) AS example_${i}`,
+  ]);
+  let result: Record<string, unknown>;
+  try {
+    [result] = (await db.rows(`SELECT ${measures.join(', ')} FROM ${input.view}`)) as [Record<string, unknown>];
+  } catch (error) {
+    throw new UserError(`${input.contract.file}: cannot be read as a Parquet file (${firstLine(error)})`);
+  }
+  return input.columns.flatMap((column, i) => {
+    const rows = Number(result[`bad_${i}`]);
+    if (!rows) return [];
+    return [{
+      file: input.contract.file,
+      column: column.contract.name,
+      rows,
+      problem: `are not ${column.contract.expected} (column type ${column.sourceType})`,
+      example: JSON.stringify(result[`example_${i}`]),
+    }];
+  });
+}
+
+async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void> {
+  const select = (table: string) => {
+    const input = inputs.find((candidate) => candidate.contract.table === table)!;
+    const columns = input.columns.map((column) => `${column.value} AS ${column.contract.name}`).join(', ');
+    return `SELECT ${columns} FROM ${input.view}`;
+  };
+  // Exports overlap: a key seen twice with the same values is one row. The conflict flags let the
+  // rules below report keys repeated with different values without a second pass.
+  await db.run(`
+    CREATE TABLE balance_rows AS
+    SELECT chain_id, block_number, log_index, address, token,
+           min(balance) AS raw, min(tx_hash) AS tx_hash, min(timestamp) AS ts,
+           min(balance) <> max(balance) AS balance_conflict,
+           min(tx_hash) <> max(tx_hash) AS tx_hash_conflict,
+           min(timestamp) <> max(timestamp) AS timestamp_conflict,
+           count(*) AS copies
+    FROM (${select('balances')})
+    GROUP BY chain_id, block_number, log_index, address, token`);
+  await db.run(`CREATE TABLE tokens AS SELECT DISTINCT * FROM (${select('tokens')})`);
+  await db.run(`CREATE TABLE venue_b_accounts AS SELECT DISTINCT * FROM (${select('venue_b_accounts')})`);
+  await db.run(`CREATE TABLE prices AS SELECT DISTINCT * FROM (${select('prices')})`);
+  await db.run(`CREATE TABLE multipliers AS ${select('multipliers')}`);
+  await db.run(`CREATE TABLE seasons AS ${select('seasons')}`);
+  // Points are the largest input and are read twice at most: a view, not a copy.
+  await db.run(`CREATE VIEW points AS ${select('points')}`);
+}
+
+interface RelationalRule {
+  file: string;
+  column: string;
+  problem: string;
+  /** Returns one row: `rows` (how many rows break the rule) and `example`. */
+  sql: string;
+}
+
+const keyConflict = (column: string, flag: string): RelationalRule => ({
+  file: 'balances.parquet',
+  column,
+  problem: `repeat a key (chain_id, block_number, log_index, address, token) with a different ${column}`,
+  sql: `
+    SELECT sum(copies) AS rows,
+           min(concat_ws(', ', chain_id, block_number, log_index, address, token)) AS example
+    FROM balance_rows WHERE ${flag}`,
+});
+
+const RELATIONAL_RULES: RelationalRule[] = [
+  keyConflict('balance', 'balance_conflict'),
+  keyConflict('tx_hash', 'tx_hash_conflict'),
+  keyConflict('timestamp', 'timestamp_conflict'),
+  {
+    file: 'balances.parquet',
+    column: 'token',
+    problem: 'use a (chain_id, token) that has no row in tokens.parquet',
+    sql: `
+      SELECT count(*) AS rows, min(concat('chain ', b.chain_id, ' token ', b.token)) AS example
+      FROM balance_rows b ANTI JOIN tokens t ON t.chain_id = b.chain_id AND t.token = b.token`,
+  },
+  {
+    file: 'prices.parquet',
+    column: 'token',
+    problem: 'use a (chain_id, token) that has no row in tokens.parquet',
+    sql: `
+      SELECT count(*) AS rows, min(concat('chain ', p.chain_id, ' token ', p.token)) AS example
+      FROM prices p ANTI JOIN tokens t ON t.chain_id = p.chain_id AND t.token = p.token`,
+  },
+  {
+    file: 'tokens.parquet',
+    column: 'decimals',
+    problem: 'give a (chain_id, token) more than one value of decimals',
+    sql: `
+      SELECT sum(n) AS rows, min(example) AS example FROM (
+        SELECT count(*) AS n, concat('chain ', chain_id, ' token ', token, ': ', string_agg(decimals::VARCHAR, ' and ' ORDER BY decimals)) AS example
+        FROM tokens GROUP BY chain_id, token HAVING count(*) > 1)`,
+  },
+  {
+    file: 'prices.parquet',
+    column: 'usd_price',
+    problem: 'give a (chain_id, token, date) more than one price',
+    sql: `
+      SELECT sum(n) AS rows, min(example) AS example FROM (
+        SELECT count(*) AS n, concat('chain ', chain_id, ' token ', token, ' on ', date, ': ', string_agg(usd_price::VARCHAR, ' and ' ORDER BY usd_price)) AS example
+        FROM prices GROUP BY chain_id, token, date HAVING count(*) > 1)`,
+  },
+  {
+    file: 'venue_b_accounts.parquet',
+    column: 'owner',
+    problem: 'give a sub-account more than one owner on one chain',
+    sql: `
+      SELECT sum(n) AS rows, min(example) AS example FROM (
+        SELECT count(*) AS n, concat('account ', account, ' on chain ', chain_id, ': ', string_agg(owner, ' and ' ORDER BY owner)) AS example
+        FROM venue_b_accounts GROUP BY chain_id, account HAVING count(*) > 1)`,
+  },
+  {
+    file: 'venue_b_accounts.parquet',
+    column: 'owner',
+    problem: 'name an owner that is itself a sub-account on that chain (nesting is not allowed)',
+    sql: `
+      SELECT count(*) AS rows, min(concat('owner ', o.owner, ' on chain ', o.chain_id)) AS example
+      FROM venue_b_accounts o SEMI JOIN venue_b_accounts a ON a.chain_id = o.chain_id AND a.account = o.owner`,
+  },
+  {
+    file: 'seasons.parquet',
+    column: 'season',
+    problem: 'repeat a season (one row per season)',
+    sql: `
+      SELECT sum(n) AS rows, min(season)::VARCHAR AS example FROM (
+        SELECT season, count(*) AS n FROM seasons GROUP BY season HAVING count(*) > 1)`,
+  },
+  {
+    file: 'points.parquet',
+    column: 'season',
+    problem: 'name a season that has no row in seasons.parquet',
+    sql: `SELECT count(*) AS rows, min(p.season)::VARCHAR AS example FROM points p ANTI JOIN seasons s ON s.season = p.season`,
+  },
+  {
+    file: 'multipliers.parquet',
+    column: 'season',
+    problem: 'name a season that has no row in seasons.parquet',
+    sql: `SELECT count(*) AS rows, min(m.season)::VARCHAR AS example FROM multipliers m ANTI JOIN seasons s ON s.season = m.season`,
+  },
+  {
+    file: 'multipliers.parquet',
+    column: 'last_day',
+    problem: 'end before they start (first_day <= last_day is required)',
+    sql: `SELECT count(*) AS rows, min(concat(position, ' ', first_day, ' > ', last_day)) AS example FROM multipliers WHERE first_day > last_day`,
+  },
+];

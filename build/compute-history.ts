@@ -1,0 +1,116 @@
+/**
+ * SPEC 3.1 (attribution) and 3.2 (portfolio history): the `snapshots` table, one row per
+ * transaction that changed a wallet's summed balance of a token on a chain, and the JSON document
+ * of `GET /v1/address/{address}/portfolio` assembled from a wallet's snapshots.
+ */
+import type { Database } from './database.ts';
+import { UserError } from './errors.ts';
+import { NEW_YORK } from './config.ts';
+import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+
+/** SQL giving a token key its position in INTERFACE.md 2.1 (the output order). */
+export function tokenIndexSql(column: string): string {
+  return `CASE ${column} ${TOKEN_KEYS.map((key, i) => `WHEN '${key}' THEN ${i}`).join(' ')} END`;
+}
+
+export async function computeSnapshots(db: Database, nowSeconds: number): Promise<void> {
+  // Exact decimal text of raw / 10^decimals: amounts stay integers until this last step, and the
+  // text goes to the JSON as written, so no digit is lost to floating point (SPEC 3.1, "scaled last").
+  await db.run(`
+    CREATE OR REPLACE MACRO padded(raw_text, decimals) AS
+      lpad(raw_text, greatest(length(raw_text), decimals + 1)::INTEGER, '0');
+    CREATE OR REPLACE MACRO scaled_text(raw_text, decimals) AS
+      CASE WHEN decimals = 0 THEN raw_text ELSE
+        rtrim(rtrim(
+          left(padded(raw_text, decimals), length(padded(raw_text, decimals)) - decimals)
+          || '.' || right(padded(raw_text, decimals), decimals::INTEGER),
+        '0'), '.')
+      END`);
+  try {
+    await db.run(`
+      CREATE TABLE snapshots AS
+      WITH
+      -- 3.1: on each chain a sub-account's rows count for its owner, whatever the token.
+      attributed AS (
+        SELECT b.chain_id, coalesce(v.owner, b.address) AS wallet, b.address AS account, b.token,
+               b.block_number, b.log_index, b.tx_hash, b.ts, b.raw
+        FROM balance_rows b
+        LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account = b.address
+        WHERE b.ts <= $now
+      ),
+      -- 3.2: a (chain, wallet, token)'s rows are grouped by transaction; transactions are ordered
+      -- by (block_number, smallest log_index).
+      in_transactions AS (
+        SELECT *, min(log_index) OVER (PARTITION BY chain_id, wallet, token, block_number, tx_hash) AS tx_first_log
+        FROM attributed
+      ),
+      -- Each row replaces its account's previous balance (0 before the first row); the wallet's sum
+      -- moves by the difference. Exact HUGEINT arithmetic throughout.
+      account_changes AS (
+        SELECT *, raw - coalesce(lag(raw) OVER (
+                 PARTITION BY chain_id, account, token ORDER BY block_number, tx_first_log, tx_hash, log_index), 0) AS change
+        FROM in_transactions
+      ),
+      transactions AS (
+        SELECT chain_id, wallet, token, block_number, tx_first_log, tx_hash, max(ts) AS ts, sum(change) AS change
+        FROM account_changes
+        GROUP BY chain_id, wallet, token, block_number, tx_first_log, tx_hash
+      ),
+      -- A snapshot exactly when the sum differs from the previous one: the sum after a transaction
+      -- minus the sum before it is the transaction's change, so "differs" is "change <> 0", and
+      -- dropping the unchanged transactions leaves the running sum as it was.
+      summed AS (
+        SELECT chain_id, wallet, token, block_number, tx_first_log, tx_hash, ts,
+               sum(change) OVER (PARTITION BY chain_id, wallet, token
+                                 ORDER BY block_number, tx_first_log, tx_hash ROWS UNBOUNDED PRECEDING) AS raw_balance
+        FROM transactions
+        WHERE change <> 0
+      )
+      SELECT s.chain_id, s.wallet, s.token, ${tokenIndexSql('s.token')} AS token_index, s.block_number, s.tx_first_log, s.tx_hash, s.ts,
+             (CAST(timezone('${NEW_YORK}', to_timestamp(s.ts)) AS DATE) - DATE '1970-01-01')::INTEGER AS day,
+             scaled_text(s.raw_balance::VARCHAR, t.decimals) AS balance_text
+      FROM summed s JOIN tokens t ON t.chain_id = s.chain_id AND t.token = s.token`,
+      { now: nowSeconds },
+    );
+  } catch (error) {
+    if (error instanceof Error && /Overflow in HUGEINT/.test(error.message)) {
+      throw new UserError('balances.parquet: column "balance": a wallet\'s summed raw balance of one token on one chain exceeds 2^127 - 1, the largest exact sum this build can hold');
+    }
+    throw error;
+  }
+}
+
+/** A wallet's snapshots of one token on one chain, oldest first. */
+export interface TokenSeries {
+  chainId: string;
+  tokenIndex: number;
+  days: number[];
+  timestamps: number[];
+  balances: string[];
+}
+
+/**
+ * 3.2's document: a chain key for every chain with a snapshot, ascending (the series arrive in
+ * that order), each with all seven token keys in INTERFACE.md order, empty arrays included.
+ */
+export function historyDocument(series: TokenSeries[], dayText: (day: number) => string): string {
+  let json = '{';
+  let i = 0;
+  while (i < series.length) {
+    const chainId = series[i]!.chainId;
+    json += `${i === 0 ? '' : ','}"${chainId}":{`;
+    for (let tokenIndex = 0; tokenIndex < TOKEN_KEYS.length; tokenIndex++) {
+      json += `${tokenIndex === 0 ? '' : ','}"${TOKEN_KEYS[tokenIndex]}":[`;
+      const one = series[i];
+      if (one && one.chainId === chainId && one.tokenIndex === tokenIndex) {
+        for (let k = 0; k < one.days.length; k++) {
+          json += `${k === 0 ? '' : ','}{"date":"${dayText(one.days[k]!)}","timestamp":${one.timestamps[k]},"balance":${one.balances[k]}}`;
+        }
+        i++;
+      }
+      json += ']';
+    }
+    json += '}';
+  }
+  return `${json}}`;
+}

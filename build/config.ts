@@ -1,0 +1,83 @@
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import { UserError } from './errors.ts';
+
+export const NEW_YORK = 'America/New_York';
+
+export interface Shard {
+  /** 1-based index of this shard. */
+  index: number;
+  count: number;
+}
+
+export interface BuildConfig {
+  inputDir: string;
+  outDir: string;
+  /** The build instant, in Unix seconds (rows with a later timestamp do not count). */
+  nowSeconds: number;
+  nowIso: string;
+  /** The last closed New York day `L` (SPEC section 3), `YYYY-MM-DD`. */
+  lastClosedDay: string;
+  shard: Shard | null;
+  /** DuckDB settings; strings as DuckDB expects them. */
+  threads: number;
+  memoryLimit: string;
+  progress: ProgressMode;
+}
+
+export type ProgressMode = 'auto' | 'tty' | 'lines' | 'quiet';
+
+export interface BuildOptions {
+  input?: string;
+  out?: string;
+  now?: string;
+  shard?: string;
+  threads?: number;
+  memoryLimit?: string;
+  progress?: ProgressMode;
+}
+
+export function resolveBuildConfig(options: BuildOptions): BuildConfig {
+  const now = parseNow(options.now);
+  return {
+    inputDir: path.resolve(options.input ?? 'data/sample'),
+    outDir: path.resolve(options.out ?? 'public'),
+    nowSeconds: Math.floor(now.toMillis() / 1000),
+    nowIso: now.toUTC().toISO({ suppressMilliseconds: true })!,
+    lastClosedDay: lastClosedDayOf(now),
+    shard: options.shard === undefined ? null : parseShard(options.shard),
+    threads: options.threads ?? 2,
+    memoryLimit: options.memoryLimit ?? '1GB',
+    progress: options.progress ?? 'auto',
+  };
+}
+
+/**
+ * `--now` is an ISO 8601 instant. Without an offset it is read as UTC, so the same flag means the
+ * same instant on every machine whatever its local zone.
+ */
+export function parseNow(text: string | undefined): DateTime {
+  if (text === undefined) return DateTime.utc();
+  const parsed = DateTime.fromISO(text, { zone: 'utc', setZone: true });
+  if (!parsed.isValid) {
+    throw new UserError(
+      `--now "${text}" is not an ISO 8601 instant (expected e.g. 2025-11-06T15:00:00Z): ${parsed.invalidExplanation ?? parsed.invalidReason}`,
+    );
+  }
+  return parsed;
+}
+
+/** `L`: the New York calendar date of `now`, minus one day (daylight saving included). */
+export function lastClosedDayOf(now: DateTime): string {
+  return now.setZone(NEW_YORK).startOf('day').minus({ days: 1 }).toISODate()!;
+}
+
+export function parseShard(text: string): Shard {
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = match ? Number(match[1]) : NaN;
+  const count = match ? Number(match[2]) : NaN;
+  if (!match || count < 1 || index < 1 || index > count) {
+    throw new UserError(`--shard "${text}" is not K/N with 1 <= K <= N (e.g. 2/4)`);
+  }
+  return { index, count };
+}

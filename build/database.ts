@@ -1,0 +1,46 @@
+import { DuckDBInstance, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
+
+export interface Database {
+  connection: DuckDBConnection;
+  /** Runs statements for their effect. */
+  run(sql: string, values?: Record<string, DuckDBValue>): Promise<void>;
+  /** Runs a query whose result is small (a few hundred rows at most) and returns row objects. */
+  rows<T = Record<string, unknown>>(sql: string, values?: Record<string, DuckDBValue>): Promise<T[]>;
+  close(): void;
+}
+
+/**
+ * One DuckDB instance per build, backed by a database file so that tables larger than
+ * `memoryLimit` spill to disk instead of growing the process (SPEC section 7: bounded memory).
+ */
+export async function openDatabase(options: { file: string; threads: number; memoryLimit: string; tempDir: string }): Promise<Database> {
+  const instance = await DuckDBInstance.create(options.file, {
+    threads: String(options.threads),
+    memory_limit: options.memoryLimit,
+    temp_directory: options.tempDir,
+    // Row order is always fixed by an explicit ORDER BY where it matters.
+    preserve_insertion_order: 'false',
+  });
+  const connection = await instance.connect();
+  await connection.run("SET TimeZone = 'UTC'");
+  return {
+    connection,
+    async run(sql, values) {
+      await connection.run(sql, values);
+    },
+    async rows<T>(sql: string, values?: Record<string, DuckDBValue>) {
+      const reader: DuckDBMaterializedResult = await connection.run(sql, values);
+      const result = await reader.getRowObjectsJS();
+      return result as T[];
+    },
+    close() {
+      connection.disconnectSync();
+      instance.closeSync();
+    },
+  };
+}
+
+/** Quotes a string as a SQL literal (file paths cannot be bound as parameters of read_parquet). */
+export function sqlString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}

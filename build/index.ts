@@ -1,0 +1,120 @@
+/**
+ * The snapshot build: read -> check -> compute -> write -> publish, each stage in its own module.
+ * The tree is written into a work folder beside `--out` and swapped in only when complete.
+ */
+import path from 'node:path';
+import type { BuildConfig } from './config.ts';
+import { openDatabase, type Database } from './database.ts';
+import { InterruptedError } from './errors.ts';
+import { FileWriter } from './file-writer.ts';
+import { Progress } from './progress.ts';
+import { createWorkFolder, publishTree, removeWorkFolder } from './publish.ts';
+import { readInputs } from './read-inputs.ts';
+import { checkInputs } from './check-inputs.ts';
+import { computeSnapshots } from './compute-history.ts';
+import { computeDailyAsOf, loadPriceBook, type DailyStats } from './compute-daily.ts';
+import { computeLeaderboards } from './compute-leaderboards.ts';
+import { writeWallets } from './write-wallets.ts';
+import { writeSharedFiles } from './write-shared.ts';
+import { checkSampleDocuments } from './check-output.ts';
+import { dayNumber } from './days.ts';
+
+export interface BuildSummary {
+  wallets: number;
+  files: number;
+  bytes: number;
+  seconds: number;
+  dailyAsOf: string | null;
+  seasons: { season: number; asOf: string | null; participants: number }[];
+  positionsWithoutPrice: number;
+  stageSeconds: Record<string, number>;
+  warnings: string[];
+}
+
+export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> {
+  const started = performance.now();
+  const progress = new Progress(config.progress);
+  const work = createWorkFolder(config.outDir);
+  const interruption = new AbortController();
+  let db: Database | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interruption.abort(new InterruptedError(signal));
+    db?.connection.interrupt();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    db = await openDatabase({
+      file: path.join(work.scratch, 'build.duckdb'),
+      tempDir: path.join(work.scratch, 'spill'),
+      threads: config.threads,
+      memoryLimit: config.memoryLimit,
+    });
+    progress.start('read inputs');
+    const inputs = await readInputs(db, config.inputDir);
+    progress.start('check inputs');
+    await checkInputs(db, inputs);
+    progress.start('compute snapshots');
+    await computeSnapshots(db, config.nowSeconds);
+    progress.start('compute leaderboards');
+    const leaderboards = await computeLeaderboards(db, config.lastClosedDay);
+    const dailyAsOf = await computeDailyAsOf(db, config.lastClosedDay);
+    const prices = await loadPriceBook(db, config.lastClosedDay);
+
+    progress.start('write wallets');
+    const writer = new FileWriter(work.tree);
+    const stats: DailyStats = { positionsWithoutPrice: 0 };
+    const samples: { wallet: string; history: string; daily: string }[] = [];
+    const wallets = await writeWallets(db, writer, {
+      shard: config.shard,
+      dailyAsOf,
+      lastDay: dayNumber(config.lastClosedDay),
+      prices,
+      stats,
+      progress,
+      signal: interruption.signal,
+      sample: (wallet, history, daily) => samples.push({ wallet, history, daily }),
+    });
+    checkSampleDocuments(samples);
+    progress.start('write shared files');
+    await writeSharedFiles(writer, leaderboards, {
+      format: 1,
+      now: config.nowIso,
+      lastClosedDay: config.lastClosedDay,
+      dailyAsOf,
+      seasons: leaderboards.map((board) => board.season),
+    });
+    await writer.drain();
+    if (interruption.signal.aborted) throw interruption.signal.reason;
+
+    progress.start('publish');
+    publishTree(work, config.outDir);
+    progress.end();
+
+    const warnings: string[] = [];
+    if (stats.positionsWithoutPrice > 0) {
+      warnings.push(`${stats.positionsWithoutPrice} daily positions had no price on or before their day (usdPerToken 0)`);
+    }
+    return {
+      wallets,
+      files: writer.files,
+      bytes: writer.bytes,
+      seconds: (performance.now() - started) / 1000,
+      dailyAsOf,
+      seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
+      positionsWithoutPrice: stats.positionsWithoutPrice,
+      stageSeconds: progress.stageSeconds,
+      warnings,
+    };
+  } catch (error) {
+    progress.end();
+    // DuckDB reports an interrupted query as its own error; the user wants to hear why.
+    if (interruption.signal.aborted) throw interruption.signal.reason;
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    db?.close();
+    removeWorkFolder(work);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Atomic publish (SPEC section 6): the new tree is written into a work folder beside `--out`, on
+ * the same filesystem, and swapped in by two renames only once complete. Until then `--out` is
+ * never touched; on any failure the work folder is removed and `--out` is as it was.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from './errors.ts';
+
+export interface WorkFolder {
+  root: string;
+  /** Where the new tree is written. */
+  tree: string;
+  /** Scratch space for DuckDB (its database file and spill files). */
+  scratch: string;
+}
+
+const WORK_PREFIX = (outDir: string) => `.${path.basename(outDir)}.build-`;
+
+export function createWorkFolder(outDir: string): WorkFolder {
+  const parent = path.dirname(outDir);
+  fs.mkdirSync(parent, { recursive: true });
+  if (fs.existsSync(outDir) && !fs.statSync(outDir).isDirectory()) {
+    throw new UserError(`--out ${outDir} exists and is not a directory`);
+  }
+  removeAbandonedWorkFolders(outDir);
+  const root = fs.mkdtempSync(path.join(parent, `${WORK_PREFIX(outDir)}${process.pid}-`));
+  const work = { root, tree: path.join(root, 'tree'), scratch: path.join(root, 'scratch') };
+  fs.mkdirSync(work.tree);
+  fs.mkdirSync(work.scratch);
+  return work;
+}
+
+/** Replaces `outDir` with the finished tree. Synchronous, so no signal handler runs in between. */
+export function publishTree(work: WorkFolder, outDir: string): void {
+  const previous = path.join(work.root, 'previous');
+  const hadPrevious = fs.existsSync(outDir);
+  if (hadPrevious) fs.renameSync(outDir, previous);
+  try {
+    fs.renameSync(work.tree, outDir);
+  } catch (error) {
+    if (hadPrevious) fs.renameSync(previous, outDir);
+    throw error;
+  }
+}
+
+export function removeWorkFolder(work: WorkFolder): void {
+  fs.rmSync(work.root, { recursive: true, force: true });
+}
+
+/** Work folders of builds that were killed outright (SIGKILL, power loss) and could not clean up. */
+function removeAbandonedWorkFolders(outDir: string): void {
+  const parent = path.dirname(outDir);
+  const prefix = WORK_PREFIX(outDir);
+  for (const name of fs.readdirSync(parent)) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (Number.isInteger(pid) && !isRunning(pid)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

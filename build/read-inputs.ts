@@ -1,0 +1,127 @@
+/**
+ * Stage 1, read: find the seven Parquet files, make sure each is readable and has every column of
+ * the contract in a type that casts to it without loss, and expose each as a view `input_<table>`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Database } from './database.ts';
+import { sqlString } from './database.ts';
+import { UserError } from './errors.ts';
+import { INPUT_FILES, type ColumnContract, type FileContract } from './input-contract.ts';
+import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+
+export interface ColumnReader {
+  contract: ColumnContract;
+  sourceType: string;
+  /** SQL that is true for a row whose value breaks the contract (nulls included). */
+  violation: string;
+  /** SQL for the value once checked, in its normalised type. */
+  value: string;
+  /** SQL that renders the raw value for an error message. */
+  shown: string;
+}
+
+export interface InputFile {
+  contract: FileContract;
+  path: string;
+  view: string;
+  columns: ColumnReader[];
+}
+
+export async function readInputs(db: Database, inputDir: string): Promise<InputFile[]> {
+  if (!fs.existsSync(inputDir) || !fs.statSync(inputDir).isDirectory()) {
+    throw new UserError(`input directory ${inputDir} does not exist (set it with --input DIR)`);
+  }
+  const files: InputFile[] = [];
+  for (const contract of INPUT_FILES) files.push(await readInput(db, inputDir, contract));
+  return files;
+}
+
+async function readInput(db: Database, inputDir: string, contract: FileContract): Promise<InputFile> {
+  const file = path.join(inputDir, contract.file);
+  if (!fs.existsSync(file)) {
+    throw new UserError(`missing input file ${contract.file} in ${inputDir} (all seven Parquet files are required; an empty table is a file with zero rows)`);
+  }
+  const view = `input_${contract.table}`;
+  let described: { column_name: string; column_type: string }[];
+  try {
+    await db.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM read_parquet(${sqlString(file)})`);
+    described = await db.rows(`SELECT column_name, column_type FROM (DESCRIBE ${view})`);
+  } catch (error) {
+    throw new UserError(`${contract.file}: cannot be read as a Parquet file (${firstLine(error)})`);
+  }
+  const types = new Map(described.map((row) => [row.column_name, row.column_type]));
+  const columns = contract.columns.map((column) => {
+    const sourceType = types.get(column.name);
+    if (sourceType === undefined) {
+      throw new UserError(`${contract.file}: missing column "${column.name}" (expected ${column.expected}); the file has ${[...types.keys()].join(', ') || 'no columns'}`);
+    }
+    const reader = columnReader(column, sourceType);
+    if (!reader) {
+      throw new UserError(`${contract.file}: column "${column.name}" has type ${sourceType}, which does not hold ${column.expected} without loss`);
+    }
+    return reader;
+  });
+  return { contract, path: file, view, columns };
+}
+
+export function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}
+
+const INTEGER_TYPE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|DECIMAL\(\d+,0\))$/;
+const NUMERIC_TYPE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|DECIMAL\(\d+,\d+\)|FLOAT|DOUBLE)$/;
+const TEXT_TYPE = 'VARCHAR';
+
+/** The SQL that checks and normalises one column, or null when its type cannot hold the contract. */
+function columnReader(contract: ColumnContract, sourceType: string): ColumnReader | null {
+  const c = `"${contract.name.replaceAll('"', '""')}"`;
+  const shown = `coalesce(CAST(${c} AS VARCHAR), 'null')`;
+  const isText = sourceType === TEXT_TYPE;
+  const make = (violation: string, value: string): ColumnReader => ({
+    contract,
+    sourceType,
+    violation: contract.nullable ? `(${c} IS NOT NULL AND (${violation}))` : `(${c} IS NULL OR (${violation}))`,
+    value,
+    shown,
+  });
+  switch (contract.kind) {
+    case 'integer': {
+      const [low, high] = contract.range!;
+      const inRange = (expression: string) => `coalesce(${expression} BETWEEN ${low}::HUGEINT AND ${high}::HUGEINT, false)`;
+      if (INTEGER_TYPE.test(sourceType)) return make(`NOT ${inRange(`TRY_CAST(${c} AS HUGEINT)`)}`, `CAST(${c} AS BIGINT)`);
+      if (isText) {
+        return make(`NOT regexp_full_match(${c}, '[+-]?[0-9]+') OR NOT ${inRange(`TRY_CAST(${c} AS HUGEINT)`)}`, `CAST(${c} AS BIGINT)`);
+      }
+      return null;
+    }
+    case 'amount': {
+      // Parquet has no 128-bit integer; exact amounts arrive as text or DECIMAL(38,0).
+      if (isText) return make(`NOT regexp_full_match(${c}, '0*[0-9]{1,38}')`, `CAST(${c} AS HUGEINT)`);
+      if (INTEGER_TYPE.test(sourceType)) {
+        const tooLarge = /HUGEINT/.test(sourceType) ? ` OR ${c} >= CAST('1${'0'.repeat(38)}' AS ${sourceType})` : '';
+        return make(`${c} < 0${tooLarge}`, `CAST(${c} AS HUGEINT)`);
+      }
+      return null;
+    }
+    case 'number': {
+      const asDouble = isText ? `TRY_CAST(${c} AS DOUBLE)` : `CAST(${c} AS DOUBLE)`;
+      if (!isText && !NUMERIC_TYPE.test(sourceType)) return null;
+      const negative = contract.nonNegative ? ` OR ${asDouble} < 0` : '';
+      return make(`${asDouble} IS NULL OR NOT isfinite(${asDouble})${negative}`, asDouble);
+    }
+    case 'date': {
+      if (sourceType === 'DATE') return make(`NOT isfinite(${c})`, c);
+      if (isText) {
+        return make(`NOT regexp_full_match(${c}, '[0-9]{4}-[0-9]{2}-[0-9]{2}') OR TRY_CAST(${c} AS DATE) IS NULL`, `TRY_CAST(${c} AS DATE)`);
+      }
+      return null;
+    }
+    case 'address':
+      return isText ? make(`NOT regexp_full_match(${c}, '0x[0-9a-fA-F]{40}')`, `lower(${c})`) : null;
+    case 'token':
+      return isText ? make(`${c} NOT IN (${TOKEN_KEYS.map((key) => `'${key}'`).join(', ')})`, c) : null;
+    case 'text':
+      return make('false', `CAST(${c} AS VARCHAR)`);
+  }
+}

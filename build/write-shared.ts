@@ -1,0 +1,24 @@
+/**
+ * The files every shard writes identically: one leaderboard per known season, the no-history
+ * answers and the snapshot's meta. Each document is checked against its schema before writing.
+ */
+import path from 'node:path';
+import type { z } from 'zod';
+import type { FileWriter } from './file-writer.ts';
+import { LeaderboardSchema, type Leaderboard } from '../schemas/leaderboard.ts';
+import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
+import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
+import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
+import { leaderboardFile, META_FILE, NO_HISTORY_DAILY_FILE, NO_HISTORY_PORTFOLIO_FILE } from '../tree/layout.ts';
+
+export async function writeSharedFiles(writer: FileWriter, leaderboards: Leaderboard[], meta: SnapshotMeta): Promise<void> {
+  for (const board of leaderboards) await writeDocument(writer, leaderboardFile(board.season), LeaderboardSchema, board);
+  await writeDocument(writer, NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema, {});
+  await writeDocument(writer, NO_HISTORY_DAILY_FILE, DailyPortfolioSchema, { asOf: meta.dailyAsOf, days: [] });
+  await writeDocument(writer, META_FILE, SnapshotMetaSchema, meta);
+}
+
+async function writeDocument<T>(writer: FileWriter, file: string, schema: z.ZodType<T>, document: T): Promise<void> {
+  schema.parse(document);
+  await writer.writeGroup(path.posix.dirname(file), [[file, JSON.stringify(document)]]);
+}

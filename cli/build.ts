@@ -1,0 +1,50 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { buildSnapshot, type BuildSummary } from '../build/index.ts';
+import { resolveBuildConfig, type ProgressMode } from '../build/config.ts';
+import { formatSeconds } from '../build/progress.ts';
+
+export function buildCommand(): Command {
+  return new Command('build')
+    .description('build the /v1 JSON tree from the seven Parquet exports')
+    .option('--input <dir>', 'folder holding the seven Parquet files', 'data/sample')
+    .option('--out <dir>', 'where the tree is published (replaced atomically)', 'public')
+    .option('--now <iso>', 'build instant, ISO 8601 (default: the current time); days close in New York')
+    .option('--shard <k/n>', 'build only the wallets of shard K of N (shared files in every shard)')
+    .option('--threads <n>', 'DuckDB threads', positiveInteger, 2)
+    .option('--memory-limit <size>', 'DuckDB memory limit (it spills to disk beyond it)', '1GB')
+    .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
+    .action(async (options: { input: string; out: string; now?: string; shard?: string; threads: number; memoryLimit: string; progress: ProgressMode }) => {
+      const config = resolveBuildConfig(options);
+      const summary = await buildSnapshot(config);
+      process.stdout.write(formatSummary(summary, config.outDir));
+    });
+}
+
+function positiveInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError('expected a positive integer');
+  return value;
+}
+
+export function formatSummary(summary: BuildSummary, outDir: string): string {
+  const seasons = summary.seasons
+    .map((season) => `s${season.season} ${season.asOf ?? 'null'} (${season.participants} participants)`)
+    .join(', ');
+  const stages = Object.entries(summary.stageSeconds)
+    .map(([stage, seconds]) => `${stage} ${formatSeconds(seconds)}`)
+    .join(', ');
+  const lines = [
+    `built ${outDir}: ${summary.wallets} wallets, ${summary.files} files, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}`,
+    `asOf: daily ${summary.dailyAsOf ?? 'null'}; leaderboards ${seasons || 'none'}`,
+    `stages: ${stages}`,
+    ...(summary.warnings.length ? summary.warnings.map((warning) => `warning: ${warning}`) : ['warnings: none']),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+}

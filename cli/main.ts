@@ -1,0 +1,45 @@
+/**
+ * `wallet-snapshot`: declares the commands and turns errors into exit codes, nothing more.
+ * Exit codes: 0 success; 1 bad input, bad option value or failed verification; 2 usage error
+ * (unknown command or option); 70 unexpected internal error (a bug; --debug prints its stack);
+ * 130 interrupted.
+ */
+import { Command, CommanderError } from 'commander';
+import { UserError } from '../build/errors.ts';
+import { buildCommand } from './build.ts';
+import { verifyCommand } from './verify.ts';
+import { serveCommand } from './serve.ts';
+
+const EXIT_USAGE = 2;
+const EXIT_INTERNAL = 70;
+
+const program = new Command('wallet-snapshot')
+  .description('Static JSON snapshots of wallet portfolios and points leaderboards, from Parquet exports')
+  .option('--debug', 'print the stack of unexpected errors')
+  .exitOverride()
+  .showHelpAfterError('(run with --help for usage)');
+
+program.addCommand(buildCommand());
+program.addCommand(verifyCommand());
+program.addCommand(serveCommand());
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.exitCode = exitCodeOf(error);
+}
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander has printed its message already; help and version end successfully.
+    return error.exitCode === 0 ? 0 : EXIT_USAGE;
+  }
+  if (error instanceof UserError) {
+    process.stderr.write(`wallet-snapshot: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const debug = program.opts<{ debug?: boolean }>().debug || process.argv.includes('--debug');
+  process.stderr.write(`wallet-snapshot: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(debug && error instanceof Error ? `${error.stack}\n` : '(run again with --debug for the stack)\n');
+  return EXIT_INTERNAL;
+}

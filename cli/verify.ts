@@ -1,0 +1,17 @@
+import { Command } from 'commander';
+import { verifyTree } from '../tree/verify.ts';
+import { UserError } from '../build/errors.ts';
+
+export function verifyCommand(): Command {
+  return new Command('verify')
+    .description('check a whole tree against the response schemas and its cross-file invariants')
+    .option('--dir <dir>', 'the tree to check', 'public')
+    .action(async (options: { dir: string }) => {
+      const result = await verifyTree(options.dir);
+      if (result.failures.length > 0) {
+        const shown = result.failures.map((failure) => `  - ${failure}`).join('\n');
+        throw new UserError(`${options.dir} fails verification (${result.failures.length}${result.truncated ? '+' : ''} problems, first listed):\n${shown}`);
+      }
+      process.stdout.write(`verified ${options.dir}: ${result.files} files conform to their schemas and invariants\n`);
+    });
+}

@@ -1,0 +1,9 @@
+import { z } from 'zod';
+
+/** Body of every error status of the preview server (SPEC section 5). */
+export const ErrorBodySchema = z
+  .object({ error: z.string().min(1).meta({ description: 'one sentence saying what was wrong' }) })
+  .strict()
+  .meta({ id: 'Error' });
+
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;

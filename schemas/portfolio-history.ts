@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { DateStringSchema } from './common.ts';
+
+/** One balance snapshot (INTERFACE.md 2.2): one per transaction that changed the wallet's balance. */
+export const BalanceSnapshotSchema = z
+  .object({
+    date: DateStringSchema.meta({ description: 'New York calendar day of the block timestamp' }),
+    timestamp: z.number().int().meta({ description: 'block time, Unix seconds' }),
+    balance: z.number().nonnegative().meta({ description: 'balance after the transaction, scaled by the token decimals' }),
+  })
+  .strict()
+  .meta({ id: 'BalanceSnapshot' });
+
+const snapshots = z.array(BalanceSnapshotSchema);
+
+/** All seven token keys (INTERFACE.md 2.1), in that order, on every chain that appears. */
+export const ChainHistorySchema = z
+  .object({
+    uty: snapshots,
+    yuty: snapshots,
+    venueASy: snapshots,
+    venueBYuty: snapshots,
+    venueBUsdc: snapshots,
+    venueAYt: snapshots,
+    venueALp: snapshots,
+  })
+  .strict()
+  .meta({ id: 'ChainHistory' });
+
+/** `GET /v1/address/{address}/portfolio`: chain ID -> token key -> snapshots; `{}` without history. */
+export const PortfolioHistorySchema = z
+  .record(z.string().regex(/^-?\d+$/), ChainHistorySchema)
+  .meta({ id: 'PortfolioHistory', description: 'object keyed by chain ID; {} for a wallet without history' });
+
+export type BalanceSnapshot = z.infer<typeof BalanceSnapshotSchema>;
+export type PortfolioHistory = z.infer<typeof PortfolioHistorySchema>;

@@ -1,0 +1,42 @@
+/**
+ * Where each document lives in the snapshot tree. The rule is one for every host: the file of a
+ * `/v1` path is that path plus `.json` (a file and a folder cannot share a name, and
+ * `/portfolio` is both a document and the parent of `/portfolio/daily`).
+ *
+ *   v1/address/{a}/portfolio.json          GET /v1/address/{a}/portfolio
+ *   v1/address/{a}/portfolio/daily.json    GET /v1/address/{a}/portfolio/daily
+ *   v1/leaderboard/s{N}.json               GET /v1/leaderboard/s{N}
+ *   v1/openapi.json                        GET /v1/openapi.json
+ *   _snapshot/no-history/portfolio.json    answer for an address without history ({})
+ *   _snapshot/no-history/daily.json        answer for an address without daily rows
+ *   _snapshot/meta.json                    asOf, now and the known seasons (for the server and verify)
+ */
+import path from 'node:path';
+
+export const ADDRESS_DIR = 'v1/address';
+export const LEADERBOARD_DIR = 'v1/leaderboard';
+export const OPENAPI_FILE = 'v1/openapi.json';
+export const META_FILE = '_snapshot/meta.json';
+export const NO_HISTORY_PORTFOLIO_FILE = '_snapshot/no-history/portfolio.json';
+export const NO_HISTORY_DAILY_FILE = '_snapshot/no-history/daily.json';
+
+export function portfolioFile(address: string): string {
+  return `${ADDRESS_DIR}/${address}/portfolio.json`;
+}
+
+export function dailyFile(address: string): string {
+  return `${ADDRESS_DIR}/${address}/portfolio/daily.json`;
+}
+
+export function leaderboardFile(season: number): string {
+  return `${LEADERBOARD_DIR}/s${season}.json`;
+}
+
+/** The `/v1` URL path a tree file answers, or null for files that are not endpoints. */
+export function urlPathOf(file: string): string | null {
+  return file.startsWith('v1/') && file.endsWith('.json') ? `/${file.slice(0, -'.json'.length)}` : null;
+}
+
+export function resolveInTree(root: string, file: string): string {
+  return path.join(root, ...file.split('/'));
+}

@@ -1,0 +1,174 @@
+/**
+ * `wallet-snapshot verify`: every document of a tree against its zod schema, plus the invariants
+ * that span files: one `asOf` in every daily document, lower-case address folders holding exactly
+ * their two documents, one leaderboard per known season and no other, ordered rows.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { z } from 'zod';
+import { DailyPortfolioSchema, type DailyPortfolio } from '../schemas/daily-portfolio.ts';
+import { PortfolioHistorySchema, type PortfolioHistory } from '../schemas/portfolio-history.ts';
+import { LeaderboardSchema } from '../schemas/leaderboard.ts';
+import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
+import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import { ADDRESS_DIR, LEADERBOARD_DIR, META_FILE, NO_HISTORY_DAILY_FILE, NO_HISTORY_PORTFOLIO_FILE, dailyFile, leaderboardFile, portfolioFile } from './layout.ts';
+
+const MAX_FAILURES = 20;
+const CONCURRENCY = 16;
+const DAY_MS = 86_400_000;
+
+export interface VerifyResult {
+  files: number;
+  failures: string[];
+  truncated: boolean;
+}
+
+export async function verifyTree(dir: string): Promise<VerifyResult> {
+  const failures: string[] = [];
+  let files = 0;
+  let truncated = false;
+  const fail = (message: string) => {
+    if (failures.length < MAX_FAILURES) failures.push(message);
+    else truncated = true;
+  };
+  const read = async <T>(file: string, schema: z.ZodType<T>): Promise<T | null> => {
+    let text: string;
+    try {
+      text = await fs.readFile(path.join(dir, file), 'utf8');
+    } catch {
+      fail(`${file}: missing`);
+      return null;
+    }
+    files++;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      fail(`${file}: not JSON (${(error as Error).message})`);
+      return null;
+    }
+    const result = schema.safeParse(parsed);
+    if (!result.success) {
+      const issue = result.error.issues[0]!;
+      fail(`${file}: does not match its schema at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+      return null;
+    }
+    return result.data;
+  };
+
+  const meta: SnapshotMeta | null = await read(META_FILE, SnapshotMetaSchema);
+  if (!meta) return { files, failures, truncated };
+
+  const noHistory = await read(NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema);
+  if (noHistory && Object.keys(noHistory).length > 0) fail(`${NO_HISTORY_PORTFOLIO_FILE}: must be {}`);
+  const noDaily = await read(NO_HISTORY_DAILY_FILE, DailyPortfolioSchema);
+  if (noDaily && (noDaily.asOf !== meta.dailyAsOf || noDaily.days.length > 0)) {
+    fail(`${NO_HISTORY_DAILY_FILE}: must be {"asOf": ${JSON.stringify(meta.dailyAsOf)}, "days": []}`);
+  }
+
+  for (const season of meta.seasons) {
+    const board = await read(leaderboardFile(season), LeaderboardSchema);
+    if (board) checkLeaderboard(leaderboardFile(season), board, season, fail);
+  }
+  for (const name of await listNames(path.join(dir, LEADERBOARD_DIR))) {
+    const season = /^s([1-9][0-9]*)\.json$/.exec(name);
+    if (!season || !meta.seasons.includes(Number(season[1]))) fail(`${LEADERBOARD_DIR}/${name}: not the file of a known season`);
+  }
+
+  const addresses = await fs.opendir(path.join(dir, ADDRESS_DIR)).catch(() => null);
+  if (addresses) {
+    const pending = new Set<Promise<void>>();
+    for await (const entry of addresses) {
+      if (truncated) break;
+      const task = verifyWallet(entry.name, meta, read, fail, dir).finally(() => pending.delete(task));
+      pending.add(task);
+      if (pending.size >= CONCURRENCY) await Promise.race(pending);
+    }
+    await Promise.all(pending);
+  }
+  return { files, failures, truncated };
+}
+
+type Read = <T>(file: string, schema: z.ZodType<T>) => Promise<T | null>;
+type Fail = (message: string) => void;
+
+async function verifyWallet(address: string, meta: SnapshotMeta, read: Read, fail: Fail, dir: string): Promise<void> {
+  const folder = `${ADDRESS_DIR}/${address}`;
+  if (!/^0x[0-9a-f]{40}$/.test(address)) {
+    fail(`${folder}: not a lower-case address folder`);
+    return;
+  }
+  const names = await listNames(path.join(dir, folder));
+  const portfolioNames = await listNames(path.join(dir, folder, 'portfolio'));
+  if (names.join() !== 'portfolio,portfolio.json' || portfolioNames.join() !== 'daily.json') {
+    fail(`${folder}: must hold exactly portfolio.json and portfolio/daily.json`);
+  }
+  const history = await read(portfolioFile(address), PortfolioHistorySchema);
+  const daily = await read(dailyFile(address), DailyPortfolioSchema);
+  if (history) checkHistory(portfolioFile(address), history, fail);
+  if (daily) checkDaily(dailyFile(address), daily, meta, fail);
+  if (history && Object.keys(history).length === 0) fail(`${portfolioFile(address)}: a wallet without history has no files`);
+}
+
+function checkHistory(file: string, history: PortfolioHistory, fail: Fail): void {
+  const chains = Object.keys(history).map(Number);
+  if (chains.some((chain, i) => i > 0 && chain <= chains[i - 1]!)) fail(`${file}: chain keys are not in ascending order`);
+  for (const [chain, tokens] of Object.entries(history)) {
+    if (Object.keys(tokens).join() !== TOKEN_KEYS.join()) fail(`${file}: chain ${chain} does not list the seven token keys in order`);
+    if (Object.values(tokens).every((snapshots) => snapshots.length === 0)) fail(`${file}: chain ${chain} has no snapshot`);
+  }
+}
+
+function checkDaily(file: string, daily: DailyPortfolio, meta: SnapshotMeta, fail: Fail): void {
+  if (daily.asOf !== meta.dailyAsOf) fail(`${file}: asOf ${daily.asOf} differs from the tree's ${meta.dailyAsOf}`);
+  const days = daily.days;
+  if (days.length > 0 && days[days.length - 1]!.date !== meta.dailyAsOf) fail(`${file}: the last day is not asOf`);
+  for (let i = 0; i < days.length; i++) {
+    const day = days[i]!;
+    if (i > 0 && Date.parse(day.date) - Date.parse(days[i - 1]!.date) !== DAY_MS) {
+      fail(`${file}: ${day.date} does not follow ${days[i - 1]!.date} by one day`);
+      return;
+    }
+    let total = 0;
+    for (let k = 0; k < day.positions.length; k++) {
+      const position = day.positions[k]!;
+      const previous = day.positions[k - 1];
+      if (previous && (previous.chainId > position.chainId ||
+          (previous.chainId === position.chainId && TOKEN_KEYS.indexOf(previous.token) >= TOKEN_KEYS.indexOf(position.token)))) {
+        fail(`${file}: positions of ${day.date} are not ordered by chainId then token`);
+        return;
+      }
+      if (position.valueUsd !== position.balance * position.usdPerToken) {
+        fail(`${file}: valueUsd of ${position.token} on chain ${position.chainId} on ${day.date} is not balance * usdPerToken`);
+        return;
+      }
+      total += position.valueUsd;
+    }
+    if (total !== day.totalValueUsd) {
+      fail(`${file}: totalValueUsd of ${day.date} is not the sum of its positions`);
+      return;
+    }
+  }
+}
+
+function checkLeaderboard(file: string, board: z.infer<typeof LeaderboardSchema>, season: number, fail: Fail): void {
+  if (board.season !== season) fail(`${file}: season is ${board.season}`);
+  if (board.entries.length > board.totalParticipants) fail(`${file}: more entries than participants`);
+  board.entries.forEach((entry, i) => {
+    const previous = board.entries[i - 1];
+    const expectedRank = previous && previous.totalPoints === entry.totalPoints ? previous.rank : i + 1;
+    if (entry.rank !== expectedRank) fail(`${file}: entry ${i + 1} has rank ${entry.rank}, expected ${expectedRank}`);
+    if (previous && (previous.totalPoints < entry.totalPoints || (previous.totalPoints === entry.totalPoints && previous.user >= entry.user))) {
+      fail(`${file}: entries are not ordered by totalPoints then user`);
+    }
+  });
+  if (board.asOf === null && board.entries.length > 0) fail(`${file}: entries without an asOf`);
+}
+
+async function listNames(folder: string): Promise<string[]> {
+  try {
+    return (await fs.readdir(folder)).sort();
+  } catch {
+    return [];
+  }
+}
