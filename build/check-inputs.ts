@@ -18,7 +18,7 @@ export interface Violation {
 
 export function formatViolation(violation: Violation): string {
   const rows = `${violation.rows} row${violation.rows === 1 ? '' : 's'}`;
-  return `${violation.file}: column "${violation.column}": ${rows} ${violation.problem}, e.g. ${violation.example}`;
+  return `${violation.file}: column "${violation.column}": ${rows} with ${violation.problem}, e.g. ${violation.example}`;
 }
 
 export async function checkInputs(db: Database, inputs: InputFile[]): Promise<void> {
@@ -58,7 +58,7 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
       file: input.contract.file,
       column: column.contract.name,
       rows,
-      problem: `are not ${column.contract.expected} (column type ${column.sourceType})`,
+      problem: `a value that is not ${column.contract.expected} (column type ${column.sourceType})`,
       example: JSON.stringify(result[`example_${i}`]),
     }];
   });
@@ -102,7 +102,7 @@ interface RelationalRule {
 const keyConflict = (column: string, flag: string): RelationalRule => ({
   file: 'balances.parquet',
   column,
-  problem: `repeat a key (chain_id, block_number, log_index, address, token) with a different ${column}`,
+  problem: `a key (chain_id, block_number, log_index, address, token) repeated with a different ${column}`,
   sql: `
     SELECT sum(copies) AS rows,
            min(concat_ws(', ', chain_id, block_number, log_index, address, token)) AS example
@@ -116,7 +116,7 @@ const RELATIONAL_RULES: RelationalRule[] = [
   {
     file: 'balances.parquet',
     column: 'token',
-    problem: 'use a (chain_id, token) that has no row in tokens.parquet',
+    problem: 'a (chain_id, token) that has no row in tokens.parquet',
     sql: `
       SELECT count(*) AS rows, min(concat('chain ', b.chain_id, ' token ', b.token)) AS example
       FROM balance_rows b ANTI JOIN tokens t ON t.chain_id = b.chain_id AND t.token = b.token`,
@@ -124,7 +124,7 @@ const RELATIONAL_RULES: RelationalRule[] = [
   {
     file: 'prices.parquet',
     column: 'token',
-    problem: 'use a (chain_id, token) that has no row in tokens.parquet',
+    problem: 'a (chain_id, token) that has no row in tokens.parquet',
     sql: `
       SELECT count(*) AS rows, min(concat('chain ', p.chain_id, ' token ', p.token)) AS example
       FROM prices p ANTI JOIN tokens t ON t.chain_id = p.chain_id AND t.token = p.token`,
@@ -132,7 +132,7 @@ const RELATIONAL_RULES: RelationalRule[] = [
   {
     file: 'tokens.parquet',
     column: 'decimals',
-    problem: 'give a (chain_id, token) more than one value of decimals',
+    problem: 'a (chain_id, token) given more than one value of decimals',
     sql: `
       SELECT sum(n) AS rows, min(example) AS example FROM (
         SELECT count(*) AS n, concat('chain ', chain_id, ' token ', token, ': ', string_agg(decimals::VARCHAR, ' and ' ORDER BY decimals)) AS example
@@ -141,7 +141,7 @@ const RELATIONAL_RULES: RelationalRule[] = [
   {
     file: 'prices.parquet',
     column: 'usd_price',
-    problem: 'give a (chain_id, token, date) more than one price',
+    problem: 'a (chain_id, token, date) given more than one price',
     sql: `
       SELECT sum(n) AS rows, min(example) AS example FROM (
         SELECT count(*) AS n, concat('chain ', chain_id, ' token ', token, ' on ', date, ': ', string_agg(usd_price::VARCHAR, ' and ' ORDER BY usd_price)) AS example
@@ -150,7 +150,7 @@ const RELATIONAL_RULES: RelationalRule[] = [
   {
     file: 'venue_b_accounts.parquet',
     column: 'owner',
-    problem: 'give a sub-account more than one owner on one chain',
+    problem: 'a sub-account given more than one owner on one chain',
     sql: `
       SELECT sum(n) AS rows, min(example) AS example FROM (
         SELECT count(*) AS n, concat('account ', account, ' on chain ', chain_id, ': ', string_agg(owner, ' and ' ORDER BY owner)) AS example
@@ -159,7 +159,7 @@ const RELATIONAL_RULES: RelationalRule[] = [
   {
     file: 'venue_b_accounts.parquet',
     column: 'owner',
-    problem: 'name an owner that is itself a sub-account on that chain (nesting is not allowed)',
+    problem: 'an owner that is itself a sub-account on that chain (nesting is not allowed)',
     sql: `
       SELECT count(*) AS rows, min(concat('owner ', o.owner, ' on chain ', o.chain_id)) AS example
       FROM venue_b_accounts o SEMI JOIN venue_b_accounts a ON a.chain_id = o.chain_id AND a.account = o.owner`,
@@ -167,7 +167,7 @@ const RELATIONAL_RULES: RelationalRule[] = [
   {
     file: 'seasons.parquet',
     column: 'season',
-    problem: 'repeat a season (one row per season)',
+    problem: 'a season that is repeated (one row per season)',
     sql: `
       SELECT sum(n) AS rows, min(season)::VARCHAR AS example FROM (
         SELECT season, count(*) AS n FROM seasons GROUP BY season HAVING count(*) > 1)`,
@@ -175,19 +175,19 @@ const RELATIONAL_RULES: RelationalRule[] = [
   {
     file: 'points.parquet',
     column: 'season',
-    problem: 'name a season that has no row in seasons.parquet',
+    problem: 'a season that has no row in seasons.parquet',
     sql: `SELECT count(*) AS rows, min(p.season)::VARCHAR AS example FROM points p ANTI JOIN seasons s ON s.season = p.season`,
   },
   {
     file: 'multipliers.parquet',
     column: 'season',
-    problem: 'name a season that has no row in seasons.parquet',
+    problem: 'a season that has no row in seasons.parquet',
     sql: `SELECT count(*) AS rows, min(m.season)::VARCHAR AS example FROM multipliers m ANTI JOIN seasons s ON s.season = m.season`,
   },
   {
     file: 'multipliers.parquet',
     column: 'last_day',
-    problem: 'end before they start (first_day <= last_day is required)',
+    problem: 'a window that ends before it starts (first_day <= last_day is required)',
     sql: `SELECT count(*) AS rows, min(concat(position, ' ', first_day, ' > ', last_day)) AS example FROM multipliers WHERE first_day > last_day`,
   },
 ];

@@ -39,8 +39,8 @@ const priceKey = (chainId: string, tokenIndex: number) => `${chainId}:${tokenInd
  */
 export async function loadPriceBook(db: Database, lastClosedDay: string): Promise<PriceBook> {
   const last = dayNumber(lastClosedDay);
-  const rows = await db.rows<{ chain_id: string; token_index: number; day: number; usd_price: number }>(
-    `SELECT chain_id::VARCHAR AS chain_id, ${tokenIndexSql('token')} AS token_index,
+  const rows = await db.rows<{ chain_text: string; token_index: number; day: number; usd_price: number }>(
+    `SELECT chain_id::VARCHAR AS chain_text, ${tokenIndexSql('token')} AS token_index,
             (date - DATE '1970-01-01')::INTEGER AS day, usd_price
      FROM prices WHERE date <= $last::DATE
      ORDER BY chain_id, token_index, date`,
@@ -48,20 +48,20 @@ export async function loadPriceBook(db: Database, lastClosedDay: string): Promis
   );
   const book: PriceBook = new Map();
   for (let i = 0; i < rows.length; ) {
-    const { chain_id, token_index, day: firstDay } = rows[i]!;
+    const { chain_text, token_index, day: firstDay } = rows[i]!;
     const length = last - firstDay + 1;
     const series: PriceSeries = { firstDay, values: new Float64Array(length), texts: new Array<string>(length) };
-    for (; i < rows.length && rows[i]!.chain_id === chain_id && rows[i]!.token_index === token_index; i++) {
+    for (; i < rows.length && rows[i]!.chain_text === chain_text && rows[i]!.token_index === token_index; i++) {
       const row = rows[i]!;
       const next = rows[i + 1];
-      const until = next && next.chain_id === chain_id && next.token_index === token_index ? next.day : last + 1;
+      const until = next && next.chain_text === chain_text && next.token_index === token_index ? next.day : last + 1;
       const text = String(row.usd_price);
       for (let day = row.day; day < until; day++) {
         series.values[day - firstDay] = row.usd_price;
         series.texts[day - firstDay] = text;
       }
     }
-    book.set(priceKey(chain_id, token_index), series);
+    book.set(priceKey(chain_text, token_index), series);
   }
   return book;
 }

@@ -34,7 +34,7 @@ export async function writeWallets(db: Database, writer: FileWriter, options: Wa
     `SELECT count(DISTINCT wallet)::INTEGER AS wallets FROM snapshots WHERE ${where}`,
   );
   const result = await db.connection.stream(`
-    SELECT wallet, chain_id::VARCHAR AS chain_id, token_index, day, ts::DOUBLE AS ts, balance_text
+    SELECT wallet, chain_id::VARCHAR AS chain_text, token_index, day, ts::DOUBLE AS ts, balance_text
     FROM snapshots WHERE ${where}
     ORDER BY wallet, chain_id, token_index, block_number, tx_first_log, tx_hash`);
 

@@ -19,9 +19,10 @@ const program = new Command('wallet-snapshot')
   .exitOverride()
   .showHelpAfterError('(run with --help for usage)');
 
-program.addCommand(buildCommand());
-program.addCommand(verifyCommand());
-program.addCommand(serveCommand());
+for (const command of [buildCommand(), verifyCommand(), serveCommand()]) {
+  // addCommand does not pass these settings down the way .command() does.
+  program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
+}
 
 try {
   await program.parseAsync(process.argv);

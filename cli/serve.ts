@@ -1,6 +1,53 @@
-import { Command } from 'commander';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { startPreviewServer } from '../server/index.ts';
+import { UserError } from '../build/errors.ts';
+import { META_FILE } from '../tree/layout.ts';
 
-// Placeholder replaced by the preview server (issue "Preview server").
 export function serveCommand(): Command {
-  return new Command('serve').description('serve a tree (see issue 3)');
+  return new Command('serve')
+    .description('preview a snapshot tree over HTTP, as the /v1 API')
+    .option('--dir <dir>', 'the tree to serve', 'public')
+    .option('--port <n>', 'port (0 picks a free one)', port, 8080)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .action(async (options: { dir: string; port: number; host: string }) => {
+      const dir = path.resolve(options.dir);
+      if (!fs.existsSync(path.join(dir, META_FILE))) {
+        throw new UserError(`${dir} holds no snapshot tree (run wallet-snapshot build first)`);
+      }
+      let running;
+      try {
+        running = await startPreviewServer({ dir, port: options.port, host: options.host });
+      } catch (error) {
+        throw new UserError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+      }
+      process.stdout.write(`serving ${dir} at ${running.url}\n`);
+      printExamples(dir, running.url);
+      const stop = async () => {
+        await running.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}
+
+function port(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535');
+  return value;
+}
+
+/** A few URLs to try: the tree's seasons and one wallet. */
+function printExamples(dir: string, url: string): void {
+  const meta = JSON.parse(fs.readFileSync(path.join(dir, META_FILE), 'utf8')) as { seasons: number[]; dailyAsOf: string | null };
+  const examples = meta.seasons.map((season) => `${url}/v1/leaderboard/s${season}`);
+  const addresses = fs.existsSync(path.join(dir, 'v1/address')) ? fs.opendirSync(path.join(dir, 'v1/address')) : null;
+  const first = addresses?.readSync();
+  addresses?.closeSync();
+  if (first) {
+    examples.unshift(`${url}/v1/address/${first.name}/portfolio`, `${url}/v1/address/${first.name}/portfolio/daily${meta.dailyAsOf ? `?to=${meta.dailyAsOf}` : ''}`);
+  }
+  process.stdout.write(`try:\n${examples.map((example) => `  ${example}`).join('\n')}\n`);
 }

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateDataset } from './generate.ts';
+import { generateDataset, type DatasetOptions } from './generate.ts';
 
 export const STORY_WALLET = '0xa11ce00000000000000000000000000000000001';
 export const STORY_SUB_ACCOUNT = '0xa11ce000000000000000000000000000000000b1';
@@ -25,19 +25,20 @@ const storyRows = `VALUES
   (1, 904, 2, '0xsample05', 1762061400, '${STORY_SUB_ACCOUNT}', 'venueBUsdc', '2500000000'),
   (8453, 905, 0, '0xsample06', 1762065000, '${STORY_WALLET}', 'venueALp', '5000000000000000000')`;
 
+export const SAMPLE_OPTIONS: Omit<DatasetOptions, 'outDir'> = {
+  wallets: 40,
+  seed: 20251105,
+  startDate: '2025-08-01',
+  days: 120,
+  seasonOneEnd: '2025-11-05',
+  rowsPerWallet: 25,
+  extraBalances: storyRows,
+  extraSubAccounts: `VALUES (1::BIGINT, '${STORY_SUB_ACCOUNT}', '${STORY_WALLET}')`,
+  threads: 1,
+};
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const outDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sample');
-  await generateDataset({
-    outDir,
-    wallets: 40,
-    seed: 20251105,
-    startDate: '2025-08-01',
-    days: 120,
-    seasonOneEnd: '2025-11-05',
-    rowsPerWallet: 25,
-    extraBalances: storyRows,
-    extraSubAccounts: `VALUES (1::BIGINT, '${STORY_SUB_ACCOUNT}', '${STORY_WALLET}')`,
-    threads: 1,
-  });
+  await generateDataset({ ...SAMPLE_OPTIONS, outDir });
   process.stdout.write(`wrote ${outDir}\n`);
 }

@@ -1,0 +1,124 @@
+/**
+ * The preview server (SPEC section 5): serves a snapshot tree exactly as a CDN would, plus what a
+ * static file cannot do (from/to filtering, 400s, no-history fallbacks). It never opens DuckDB.
+ *
+ * Order of work per request: common headers -> method check -> compression -> route (validate,
+ * pick the file or fallback, or answer an error / a filtered document) -> sirv, last, which sends
+ * the file with its validators. sirv runs in "dev" mode, which looks files up per request: a tree
+ * rebuilt (swapped) under the running server is served at once.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import compression from 'compression';
+import sirv from 'sirv';
+import { route } from './routes.ts';
+import { filterDaily } from './filter-daily.ts';
+import { CORS_HEADERS, DOCUMENT_CACHE_CONTROL, ERROR_CACHE_CONTROL, JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
+import { resolveInTree } from '../tree/layout.ts';
+
+type Request = http.IncomingMessage;
+type Response = http.ServerResponse;
+
+export interface ServerOptions {
+  dir: string;
+}
+
+export function createPreviewServer(options: ServerOptions): http.Server {
+  const dir = path.resolve(options.dir);
+  const compress = compression({ threshold: 0 });
+  const files = sirv(dir, {
+    dev: true,
+    etag: true,
+    dotfiles: false,
+    extensions: [],
+    onNoMatch: (_req: Request, res: Response) => sendError(res, 404, 'No such document in the snapshot.'),
+  });
+
+  const handle = async (req: Request, res: Response) => {
+    res.setHeader('Access-Control-Allow-Origin', CORS_HEADERS['Access-Control-Allow-Origin']);
+    res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return sendError(res, 405, `The method ${req.method} is not allowed; use GET or HEAD.`);
+    }
+    await new Promise<void>((resolve) => compress(req as never, res as never, () => resolve()));
+    const target = route(req.url ?? '/');
+    if (target.kind === 'error') return sendError(res, target.status, target.message);
+    if (target.kind === 'season' && !fs.existsSync(resolveInTree(dir, target.file))) {
+      return sendError(res, 400, `The season "${target.season}" is not a known season.`);
+    }
+    let file = target.file;
+    if (!fs.existsSync(resolveInTree(dir, file)) && 'fallback' in target && target.fallback) file = target.fallback;
+    if (target.kind === 'daily' && (target.from !== null || target.to !== null)) {
+      const text = await fs.promises.readFile(resolveInTree(dir, file), 'utf8');
+      return sendDocument(req, res, filterDaily(text, target.from, target.to));
+    }
+    res.setHeader('Cache-Control', DOCUMENT_CACHE_CONTROL);
+    req.url = `/${file}`;
+    files(req, res, () => sendError(res, 404, 'No such document in the snapshot.'));
+  };
+
+  return http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A tree swapped between the existence check and the read: the client may simply retry.
+      if (code === 'ENOENT') return sendError(res, 503, 'The snapshot is being replaced; retry.');
+      process.stderr.write(`preview server: ${(error as Error).stack ?? String(error)}\n`);
+      if (!res.headersSent) sendError(res, 500, 'The server failed to answer this request.');
+      else res.destroy();
+    });
+  });
+}
+
+/** A computed document (a filtered daily portfolio) with a strong ETag of its bytes. */
+function sendDocument(req: Request, res: Response, body: string): void {
+  const etag = `"${crypto.createHash('sha1').update(body).digest('base64url')}"`;
+  res.setHeader('ETag', etag);
+  res.setHeader('Cache-Control', DOCUMENT_CACHE_CONTROL);
+  if (req.headers['if-none-match'] === etag) {
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
+  res.statusCode = 200;
+  res.end(body);
+}
+
+function sendError(res: Response, status: number, message: string): void {
+  const body = JSON.stringify({ error: message });
+  res.statusCode = status;
+  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  res.setHeader('Cache-Control', ERROR_CACHE_CONTROL);
+  res.setHeader('ETag', `"${crypto.createHash('sha1').update(body).digest('base64url')}"`);
+  res.end(body);
+}
+
+export interface RunningServer {
+  server: http.Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startPreviewServer(options: ServerOptions & { port: number; host: string }): Promise<RunningServer> {
+  const server = createPreviewServer(options);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as { port: number };
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

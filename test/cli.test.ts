@@ -1,0 +1,62 @@
+/** The CLI as a real process: help, exit codes, stderr, the closing summary. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import path from 'node:path';
+import { balance, tempDir, writeInputs, A } from './helpers/fixtures.ts';
+import { runCli } from './helpers/process.ts';
+
+test('--help lists the commands and exits 0', async () => {
+  const result = await runCli(['--help']);
+  assert.is(result.code, 0);
+  for (const command of ['build', 'verify', 'serve']) assert.match(result.stdout, command);
+  const build = await runCli(['build', '--help']);
+  assert.is(build.code, 0);
+  for (const option of ['--input', '--out', '--now', '--shard']) assert.match(build.stdout, option);
+});
+
+test('usage errors exit 2', async () => {
+  const result = await runCli(['build', '--bogus']);
+  assert.is(result.code, 2);
+  assert.match(result.stderr, "unknown option '--bogus'");
+  assert.is((await runCli(['frobnicate'])).code, 2);
+});
+
+test('a successful build exits 0 and prints the summary; verify accepts the tree', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), {
+    balances: [balance({ address: A, block_number: 1, balance: '1' })],
+    seasons: [{ season: 1, as_of: '2025-11-05' }],
+  });
+  const out = path.join(root, 'public');
+  const result = await runCli(['build', '--input', input, '--out', out, '--now', '2025-11-21T17:00:00Z']);
+  assert.is(result.code, 0, result.stderr);
+  assert.match(result.stdout, /built .*public: 1 wallets, 6 files, [\d.]+ (B|KiB) in /);
+  assert.match(result.stdout, 'asOf: daily 2025-11-20; leaderboards s1 null (0 participants)');
+  assert.match(result.stdout, /warning: \d+ daily positions had no price/);
+  const verify = await runCli(['verify', '--dir', out]);
+  assert.is(verify.code, 0, verify.stderr);
+  assert.match(verify.stdout, 'verified');
+});
+
+test('bad input and a bad --now exit 1 with a message and no stack', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), { balances: [balance({ address: A, block_number: 1, balance: '-1' })] });
+  const bad = await runCli(['build', '--input', input, '--out', path.join(root, 'out')]);
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, 'balances.parquet: column "balance": 1 row with a value that is not a non-negative integer below 10^38');
+  assert.not.match(bad.stderr, '    at ');
+  const now = await runCli(['build', '--input', input, '--now', 'soon']);
+  assert.is(now.code, 1);
+  assert.match(now.stderr, '--now "soon" is not an ISO 8601 instant');
+  const shard = await runCli(['build', '--input', input, '--shard', '5/4']);
+  assert.is(shard.code, 1);
+  assert.match(shard.stderr, '--shard "5/4" is not K/N');
+});
+
+test('verify of a missing tree exits 1', async () => {
+  const result = await runCli(['verify', '--dir', path.join(tempDir(), 'nothing')]);
+  assert.is(result.code, 1);
+  assert.match(result.stderr, '_snapshot/meta.json: missing');
+});
+
+test.run();

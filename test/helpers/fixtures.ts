@@ -1,0 +1,135 @@
+/**
+ * Tiny Parquet fixtures built from literal rows, and a build over them with a pinned `now`.
+ * Tables left out are written empty (with their columns); tokens default to every key on chains
+ * 1, 10 and 8453 with 18 decimals (venueBUsdc: 6).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { buildSnapshot, type BuildSummary } from '../../build/index.ts';
+import { resolveBuildConfig } from '../../build/config.ts';
+import { sqlString } from '../../build/database.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
+
+type Value = string | number | bigint | boolean | null | RawSql;
+
+/** A value written as SQL, for what no JS literal expresses (NaN, infinity). */
+export class RawSql {
+  constructor(readonly sql: string) {}
+}
+export type Row = Record<string, Value>;
+export type Tables = Partial<Record<TableName, Row[]>>;
+export type TableName = keyof typeof COLUMNS;
+
+export const COLUMNS = {
+  balances: { chain_id: 'BIGINT', block_number: 'BIGINT', log_index: 'INTEGER', tx_hash: 'VARCHAR', timestamp: 'BIGINT', address: 'VARCHAR', token: 'VARCHAR', balance: 'VARCHAR' },
+  tokens: { chain_id: 'BIGINT', token: 'VARCHAR', decimals: 'INTEGER' },
+  venue_b_accounts: { chain_id: 'BIGINT', account: 'VARCHAR', owner: 'VARCHAR' },
+  prices: { chain_id: 'BIGINT', token: 'VARCHAR', date: 'DATE', usd_price: 'DOUBLE' },
+  points: { season: 'INTEGER', date: 'DATE', address: 'VARCHAR', points: 'DOUBLE' },
+  multipliers: { season: 'INTEGER', position: 'VARCHAR', multiplier: 'DOUBLE', first_day: 'DATE', last_day: 'DATE' },
+  seasons: { season: 'INTEGER', as_of: 'DATE' },
+} as const;
+
+export const DEFAULT_TOKENS: Row[] = [1, 10, 8453].flatMap((chain_id) =>
+  TOKEN_KEYS.map((token) => ({ chain_id, token, decimals: token === 'venueBUsdc' ? 6 : 18 })),
+);
+
+/** Column types to write instead of the contract's, per table (to test type checks). */
+export type TypeOverrides = Partial<Record<TableName, Record<string, string | null>>>;
+
+let connection: DuckDBConnection | null = null;
+async function duck(): Promise<DuckDBConnection> {
+  connection ??= await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
+  return connection;
+}
+
+export function tempDir(prefix = 'ws-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+function literal(value: Value): string {
+  if (value === null) return 'NULL';
+  if (value instanceof RawSql) return value.sql;
+  if (typeof value === 'string') return sqlString(value);
+  return String(value);
+}
+
+/** Writes the seven Parquet files of `tables` into `dir`. A type of null leaves the column out. */
+export async function writeInputs(dir: string, tables: Tables, overrides: TypeOverrides = {}): Promise<string> {
+  const db = await duck();
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [table, contractColumns] of Object.entries(COLUMNS) as [TableName, Record<string, string>][]) {
+    const columns = { ...contractColumns, ...overrides[table] };
+    const names = Object.keys(columns).filter((name) => columns[name] !== null);
+    const rows = tables[table] ?? (table === 'tokens' ? DEFAULT_TOKENS : []);
+    const name = `fixture_${table}`;
+    await db.run(`CREATE OR REPLACE TABLE ${name} (${names.map((column) => `"${column}" ${columns[column]}`).join(', ')})`);
+    if (rows.length > 0) {
+      const values = rows.map((row) => `(${names.map((column) => literal(row[column] ?? null)).join(', ')})`);
+      await db.run(`INSERT INTO ${name} VALUES ${values.join(', ')}`);
+    }
+    await db.run(`COPY ${name} TO ${sqlString(path.join(dir, `${table}.parquet`))} (FORMAT parquet)`);
+  }
+  return dir;
+}
+
+export interface Built {
+  out: string;
+  summary: BuildSummary;
+  /** Parses a tree file (tree-relative path). */
+  json(file: string): any;
+  exists(file: string): boolean;
+}
+
+/** Runs `action` and returns the error it throws, failing when it does not throw. */
+export async function thrown(action: () => Promise<unknown>): Promise<Error> {
+  try {
+    await action();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected an error, none was thrown');
+}
+
+export const PINNED_NOW = '2025-11-21T17:00:00Z';
+
+/** Builds `tables` into a fresh folder with `now` pinned (default: L = 2025-11-20). */
+export async function build(tables: Tables, options: { now?: string; shard?: string; overrides?: TypeOverrides } = {}): Promise<Built> {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), tables, options.overrides);
+  const out = path.join(root, 'public');
+  const summary = await buildSnapshot(resolveBuildConfig({ input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet' }));
+  return {
+    out,
+    summary,
+    json: (file) => JSON.parse(fs.readFileSync(path.join(out, file), 'utf8')),
+    exists: (file) => fs.existsSync(path.join(out, file)),
+  };
+}
+
+/** A balances row with defaults (chain 1, token uty, tx = block), so a test names only what matters. */
+export function balance(row: Partial<Record<keyof typeof COLUMNS.balances, Value>> & { address: string; block_number: number; balance: string }): Row {
+  return {
+    chain_id: 1,
+    log_index: 0,
+    tx_hash: `0xtx${row.block_number}`,
+    timestamp: 1_750_000_000 + Number(row.block_number) * 12,
+    token: 'uty',
+    ...row,
+  };
+}
+
+/** Unix seconds of a New York wall-clock time such as '2025-03-09 00:30' (offset given explicitly). */
+export function unix(isoWithOffset: string): number {
+  const ms = Date.parse(isoWithOffset);
+  if (Number.isNaN(ms)) throw new Error(`bad time ${isoWithOffset}`);
+  return ms / 1000;
+}
+
+export const A = '0x' + 'a'.repeat(40);
+export const B = '0x' + 'b'.repeat(40);
+export const C = '0x' + 'c'.repeat(40);
+export const SUB = '0x' + '5'.repeat(40);
+export const SUB2 = '0x' + '6'.repeat(40);

@@ -1,0 +1,119 @@
+/** SPEC 3.4: GET /v1/leaderboard/s{N} (now pinned: L = 2025-11-20). */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { A, B, C, build } from './helpers/fixtures.ts';
+import { LeaderboardSchema } from '../schemas/leaderboard.ts';
+
+const D = '0x' + 'd'.repeat(40);
+const E = '0x' + 'e'.repeat(40);
+const board = (season: number) => `v1/leaderboard/s${season}.json`;
+
+test('competition ranks, ties ordered by address, dailyRate on A, multipliers by position then firstDay', async () => {
+  const built = await build({
+    seasons: [{ season: 2, as_of: null }],
+    points: [
+      { season: 2, date: '2025-11-10', address: D, points: 50 },
+      { season: 2, date: '2025-11-19', address: B, points: 30 },
+      { season: 2, date: '2025-11-19', address: C.toUpperCase().replace('0X', '0x'), points: 10 },
+      { season: 2, date: '2025-11-19', address: C, points: 20 },
+      { season: 2, date: '2025-11-18', address: A, points: 5 },
+      { season: 2, date: '2025-11-19', address: E, points: 5 },
+      { season: 2, date: '2025-11-21', address: E, points: 1000 },
+    ],
+    multipliers: [
+      { season: 2, position: 'lend_venue_b', multiplier: 3, first_day: '2025-11-01', last_day: '2025-11-30' },
+      { season: 2, position: 'hold_uty', multiplier: 1.5, first_day: '2025-11-15', last_day: '2025-11-30' },
+      { season: 2, position: 'hold_uty', multiplier: 1.2, first_day: '2025-11-01', last_day: '2025-11-14' },
+    ],
+  });
+  const document = built.json(board(2));
+  LeaderboardSchema.parse(document);
+  assert.equal(document, {
+    season: 2,
+    asOf: '2025-11-19',
+    totalParticipants: 5,
+    multipliers: [
+      { position: 'hold_uty', multiplier: 1.2, firstDay: '2025-11-01', lastDay: '2025-11-14' },
+      { position: 'hold_uty', multiplier: 1.5, firstDay: '2025-11-15', lastDay: '2025-11-30' },
+      { position: 'lend_venue_b', multiplier: 3, firstDay: '2025-11-01', lastDay: '2025-11-30' },
+    ],
+    entries: [
+      { rank: 1, user: D, totalPoints: 50, dailyRate: 0 },
+      { rank: 2, user: B, totalPoints: 30, dailyRate: 30 },
+      { rank: 2, user: C, totalPoints: 30, dailyRate: 30 },
+      { rank: 4, user: A, totalPoints: 5, dailyRate: 0 },
+      { rank: 4, user: E, totalPoints: 5, dailyRate: 5 },
+    ],
+  });
+});
+
+test('at most 100 entries; totalParticipants counts every wallet with points > 0', async () => {
+  const points = Array.from({ length: 105 }, (_, i) => ({
+    season: 1, date: '2025-11-01', address: `0x${i.toString(16).padStart(40, '0')}`, points: 1000 - i,
+  }));
+  points.push({ season: 1, date: '2025-11-01', address: A, points: 0 });
+  points.push({ season: 1, date: '2025-11-01', address: B, points: -3 });
+  const built = await build({ seasons: [{ season: 1, as_of: null }], points });
+  const document = built.json(board(1));
+  assert.is(document.totalParticipants, 105);
+  assert.is(document.entries.length, 100);
+  assert.equal(document.entries[99], { rank: 100, user: `0x${(99).toString(16).padStart(40, '0')}`, totalPoints: 901, dailyRate: 901 });
+});
+
+test('a frozen season counts points up to as_of, and asOf is as_of even without points that day', async () => {
+  const built = await build({
+    seasons: [{ season: 1, as_of: '2025-11-05' }],
+    points: [
+      { season: 1, date: '2025-11-03', address: A, points: 7 },
+      { season: 1, date: '2025-11-06', address: A, points: 100 },
+      { season: 1, date: '2025-11-06', address: B, points: 100 },
+    ],
+  });
+  assert.equal(built.json(board(1)), {
+    season: 1, asOf: '2025-11-05', totalParticipants: 1, multipliers: [],
+    entries: [{ rank: 1, user: A, totalPoints: 7, dailyRate: 0 }],
+  });
+});
+
+test('a frozen season whose as_of is after L is cut at L', async () => {
+  const built = await build({
+    seasons: [{ season: 3, as_of: '2025-12-31' }],
+    points: [
+      { season: 3, date: '2025-11-18', address: A, points: 1 },
+      { season: 3, date: '2025-11-21', address: A, points: 100 },
+    ],
+  });
+  const document = built.json(board(3));
+  assert.is(document.asOf, '2025-11-20');
+  assert.equal(document.entries, [{ rank: 1, user: A, totalPoints: 1, dailyRate: 0 }]);
+});
+
+test('a known season with no points on or before its cut-off answers asOf null and no entries', async () => {
+  const built = await build({
+    seasons: [{ season: 4, as_of: null }],
+    points: [{ season: 4, date: '2025-11-21', address: A, points: 5 }],
+    multipliers: [{ season: 4, position: 'hold_uty', multiplier: 2, first_day: '2025-12-01', last_day: '2025-12-31' }],
+  });
+  assert.equal(built.json(board(4)), {
+    season: 4, asOf: null, totalParticipants: 0,
+    multipliers: [{ position: 'hold_uty', multiplier: 2, firstDay: '2025-12-01', lastDay: '2025-12-31' }],
+    entries: [],
+  });
+});
+
+test('rows repeating (season, date, address) add up; seasons are separate; unknown seasons have no file', async () => {
+  const built = await build({
+    seasons: [{ season: 1, as_of: null }, { season: 2, as_of: null }],
+    points: [
+      { season: 1, date: '2025-11-20', address: A, points: 1.25 },
+      { season: 1, date: '2025-11-20', address: A, points: 2.5 },
+      { season: 2, date: '2025-11-20', address: A, points: 9 },
+    ],
+  });
+  assert.equal(built.json(board(1)).entries, [{ rank: 1, user: A, totalPoints: 3.75, dailyRate: 3.75 }]);
+  assert.equal(built.json(board(2)).entries, [{ rank: 1, user: A, totalPoints: 9, dailyRate: 9 }]);
+  assert.not.ok(built.exists(board(3)));
+  assert.equal(built.json('_snapshot/meta.json').seasons, [1, 2]);
+});
+
+test.run();

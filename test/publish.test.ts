@@ -1,0 +1,88 @@
+/** SPEC section 6: the tree at --out is replaced only by a complete tree, and never damaged. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { A, B, balance, tempDir, writeInputs } from './helpers/fixtures.ts';
+import { runCli } from './helpers/process.ts';
+import { buildSnapshot } from '../build/index.ts';
+import { resolveBuildConfig } from '../build/config.ts';
+import { generateDataset } from '../data/generate.ts';
+
+/** Every file under `dir` with the hash of its bytes. */
+function fingerprint(dir: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    result[path.relative(dir, file)] = crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+  }
+  return result;
+}
+
+const leftovers = (root: string) => fs.readdirSync(root).filter((name) => name.includes('.build-'));
+const now = '2025-11-21T17:00:00Z';
+
+test('a rebuild replaces the whole tree: files of wallets that are gone disappear', async () => {
+  const root = tempDir();
+  const out = path.join(root, 'public');
+  const first = await writeInputs(path.join(root, 'one'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
+  const second = await writeInputs(path.join(root, 'two'), { balances: [balance({ address: B, block_number: 1, balance: '1' })] });
+  await buildSnapshot(resolveBuildConfig({ input: first, out, now, progress: 'quiet' }));
+  assert.ok(fs.existsSync(path.join(out, `v1/address/${A}/portfolio.json`)));
+  await buildSnapshot(resolveBuildConfig({ input: second, out, now, progress: 'quiet' }));
+  assert.not.ok(fs.existsSync(path.join(out, `v1/address/${A}`)));
+  assert.ok(fs.existsSync(path.join(out, `v1/address/${B}/portfolio.json`)));
+  assert.equal(leftovers(root), []);
+});
+
+test('a failed build leaves the previous tree byte for byte and no work folder', async () => {
+  const root = tempDir();
+  const out = path.join(root, 'public');
+  const good = await writeInputs(path.join(root, 'good'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
+  const bad = await writeInputs(path.join(root, 'bad'), { balances: [balance({ address: 'nope', block_number: 1, balance: '1' })] });
+  await buildSnapshot(resolveBuildConfig({ input: good, out, now, progress: 'quiet' }));
+  const before = fingerprint(out);
+  const result = await runCli(['build', '--input', bad, '--out', out, '--now', now]);
+  assert.is(result.code, 1);
+  assert.match(result.stderr, 'balances.parquet: column "address"');
+  assert.equal(fingerprint(out), before);
+  assert.equal(leftovers(root), []);
+});
+
+test('Ctrl-C in the middle of a build: exit 130, previous tree untouched, no work folder', async () => {
+  const root = tempDir();
+  const out = path.join(root, 'public');
+  const input = path.join(root, 'input');
+  await generateDataset({ outDir: input, wallets: 3000, seed: 7, startDate: '2025-06-01', days: 150, seasonOneEnd: '2025-09-01', rowsPerWallet: 20 });
+  const previous = await writeInputs(path.join(root, 'previous'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
+  await buildSnapshot(resolveBuildConfig({ input: previous, out, now, progress: 'quiet' }));
+  const before = fingerprint(out);
+  let sent = false;
+  const result = await runCli(['build', '--input', input, '--out', out, '--now', now, '--progress', 'lines'], {
+    onStderr: (text, child) => {
+      if (!sent && text.includes('write wallets')) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    },
+  });
+  assert.ok(sent, 'the build never reached the wallet stage');
+  assert.is(result.code, 130, result.stderr);
+  assert.match(result.stderr, 'interrupted by SIGINT');
+  assert.equal(fingerprint(out), before);
+  assert.equal(leftovers(root), []);
+});
+
+test('work folders abandoned by a killed build are removed by the next build', async () => {
+  const root = tempDir();
+  const out = path.join(root, 'public');
+  const abandoned = path.join(root, '.public.build-999999999-x');
+  fs.mkdirSync(path.join(abandoned, 'tree'), { recursive: true });
+  const input = await writeInputs(path.join(root, 'input'), {});
+  await buildSnapshot(resolveBuildConfig({ input, out, now, progress: 'quiet' }));
+  assert.not.ok(fs.existsSync(abandoned));
+});
+
+test.run();
