@@ -19,6 +19,8 @@ export interface BuildConfig {
   /** The last closed New York day `L` (SPEC section 3), `YYYY-MM-DD`. */
   lastClosedDay: string;
   shard: Shard | null;
+  /** Where to write the content-hash manifest of the files written, if anywhere. */
+  manifest: string | null;
   /** DuckDB settings; strings as DuckDB expects them. */
   threads: number;
   memoryLimit: string;
@@ -32,6 +34,7 @@ export interface BuildOptions {
   out?: string;
   now?: string;
   shard?: string;
+  manifest?: string;
   threads?: number;
   memoryLimit?: string;
   progress?: ProgressMode;
@@ -46,6 +49,7 @@ export function resolveBuildConfig(options: BuildOptions): BuildConfig {
     nowIso: now.toUTC().toISO({ suppressMilliseconds: true })!,
     lastClosedDay: lastClosedDayOf(now),
     shard: options.shard === undefined ? null : parseShard(options.shard),
+    manifest: options.manifest === undefined ? null : path.resolve(options.manifest),
     threads: options.threads ?? 2,
     memoryLimit: options.memoryLimit ?? '1GB',
     progress: options.progress ?? 'auto',

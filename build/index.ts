@@ -18,6 +18,8 @@ import { writeWallets } from './write-wallets.ts';
 import { writeSharedFiles } from './write-shared.ts';
 import { checkSampleDocuments } from './check-output.ts';
 import { dayNumber } from './days.ts';
+import { ManifestWriter } from './manifest.ts';
+import fs from 'node:fs';
 
 export interface BuildSummary {
   wallets: number;
@@ -62,7 +64,8 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const prices = await loadPriceBook(db, config.lastClosedDay);
 
     progress.start('write wallets');
-    const writer = new FileWriter(work.tree);
+    const manifest = config.manifest ? new ManifestWriter(path.join(work.root, 'manifest.sha256')) : null;
+    const writer = new FileWriter(work.tree, 32, manifest ? (file, text) => manifest.add(file, text) : undefined);
     const stats: DailyStats = { positionsWithoutPrice: 0 };
     const samples: { wallet: string; history: string; daily: string }[] = [];
     const wallets = await writeWallets(db, writer, {
@@ -85,10 +88,12 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       seasons: leaderboards.map((board) => board.season),
     });
     await writer.drain();
+    await manifest?.close();
     if (interruption.signal.aborted) throw interruption.signal.reason;
 
     progress.start('publish');
     publishTree(work, config.outDir);
+    if (manifest && config.manifest) moveFile(manifest.path, config.manifest);
     progress.end();
 
     const warnings: string[] = [];
@@ -116,5 +121,16 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     process.off('SIGTERM', onSignal);
     db?.close();
     removeWorkFolder(work);
+  }
+}
+
+/** rename(2), or a copy when the destination is on another filesystem. */
+function moveFile(from: string, to: string): void {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  try {
+    fs.renameSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    fs.copyFileSync(from, to);
   }
 }

@@ -9,16 +9,33 @@ import { LeaderboardSchema, type Leaderboard } from '../schemas/leaderboard.ts';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
-import { leaderboardFile, META_FILE, NO_HISTORY_DAILY_FILE, NO_HISTORY_PORTFOLIO_FILE } from '../tree/layout.ts';
+import { leaderboardFile, META_FILE, NO_HISTORY_DAILY_FILE, NO_HISTORY_PORTFOLIO_FILE, OPENAPI_FILE } from '../tree/layout.ts';
+import { openApiDocument } from '../schemas/openapi.ts';
+import {
+  CLOUDFRONT_FUNCTION_FILE,
+  cloudFrontViewerRequest,
+  NETLIFY_HEADERS_FILE,
+  NETLIFY_REDIRECTS_FILE,
+  netlifyHeaders,
+  netlifyRedirects,
+} from '../tree/cdn-files.ts';
 
 export async function writeSharedFiles(writer: FileWriter, leaderboards: Leaderboard[], meta: SnapshotMeta): Promise<void> {
   for (const board of leaderboards) await writeDocument(writer, leaderboardFile(board.season), LeaderboardSchema, board);
   await writeDocument(writer, NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema, {});
   await writeDocument(writer, NO_HISTORY_DAILY_FILE, DailyPortfolioSchema, { asOf: meta.dailyAsOf, days: [] });
   await writeDocument(writer, META_FILE, SnapshotMetaSchema, meta);
+  await writeText(writer, OPENAPI_FILE, JSON.stringify(openApiDocument()));
+  await writeText(writer, NETLIFY_HEADERS_FILE, netlifyHeaders());
+  await writeText(writer, NETLIFY_REDIRECTS_FILE, netlifyRedirects(meta.seasons));
+  await writeText(writer, CLOUDFRONT_FUNCTION_FILE, cloudFrontViewerRequest());
+}
+
+async function writeText(writer: FileWriter, file: string, text: string): Promise<void> {
+  await writer.writeGroup(path.posix.dirname(file), [[file, text]]);
 }
 
 async function writeDocument<T>(writer: FileWriter, file: string, schema: z.ZodType<T>, document: T): Promise<void> {
   schema.parse(document);
-  await writer.writeGroup(path.posix.dirname(file), [[file, JSON.stringify(document)]]);
+  await writeText(writer, file, JSON.stringify(document));
 }

@@ -56,8 +56,10 @@ export async function generateDataset(options: DatasetOptions): Promise<void> {
     FROM wallets w, range(1 + (hash(${seed}, w.wallet_id, 'subcount') % 3)::INTEGER) s(k)
     WHERE u(w.wallet_id, 'hassub') < 0.10`);
 
-  // Balance rows: an account picks a chain and a token per row; the balance after the log is a
-  // random raw amount, sometimes zero and sometimes the same as before (a no-op transfer).
+  // Balance rows: every account joins on some day of the period and is active from then on, on a
+  // main chain (85% of its rows) and a second one, holding mostly uty plus two other tokens, like
+  // real users do. The balance after a log is a random raw amount, sometimes zero and sometimes
+  // the same as before (a no-op transfer).
   const start = Date.parse(`${options.startDate}T00:00:00Z`) / 1000;
   const span = options.days * 86400;
   await run(`CREATE TABLE balances AS
@@ -67,10 +69,19 @@ export async function generateDataset(options: DatasetOptions): Promise<void> {
     ),
     events AS (
       SELECT a.address, a.account_id, n, a.fixed_chain,
-             (${start} + floor(u(a.account_id * 7919 + n, 'time') * ${span}))::BIGINT AS ts
+             floor(u(a.account_id, 'join') * ${options.days})::BIGINT * 86400 AS joined,
+             u(a.account_id * 7919 + n, 'time') AS moment
       FROM accounts a, range(a.row_count) e(n)
+    ),
+    timed AS (
+      SELECT *, (${start} + joined + floor(moment * (${span} - joined)))::BIGINT AS ts,
+             CASE WHEN u(account_id * 131 + n, 'chainpick') < 0.85 THEN hash(${seed}, account_id, 'c0') ELSE hash(${seed}, account_id, 'c1') END % ${CHAINS.length} AS chain_pick,
+             CASE WHEN u(account_id * 13 + n, 'token') < 0.5 THEN 0
+                  WHEN u(account_id * 17 + n, 'token2') < 0.6 THEN (hash(${seed}, account_id, 't1') % 7)::INTEGER
+                  ELSE (hash(${seed}, account_id, 't2') % 7)::INTEGER END AS token_pick
+      FROM events
     )
-    SELECT coalesce(fixed_chain, [${CHAINS.join(',')}][1 + (hash(${seed}, account_id, n % 4, 'chain') % ${CHAINS.length})::INTEGER]) AS chain_id,
+    SELECT coalesce(fixed_chain, [${CHAINS.join(',')}][1 + chain_pick::INTEGER]) AS chain_id,
            ((ts - ${start}) // 2 + 1000000)::BIGINT AS block_number,
            (hash(${seed}, account_id, n, 'log') % 200)::INTEGER AS log_index,
            '0x' || md5(concat(${seed}, ':tx:', account_id, ':', n)) || md5(concat(account_id, ':', n, ':tx:', ${seed})) AS tx_hash,
@@ -80,9 +91,8 @@ export async function generateDataset(options: DatasetOptions): Promise<void> {
            CASE WHEN u(account_id * 31 + n, 'zero') < 0.05 THEN '0'
                 ELSE (1 + (hash(${seed}, account_id, n, 'amount') % 1000000))::VARCHAR || repeat('0', 12 + (hash(${seed}, account_id, n, 'scale') % 8)::INTEGER)
            END AS balance
-    FROM events
-    JOIN token_keys t ON t.token_index = CASE WHEN u(account_id * 13 + n, 'token') < 0.4 THEN 0
-                                              ELSE (hash(${seed}, account_id, n, 'tok') % 7)::INTEGER END
+    FROM timed
+    JOIN token_keys t ON t.token_index = token_pick
     ${options.extraBalances ? `UNION ALL SELECT * FROM (${options.extraBalances})` : ''}`);
   // Decimals differ by token (the dollar stablecoin has 6): rescale its generated amounts.
   await run(`UPDATE balances SET balance = CASE WHEN length(balance) > 12 THEN left(balance, length(balance) - 12) ELSE balance END

@@ -1,0 +1,78 @@
+/** Publishing without the preview server: host configuration files and the upload manifest. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
+import vm from 'node:vm';
+import { A, B, balance, tempDir, writeInputs } from './helpers/fixtures.ts';
+import { buildSnapshot } from '../build/index.ts';
+import { resolveBuildConfig } from '../build/config.ts';
+
+const now = '2025-11-21T17:00:00Z';
+
+async function buildWithManifest(input: string, root: string, name: string) {
+  const manifest = path.join(root, `${name}.sha256`);
+  const out = path.join(root, name);
+  await buildSnapshot(resolveBuildConfig({ input, out, now, manifest, progress: 'quiet' }));
+  const lines = fs.readFileSync(manifest, 'utf8').trim().split('\n');
+  return { out, hashes: new Map(lines.map((line) => [line.slice(66), line.slice(0, 64)])) };
+}
+
+test('Netlify / Cloudflare Pages: _headers and _redirects cover every /v1 path', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'in'), { seasons: [{ season: 1, as_of: null }, { season: 2, as_of: null }] });
+  const out = path.join(root, 'public');
+  await buildSnapshot(resolveBuildConfig({ input, out, now, progress: 'quiet' }));
+  const headers = fs.readFileSync(path.join(out, '_headers'), 'utf8');
+  assert.match(headers, '/v1/*\n  Content-Type: application/json; charset=utf-8\n  Access-Control-Allow-Origin: *\n  Cache-Control: public, max-age=300, must-revalidate');
+  const redirects = fs.readFileSync(path.join(out, '_redirects'), 'utf8');
+  assert.match(redirects, '/v1/address/:address/portfolio/daily  /v1/address/:address/portfolio/daily.json  200');
+  assert.match(redirects, '/v1/address/:address/portfolio        /v1/address/:address/portfolio.json        200');
+  assert.match(redirects, '/v1/leaderboard/s2  /v1/leaderboard/s2.json  200');
+});
+
+test('the CloudFront function rewrites to the .json objects and answers 400/404/405', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'in'), {});
+  const out = path.join(root, 'public');
+  await buildSnapshot(resolveBuildConfig({ input, out, now, progress: 'quiet' }));
+  const context = vm.createContext({});
+  vm.runInContext(fs.readFileSync(path.join(out, '_snapshot/cloudfront/viewer-request.js'), 'utf8'), context);
+  const handle = (uri: string, method = 'GET') => context.handler({ request: { method, uri, querystring: {} } });
+  const upper = '0x' + 'A'.repeat(40);
+  assert.is(handle(`/v1/address/${upper}/portfolio`).uri, `/v1/address/${upper.toLowerCase()}/portfolio.json`);
+  assert.is(handle(`/v1/address/${A}/portfolio/daily`).uri, `/v1/address/${A}/portfolio/daily.json`);
+  assert.is(handle('/v1/leaderboard/s12').uri, '/v1/leaderboard/s12.json');
+  assert.is(handle('/v1/openapi.json').uri, '/v1/openapi.json');
+  assert.is(handle('/v1/address/0x12/portfolio').statusCode, 400);
+  assert.is(handle('/v1/leaderboard/s0').statusCode, 400);
+  assert.is(handle('/v1/other').statusCode, 404);
+  const post = handle(`/v1/address/${A}/portfolio`, 'POST');
+  assert.is(post.statusCode, 405);
+  assert.equal(Object.keys(JSON.parse(post.body.data)), ['error']);
+});
+
+test('the manifest: same input, same hashes; a changed input changes exactly the affected files', async () => {
+  const root = tempDir();
+  const rows = [
+    balance({ address: A, block_number: 1, timestamp: 1763500000, balance: '1' }),
+    balance({ address: B, block_number: 2, timestamp: 1763500000, balance: '2' }),
+  ];
+  const first = await buildWithManifest(await writeInputs(path.join(root, 'in1'), { balances: rows }), root, 'one');
+  const again = await buildWithManifest(await writeInputs(path.join(root, 'in1'), { balances: rows }), root, 'two');
+  assert.equal([...again.hashes].sort(), [...first.hashes].sort());
+  for (const [file, hash] of first.hashes) {
+    const crypto = await import('node:crypto');
+    assert.is(crypto.createHash('sha256').update(fs.readFileSync(path.join(first.out, file))).digest('hex'), hash, file);
+  }
+  const changed = await buildWithManifest(
+    await writeInputs(path.join(root, 'in2'), { balances: [rows[0]!, { ...rows[1]!, balance: '3' }] }),
+    root,
+    'three',
+  );
+  const differing = [...first.hashes.keys()].filter((file) => changed.hashes.get(file) !== first.hashes.get(file)).sort();
+  assert.equal(differing, [`v1/address/${B}/portfolio.json`, `v1/address/${B}/portfolio/daily.json`]);
+  assert.is(changed.hashes.size, first.hashes.size);
+});
+
+test.run();
