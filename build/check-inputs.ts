@@ -7,6 +7,8 @@
 import type { Database } from './database.ts';
 import { UserError } from './errors.ts';
 import { firstLine, type InputFile } from './read-inputs.ts';
+import { tokenIndexSql } from './compute-history.ts';
+import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 
 export interface Violation {
   file: string;
@@ -25,6 +27,7 @@ export async function checkInputs(db: Database, inputs: InputFile[]): Promise<vo
   const valueViolations: Violation[] = [];
   for (const input of inputs) valueViolations.push(...(await checkValues(db, input)));
   fail(valueViolations);
+  await db.run(`CREATE TABLE token_names AS SELECT * FROM (VALUES ${TOKEN_KEYS.map((key, i) => `('${key}', ${i}::TINYINT)`).join(', ')}) t(token, token_index)`);
   await normaliseInputs(db, inputs);
   const ruleViolations: Violation[] = [];
   for (const rule of RELATIONAL_RULES) {
@@ -70,20 +73,37 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
     const columns = input.columns.map((column) => `${column.value} AS ${column.contract.name}`).join(', ');
     return `SELECT ${columns} FROM ${input.view}`;
   };
+  // Addresses become integers numbered in address order: the heavy sorts and windows then move
+  // narrow rows, and ordering by id is ordering by address.
+  await db.run(`
+    CREATE TABLE addresses AS
+    SELECT address, (row_number() OVER (ORDER BY address))::INTEGER AS id
+    FROM (SELECT address FROM (${select('balances')})
+          UNION SELECT account FROM (${select('venue_b_accounts')})
+          UNION SELECT owner FROM (${select('venue_b_accounts')}))`);
+  await db.run(`
+    CREATE TABLE tokens AS
+    SELECT DISTINCT *, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('tokens')})`);
+  await db.run(`
+    CREATE TABLE venue_b_accounts AS
+    SELECT DISTINCT v.chain_id, v.account, v.owner, account.id AS account_id, owner.id AS owner_id
+    FROM (${select('venue_b_accounts')}) v
+    JOIN addresses account ON account.address = v.account
+    JOIN addresses owner ON owner.address = v.owner`);
   // Exports overlap: a key seen twice with the same values is one row. The conflict flags let the
-  // rules below report keys repeated with different values without a second pass.
+  // rules below report keys repeated with different values without a second pass. Transactions
+  // are told apart by a 64-bit hash of tx_hash (see README, Decisions).
   await db.run(`
     CREATE TABLE balance_rows AS
-    SELECT chain_id, block_number, log_index, address, token,
-           min(balance) AS raw, min(tx_hash) AS tx_hash, min(timestamp) AS ts,
-           min(balance) <> max(balance) AS balance_conflict,
-           min(tx_hash) <> max(tx_hash) AS tx_hash_conflict,
-           min(timestamp) <> max(timestamp) AS timestamp_conflict,
+    SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index,
+           min(b.balance) AS raw, min(b.tx) AS tx, min(b.timestamp) AS ts,
+           min(b.balance) <> max(b.balance) AS balance_conflict,
+           min(b.tx) <> max(b.tx) AS tx_hash_conflict,
+           min(b.timestamp) <> max(b.timestamp) AS timestamp_conflict,
            count(*) AS copies
-    FROM (${select('balances')})
-    GROUP BY chain_id, block_number, log_index, address, token`);
-  await db.run(`CREATE TABLE tokens AS SELECT DISTINCT * FROM (${select('tokens')})`);
-  await db.run(`CREATE TABLE venue_b_accounts AS SELECT DISTINCT * FROM (${select('venue_b_accounts')})`);
+    FROM (SELECT *, hash(tx_hash) AS tx, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('balances')})) b
+    JOIN addresses a ON a.address = b.address
+    GROUP BY b.chain_id, b.block_number, b.log_index, a.id, b.token_index`);
   await db.run(`CREATE TABLE prices AS SELECT DISTINCT * FROM (${select('prices')})`);
   await db.run(`CREATE TABLE multipliers AS ${select('multipliers')}`);
   await db.run(`CREATE TABLE seasons AS ${select('seasons')}`);
@@ -104,9 +124,12 @@ const keyConflict = (column: string, flag: string): RelationalRule => ({
   column,
   problem: `a key (chain_id, block_number, log_index, address, token) repeated with a different ${column}`,
   sql: `
-    SELECT sum(copies) AS rows,
-           min(concat_ws(', ', chain_id, block_number, log_index, address, token)) AS example
-    FROM balance_rows WHERE ${flag}`,
+    SELECT sum(b.copies) AS rows,
+           min(concat_ws(', ', b.chain_id, b.block_number, b.log_index, a.address, t.token)) AS example
+    FROM balance_rows b
+    JOIN addresses a ON a.id = b.account
+    JOIN token_names t ON t.token_index = b.token_index
+    WHERE b.${flag}`,
 });
 
 const RELATIONAL_RULES: RelationalRule[] = [
@@ -118,8 +141,10 @@ const RELATIONAL_RULES: RelationalRule[] = [
     column: 'token',
     problem: 'a (chain_id, token) that has no row in tokens.parquet',
     sql: `
-      SELECT count(*) AS rows, min(concat('chain ', b.chain_id, ' token ', b.token)) AS example
-      FROM balance_rows b ANTI JOIN tokens t ON t.chain_id = b.chain_id AND t.token = b.token`,
+      SELECT count(*) AS rows, min(concat('chain ', b.chain_id, ' token ', n.token)) AS example
+      FROM balance_rows b
+      JOIN token_names n ON n.token_index = b.token_index
+      ANTI JOIN tokens t ON t.chain_id = b.chain_id AND t.token_index = b.token_index`,
   },
   {
     file: 'prices.parquet',
@@ -162,7 +187,7 @@ const RELATIONAL_RULES: RelationalRule[] = [
     problem: 'an owner that is itself a sub-account on that chain (nesting is not allowed)',
     sql: `
       SELECT count(*) AS rows, min(concat('owner ', o.owner, ' on chain ', o.chain_id)) AS example
-      FROM venue_b_accounts o SEMI JOIN venue_b_accounts a ON a.chain_id = o.chain_id AND a.account = o.owner`,
+      FROM venue_b_accounts o SEMI JOIN venue_b_accounts a ON a.chain_id = o.chain_id AND a.account_id = o.owner_id`,
   },
   {
     file: 'seasons.parquet',

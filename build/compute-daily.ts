@@ -40,7 +40,7 @@ const priceKey = (chainId: string, tokenIndex: number) => `${chainId}:${tokenInd
 export async function loadPriceBook(db: Database, lastClosedDay: string): Promise<PriceBook> {
   const last = dayNumber(lastClosedDay);
   const rows = await db.rows<{ chain_text: string; token_index: number; day: number; usd_price: number }>(
-    `SELECT chain_id::VARCHAR AS chain_text, ${tokenIndexSql('token')} AS token_index,
+    `SELECT chain_id::VARCHAR AS chain_text, ${tokenIndexSql('token')}::INTEGER AS token_index,
             (date - DATE '1970-01-01')::INTEGER AS day, usd_price
      FROM prices WHERE date <= $last::DATE
      ORDER BY chain_id, token_index, date`,

@@ -32,44 +32,44 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       WITH
       -- 3.1: on each chain a sub-account's rows count for its owner, whatever the token.
       attributed AS (
-        SELECT b.chain_id, coalesce(v.owner, b.address) AS wallet, b.address AS account, b.token,
-               b.block_number, b.log_index, b.tx_hash, b.ts, b.raw
+        SELECT b.chain_id, coalesce(v.owner_id, b.account) AS wallet, b.account, b.token_index,
+               b.block_number, b.log_index, b.tx, b.ts, b.raw
         FROM balance_rows b
-        LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account = b.address
+        LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account_id = b.account
         WHERE b.ts <= $now
       ),
       -- 3.2: a (chain, wallet, token)'s rows are grouped by transaction; transactions are ordered
       -- by (block_number, smallest log_index).
       in_transactions AS (
-        SELECT *, min(log_index) OVER (PARTITION BY chain_id, wallet, token, block_number, tx_hash) AS tx_first_log
+        SELECT *, min(log_index) OVER (PARTITION BY chain_id, wallet, token_index, block_number, tx) AS tx_first_log
         FROM attributed
       ),
       -- Each row replaces its account's previous balance (0 before the first row); the wallet's sum
       -- moves by the difference. Exact HUGEINT arithmetic throughout.
       account_changes AS (
         SELECT *, raw - coalesce(lag(raw) OVER (
-                 PARTITION BY chain_id, account, token ORDER BY block_number, tx_first_log, tx_hash, log_index), 0) AS change
+                 PARTITION BY chain_id, account, token_index ORDER BY block_number, tx_first_log, tx, log_index), 0) AS change
         FROM in_transactions
       ),
       transactions AS (
-        SELECT chain_id, wallet, token, block_number, tx_first_log, tx_hash, max(ts) AS ts, sum(change) AS change
+        SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, max(ts) AS ts, sum(change) AS change
         FROM account_changes
-        GROUP BY chain_id, wallet, token, block_number, tx_first_log, tx_hash
+        GROUP BY chain_id, wallet, token_index, block_number, tx_first_log, tx
       ),
       -- A snapshot exactly when the sum differs from the previous one: the sum after a transaction
       -- minus the sum before it is the transaction's change, so "differs" is "change <> 0", and
       -- dropping the unchanged transactions leaves the running sum as it was.
       summed AS (
-        SELECT chain_id, wallet, token, block_number, tx_first_log, tx_hash, ts,
-               sum(change) OVER (PARTITION BY chain_id, wallet, token
-                                 ORDER BY block_number, tx_first_log, tx_hash ROWS UNBOUNDED PRECEDING) AS raw_balance
+        SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, ts,
+               sum(change) OVER (PARTITION BY chain_id, wallet, token_index
+                                 ORDER BY block_number, tx_first_log, tx ROWS UNBOUNDED PRECEDING) AS raw_balance
         FROM transactions
         WHERE change <> 0
       )
-      SELECT s.chain_id, s.wallet, s.token, ${tokenIndexSql('s.token')} AS token_index, s.block_number, s.tx_first_log, s.tx_hash, s.ts,
+      SELECT s.chain_id, s.wallet, s.token_index, s.block_number, s.tx_first_log, s.tx, s.ts,
              (CAST(timezone('${NEW_YORK}', to_timestamp(s.ts)) AS DATE) - DATE '1970-01-01')::INTEGER AS day,
              scaled_text(s.raw_balance::VARCHAR, t.decimals) AS balance_text
-      FROM summed s JOIN tokens t ON t.chain_id = s.chain_id AND t.token = s.token`,
+      FROM summed s JOIN tokens t ON t.chain_id = s.chain_id AND t.token_index = s.token_index`,
       { now: nowSeconds },
     );
   } catch (error) {

@@ -23,13 +23,22 @@ export async function openDatabase(options: { file: string; threads: number; mem
   });
   const connection = await instance.connect();
   await connection.run("SET TimeZone = 'UTC'");
+  // WALLET_SNAPSHOT_PROFILE=1 prints each statement's seconds (to find where a build's time goes).
+  const profile = process.env.WALLET_SNAPSHOT_PROFILE
+    ? async <T>(sql: string, work: () => Promise<T>): Promise<T> => {
+        const started = performance.now();
+        const result = await work();
+        process.stderr.write(`[sql ${((performance.now() - started) / 1000).toFixed(2)}s] ${sql.replace(/\s+/g, ' ').trim().slice(0, 110)}\n`);
+        return result;
+      }
+    : <T>(_sql: string, work: () => Promise<T>) => work();
   return {
     connection,
     async run(sql, values) {
-      await connection.run(sql, values);
+      await profile(sql, () => connection.run(sql, values));
     },
     async rows<T>(sql: string, values?: Record<string, DuckDBValue>) {
-      const reader: DuckDBMaterializedResult = await connection.run(sql, values);
+      const reader: DuckDBMaterializedResult = await profile(sql, () => connection.run(sql, values));
       const result = await reader.getRowObjectsJS();
       return result as T[];
     },

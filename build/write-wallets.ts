@@ -29,14 +29,16 @@ export interface WalletWriteOptions {
 const SAMPLE_EVERY = 1000;
 
 export async function writeWallets(db: Database, writer: FileWriter, options: WalletWriteOptions): Promise<number> {
-  const where = shardFilterSql(options.shard, 'wallet');
+  const where = shardFilterSql(options.shard, 'a.address');
   const [{ wallets: total } = { wallets: 0 }] = await db.rows<{ wallets: number }>(
-    `SELECT count(DISTINCT wallet)::INTEGER AS wallets FROM snapshots WHERE ${where}`,
+    `SELECT count(DISTINCT s.wallet)::INTEGER AS wallets FROM snapshots s JOIN addresses a ON a.id = s.wallet WHERE ${where}`,
   );
+  // Address ids are numbered in address order, so wallets arrive in address order.
   const result = await db.connection.stream(`
-    SELECT wallet, chain_id::VARCHAR AS chain_text, token_index, day, ts::DOUBLE AS ts, balance_text
-    FROM snapshots WHERE ${where}
-    ORDER BY wallet, chain_id, token_index, block_number, tx_first_log, tx_hash`);
+    SELECT a.address AS wallet, s.chain_id::VARCHAR AS chain_text, s.token_index, s.day, s.ts::DOUBLE AS ts, s.balance_text
+    FROM snapshots s JOIN addresses a ON a.id = s.wallet
+    WHERE ${where}
+    ORDER BY s.wallet, s.chain_id, s.token_index, s.block_number, s.tx_first_log, s.tx`);
 
   let done = 0;
   let wallet: string | null = null;

@@ -83,7 +83,7 @@ export async function generateDataset(options: DatasetOptions): Promise<void> {
     )
     SELECT coalesce(fixed_chain, [${CHAINS.join(',')}][1 + chain_pick::INTEGER]) AS chain_id,
            ((ts - ${start}) // 2 + 1000000)::BIGINT AS block_number,
-           (hash(${seed}, account_id, n, 'log') % 200)::INTEGER AS log_index,
+           n::INTEGER AS log_index,
            '0x' || md5(concat(${seed}, ':tx:', account_id, ':', n)) || md5(concat(account_id, ':', n, ':tx:', ${seed})) AS tx_hash,
            ts AS timestamp,
            address,
