@@ -12,11 +12,10 @@ import { createWorkFolder, publishTree, removeWorkFolder } from './publish.ts';
 import { readInputs } from './read-inputs.ts';
 import { checkInputs } from './check-inputs.ts';
 import { computeSnapshots } from './compute-history.ts';
-import { computeDailyAsOf, loadPriceBook, type DailyStats } from './compute-daily.ts';
+import { computeDailyAsOf, loadPriceBook } from './compute-daily.ts';
 import { computeLeaderboards } from './compute-leaderboards.ts';
 import { writeWallets } from './write-wallets.ts';
 import { writeSharedFiles } from './write-shared.ts';
-import { checkSampleDocuments } from './check-output.ts';
 import { dayNumber } from './days.ts';
 import { ManifestWriter } from './manifest.ts';
 import fs from 'node:fs';
@@ -65,21 +64,19 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
 
     progress.start('write wallets');
     const manifest = config.manifest ? new ManifestWriter(path.join(work.root, 'manifest.sha256')) : null;
-    const writer = new FileWriter(work.tree, 32, manifest ? (file, text) => manifest.add(file, text) : undefined);
-    const stats: DailyStats = { positionsWithoutPrice: 0 };
-    const samples: { wallet: string; history: string; daily: string }[] = [];
-    const wallets = await writeWallets(db, writer, {
+    const written = await writeWallets(db, {
+      root: work.tree,
       shard: config.shard,
       dailyAsOf,
       lastDay: dayNumber(config.lastClosedDay),
       prices,
-      stats,
+      writerThreads: config.threads,
       progress,
       signal: interruption.signal,
-      sample: (wallet, history, daily) => samples.push({ wallet, history, daily }),
+      onManifestLines: manifest ? (lines) => manifest.append(lines) : undefined,
     });
-    checkSampleDocuments(samples);
     progress.start('write shared files');
+    const writer = new FileWriter(work.tree, 32, manifest ? (file, text) => manifest.add(file, text) : undefined);
     await writeSharedFiles(writer, leaderboards, {
       format: 1,
       now: config.nowIso,
@@ -97,17 +94,17 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     progress.end();
 
     const warnings: string[] = [];
-    if (stats.positionsWithoutPrice > 0) {
-      warnings.push(`${stats.positionsWithoutPrice} daily positions had no price on or before their day (usdPerToken 0)`);
+    if (written.positionsWithoutPrice > 0) {
+      warnings.push(`${written.positionsWithoutPrice} daily positions had no price on or before their day (usdPerToken 0)`);
     }
     return {
-      wallets,
-      files: writer.files,
-      bytes: writer.bytes,
+      wallets: written.wallets,
+      files: written.files + writer.files,
+      bytes: written.bytes + writer.bytes,
       seconds: (performance.now() - started) / 1000,
       dailyAsOf,
       seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
-      positionsWithoutPrice: stats.positionsWithoutPrice,
+      positionsWithoutPrice: written.positionsWithoutPrice,
       stageSeconds: progress.stageSeconds,
       warnings,
     };

@@ -18,6 +18,11 @@ export class ManifestWriter {
     this.stream.write(`${crypto.createHash('sha256').update(text).digest('hex')}  ${file}\n`);
   }
 
+  /** Lines made elsewhere (the writer threads hash what they write). */
+  append(lines: string): void {
+    this.stream.write(lines);
+  }
+
   close(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.stream.once('error', reject);

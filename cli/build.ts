@@ -11,7 +11,7 @@ export function buildCommand(): Command {
     .option('--now <iso>', 'build instant, ISO 8601 (default: the current time); days close in New York')
     .option('--shard <k/n>', 'build only the wallets of shard K of N (shared files in every shard)')
     .option('--manifest <file>', 'also write "<sha256>  <path>" for every file written (for incremental uploads)')
-    .option('--threads <n>', 'DuckDB threads', positiveInteger, 2)
+    .option('--threads <n>', 'threads for DuckDB and for writing files (a CI runner has 2 cores)', positiveInteger, 2)
     .option('--memory-limit <size>', 'DuckDB memory limit (it spills to disk beyond it)', '1GB')
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .action(async (options: { input: string; out: string; now?: string; shard?: string; manifest?: string; threads: number; memoryLimit: string; progress: ProgressMode }) => {
