@@ -137,6 +137,15 @@ test('dates are New York days across both DST changes (23:30 and 00:30 local)', 
   );
 });
 
+test('times before 1970 and on New York midnight get their New York day', async () => {
+  const times = [unix('1969-12-29T23:30:00-05:00'), unix('1969-12-31T23:30:00-05:00'), unix('1969-12-31T00:00:00-05:00'), unix('2025-07-04T00:00:00-04:00'), unix('2025-07-03T23:59:59-04:00')];
+  const built = await build({
+    balances: times.map((timestamp, i) => balance({ address: A, block_number: i + 1, timestamp, balance: String(i + 1) })),
+    tokens: [{ chain_id: 1, token: 'uty', decimals: 0 }],
+  });
+  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.date), ['1969-12-29', '1969-12-31', '1969-12-31', '2025-07-04', '2025-07-03']);
+});
+
 test('addresses are lower-cased in paths and merged across letter case; identical duplicate rows are one row', async () => {
   const mixed = '0xAbCdEf' + 'a'.repeat(34);
   const lower = mixed.toLowerCase();
