@@ -29,6 +29,9 @@ export interface BuildSummary {
   seasons: { season: number; asOf: string | null; participants: number }[];
   positionsWithoutPrice: number;
   stageSeconds: Record<string, number>;
+  /** Peak resident memory of the process (all its threads, DuckDB included). */
+  peakRssBytes: number;
+  balanceRows: number;
   warnings: string[];
 }
 
@@ -55,6 +58,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const inputs = await readInputs(db, config.inputDir);
     progress.start('check inputs');
     await checkInputs(db, inputs);
+    const [{ rows: balanceRows } = { rows: 0 }] = await db.rows<{ rows: number }>('SELECT sum(copies)::BIGINT::DOUBLE AS rows FROM balance_rows');
     progress.start('compute snapshots');
     await computeSnapshots(db, config.nowSeconds);
     progress.start('compute leaderboards');
@@ -106,6 +110,9 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
       positionsWithoutPrice: written.positionsWithoutPrice,
       stageSeconds: progress.stageSeconds,
+      // maxRSS is in kilobytes.
+      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      balanceRows,
       warnings,
     };
   } catch (error) {

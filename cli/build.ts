@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildSnapshot, type BuildSummary } from '../build/index.ts';
 import { resolveBuildConfig, type ProgressMode } from '../build/config.ts';
@@ -11,13 +12,15 @@ export function buildCommand(): Command {
     .option('--now <iso>', 'build instant, ISO 8601 (default: the current time); days close in New York')
     .option('--shard <k/n>', 'build only the wallets of shard K of N (shared files in every shard)')
     .option('--manifest <file>', 'also write "<sha256>  <path>" for every file written (for incremental uploads)')
+    .option('--summary-json <file>', 'also write the closing summary as JSON (for a CI history)')
     .option('--threads <n>', 'threads for DuckDB and for writing files (a CI runner has 2 cores)', positiveInteger, 2)
     .option('--memory-limit <size>', 'DuckDB memory limit (it spills to disk beyond it)', '1GB')
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
-    .action(async (options: { input: string; out: string; now?: string; shard?: string; manifest?: string; threads: number; memoryLimit: string; progress: ProgressMode }) => {
+    .action(async (options: { input: string; out: string; now?: string; shard?: string; manifest?: string; summaryJson?: string; threads: number; memoryLimit: string; progress: ProgressMode }) => {
       const config = resolveBuildConfig(options);
       const summary = await buildSnapshot(config);
       process.stdout.write(formatSummary(summary, config.outDir));
+      if (options.summaryJson) fs.writeFileSync(options.summaryJson, `${JSON.stringify(summary)}\n`);
     });
 }
 
@@ -35,7 +38,7 @@ export function formatSummary(summary: BuildSummary, outDir: string): string {
     .map(([stage, seconds]) => `${stage} ${formatSeconds(seconds)}`)
     .join(', ');
   const lines = [
-    `built ${outDir}: ${summary.wallets} wallets, ${summary.files} files, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}`,
+    `built ${outDir}: ${summary.wallets} wallets, ${summary.files} files, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}, peak RSS ${formatBytes(summary.peakRssBytes)}`,
     `asOf: daily ${summary.dailyAsOf ?? 'null'}; leaderboards ${seasons || 'none'}`,
     `stages: ${stages}`,
     ...(summary.warnings.length ? summary.warnings.map((warning) => `warning: ${warning}`) : ['warnings: none']),
@@ -43,7 +46,7 @@ export function formatSummary(summary: BuildSummary, outDir: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-function formatBytes(bytes: number): string {
+export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
   if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;

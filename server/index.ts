@@ -14,6 +14,7 @@ import path from 'node:path';
 import compression from 'compression';
 import sirv from 'sirv';
 import { route } from './routes.ts';
+import { DocumentCache } from './document-cache.ts';
 import { filterDaily } from './filter-daily.ts';
 import { CORS_HEADERS, DOCUMENT_CACHE_CONTROL, ERROR_CACHE_CONTROL, JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
 import { resolveInTree } from '../tree/layout.ts';
@@ -28,6 +29,7 @@ export interface ServerOptions {
 export function createPreviewServer(options: ServerOptions): http.Server {
   const dir = path.resolve(options.dir);
   const compress = compression({ threshold: 0 });
+  const documents = new DocumentCache();
   const files = sirv(dir, {
     dev: true,
     etag: true,
@@ -43,18 +45,24 @@ export function createPreviewServer(options: ServerOptions): http.Server {
       res.setHeader('Allow', 'GET, HEAD');
       return sendError(res, 405, `The method ${req.method} is not allowed; use GET or HEAD.`);
     }
-    await new Promise<void>((resolve) => compress(req as never, res as never, () => resolve()));
+    // The compression wrapper costs something on every response: only when it can pay off.
+    if (/\b(gzip|br)\b/.test(req.headers['accept-encoding'] ?? '')) {
+      await new Promise<void>((resolve) => compress(req as never, res as never, () => resolve()));
+    }
     const target = route(req.url ?? '/');
     if (target.kind === 'error') return sendError(res, target.status, target.message);
+    if (target.kind === 'daily' && (target.from !== null || target.to !== null)) {
+      const document = (await documents.read(resolveInTree(dir, target.file))) ?? (await documents.read(resolveInTree(dir, target.fallback)));
+      if (!document) return sendError(res, 503, 'The snapshot is being replaced; retry.');
+      // Derived from the file version and the range: as good a validator as a hash of the body.
+      const etag = `W/"${document.version}-${target.from ?? ''}-${target.to ?? ''}"`;
+      return sendDocument(req, res, etag, () => filterDaily(document.bytes, target.from, target.to));
+    }
     if (target.kind === 'season' && !fs.existsSync(resolveInTree(dir, target.file))) {
       return sendError(res, 400, `The season "${target.season}" is not a known season.`);
     }
     let file = target.file;
     if (!fs.existsSync(resolveInTree(dir, file)) && 'fallback' in target && target.fallback) file = target.fallback;
-    if (target.kind === 'daily' && (target.from !== null || target.to !== null)) {
-      const text = await fs.promises.readFile(resolveInTree(dir, file), 'utf8');
-      return sendDocument(req, res, filterDaily(text, target.from, target.to));
-    }
     res.setHeader('Cache-Control', DOCUMENT_CACHE_CONTROL);
     req.url = `/${file}`;
     files(req, res, () => sendError(res, 404, 'No such document in the snapshot.'));
@@ -72,9 +80,8 @@ export function createPreviewServer(options: ServerOptions): http.Server {
   });
 }
 
-/** A computed document (a filtered daily portfolio) with a strong ETag of its bytes. */
-function sendDocument(req: Request, res: Response, body: string): void {
-  const etag = `"${crypto.createHash('sha1').update(body).digest('base64url')}"`;
+/** A computed document (a filtered daily portfolio); the body is made only when it is sent. */
+function sendDocument(req: Request, res: Response, etag: string, body: () => Buffer[]): void {
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', DOCUMENT_CACHE_CONTROL);
   if (req.headers['if-none-match'] === etag) {
@@ -82,8 +89,11 @@ function sendDocument(req: Request, res: Response, body: string): void {
     res.end();
     return;
   }
+  const parts = body();
   res.statusCode = 200;
-  res.end(body);
+  res.setHeader('Content-Length', parts.reduce((length, part) => length + part.length, 0));
+  for (const part of parts.slice(0, -1)) res.write(part);
+  res.end(parts[parts.length - 1]);
 }
 
 function sendError(res: Response, status: number, message: string): void {

@@ -1,0 +1,134 @@
+/**
+ * `npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]`
+ *
+ * Generates a seeded dataset of N wallets (default 100,000: ~10M balance rows, ~30M points rows,
+ * 365 days, 3 chains, all 7 tokens, 10% of wallets with venue-B sub-accounts), runs the real
+ * `wallet-snapshot build` on it as a child process, measures the filesystem floor of the same
+ * files in the same run, load-tests the preview server on daily requests, and prints a table and
+ * one final JSON line with every figure (for a CI history).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { generateDataset } from '../data/generate.ts';
+import { listTree, measureFloor, measureSyncFloor } from './floor.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = path.join(ROOT, 'bin/wallet-snapshot.js');
+const NOW = '2025-11-21T17:00:00Z';
+const AS_OF = '2025-11-20';
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? fallback : Number(process.argv[at + 1]);
+}
+
+const wallets = option('wallets', 100_000);
+const seed = option('seed', 1);
+const serverSeconds = option('server-seconds', 10);
+const keep = process.argv.includes('--keep');
+const work = path.join(ROOT, 'bench-data', `w${wallets}-seed${seed}`);
+const input = path.join(work, 'input');
+const out = path.join(work, 'public');
+
+const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
+
+// 1. The dataset (kept between runs: the same seed gives the same bytes).
+let generateSeconds: number | null = null;
+if (!fs.existsSync(path.join(input, 'seasons.parquet'))) {
+  log(`generating ${wallets} wallets (seed ${seed})...`);
+  const started = performance.now();
+  await generateDataset({ outDir: input, wallets, seed, startDate: '2024-11-21', days: 365, seasonOneEnd: '2025-05-31', rowsPerWallet: 100 });
+  generateSeconds = (performance.now() - started) / 1000;
+}
+
+// 2. The real build, as a user runs it.
+log('building...');
+const summaryFile = path.join(work, 'summary.json');
+const buildStarted = performance.now();
+const code = await run(process.execPath, [CLI, 'build', '--input', input, '--out', out, '--now', NOW, '--progress', 'lines', '--summary-json', summaryFile]);
+const buildSeconds = (performance.now() - buildStarted) / 1000;
+if (code !== 0) throw new Error(`the build failed with exit code ${code}`);
+const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+
+// 3. The filesystem floor: the same files, the same sizes, written from Node with nothing computed,
+// once one after another with synchronous calls and once with 64 asynchronous writes in flight.
+log('measuring the filesystem floor...');
+const files = listTree(out);
+const floorTarget = path.join(work, 'floor');
+const syncFloor = measureSyncFloor(files, floorTarget);
+fs.rmSync(floorTarget, { recursive: true, force: true });
+const asyncFloor = await measureFloor(files, floorTarget, 64);
+fs.rmSync(floorTarget, { recursive: true, force: true });
+const floorSeconds = Math.min(syncFloor.seconds, asyncFloor.seconds);
+
+// 4. The preview server under load: daily documents with and without from/to, 64 connections.
+log('load-testing the preview server...');
+const addresses = fs.readdirSync(path.join(out, 'v1/address')).slice(0, 2000);
+const server = spawn(process.execPath, [CLI, 'serve', '--dir', out, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const base = await new Promise<string>((resolve, reject) => {
+  server.stdout!.on('data', (data: Buffer) => {
+    const match = /at (http:\/\/\S+)/.exec(String(data));
+    if (match) resolve(match[1]!);
+  });
+  server.on('exit', () => reject(new Error('the preview server stopped')));
+});
+const unfiltered = await load(base, (i) => `/v1/address/${addresses[i % addresses.length]}/portfolio/daily`);
+const filtered = await load(base, (i) => `/v1/address/${addresses[i % addresses.length]}/portfolio/daily?from=2025-10-21&to=${AS_OF}`);
+server.kill('SIGTERM');
+if (!keep) fs.rmSync(out, { recursive: true, force: true });
+
+const figures = {
+  wallets,
+  seed,
+  generateSeconds: round(generateSeconds),
+  build: {
+    wallSeconds: round(buildSeconds),
+    peakRssMB: Math.round(summary.peakRssBytes / 2 ** 20),
+    balanceRows: summary.balanceRows,
+    balanceRowsPerSecond: Math.round(summary.balanceRows / buildSeconds),
+    files: summary.files,
+    filesPerSecond: Math.round(summary.files / buildSeconds),
+    bytes: summary.bytes,
+    stageSeconds: Object.fromEntries(Object.entries(summary.stageSeconds as Record<string, number>).map(([stage, seconds]) => [stage, round(seconds)])),
+  },
+  floor: { syncSeconds: round(syncFloor.seconds), asyncSeconds: round(asyncFloor.seconds), seconds: round(floorSeconds) },
+  buildOverFloor: round(buildSeconds / floorSeconds),
+  server: { connections: 64, unfiltered, filtered },
+};
+
+process.stdout.write(`
+wallets                 ${wallets}
+build                   ${figures.build.wallSeconds} s, peak RSS ${figures.build.peakRssMB} MB
+  stages                ${Object.entries(figures.build.stageSeconds).map(([stage, seconds]) => `${stage} ${seconds}s`).join(', ')}
+  throughput            ${figures.build.balanceRowsPerSecond} balance rows/s, ${figures.build.filesPerSecond} files/s, ${(summary.bytes / 2 ** 30).toFixed(2)} GiB
+filesystem floor        ${figures.floor.seconds} s (sync ${figures.floor.syncSeconds} s, async x64 ${figures.floor.asyncSeconds} s)
+build / floor           ${figures.buildOverFloor}
+server, daily           ${unfiltered.requestsPerSecond} req/s, p50 ${unfiltered.p50} ms, p99 ${unfiltered.p99} ms
+server, daily from/to   ${filtered.requestsPerSecond} req/s, p50 ${filtered.p50} ms, p99 ${filtered.p99} ms
+`);
+process.stdout.write(`${JSON.stringify(figures)}\n`);
+
+function round(value: number | null): number | null {
+  return value === null ? null : Math.round(value * 100) / 100;
+}
+
+function run(command: string, args: string[]): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+}
+
+/** A warm-up pass (the server's file cache fills as a running server's would), then the measure. */
+async function load(base: string, pathOf: (i: number) => string) {
+  let i = 0;
+  const options = { url: base, connections: 64, requests: [{ setupRequest: (request: object) => ({ ...request, path: pathOf(i++) }) }] };
+  await autocannon({ ...options, duration: 2 });
+  const result = await autocannon({ ...options, duration: serverSeconds });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`load test: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
+}
