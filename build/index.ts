@@ -64,6 +64,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     progress.start('compute leaderboards');
     const leaderboards = await computeLeaderboards(db, config.lastClosedDay);
     const dailyAsOf = await computeDailyAsOf(db, config.lastClosedDay);
+    const exampleWallet = await findExampleWallet(db);
     const prices = await loadPriceBook(db, config.lastClosedDay);
 
     progress.start('write wallets');
@@ -87,6 +88,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       lastClosedDay: config.lastClosedDay,
       dailyAsOf,
       seasons: leaderboards.map((board) => board.season),
+      exampleWallet,
     });
     await writer.drain();
     await manifest?.close();
@@ -137,4 +139,15 @@ function moveFile(from: string, to: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
     fs.copyFileSync(from, to);
   }
+}
+
+/** A wallet to show in the preview's examples: one with venue-B sub-accounts when there is one. */
+async function findExampleWallet(db: Database): Promise<string | null> {
+  const [row] = await db.rows<{ address: string }>(`
+    SELECT a.address
+    FROM (SELECT DISTINCT wallet FROM snapshots) w
+    JOIN addresses a ON a.id = w.wallet
+    ORDER BY EXISTS (SELECT 1 FROM venue_b_accounts v WHERE v.owner_id = w.wallet) DESC, a.address
+    LIMIT 1`);
+  return row?.address ?? null;
 }

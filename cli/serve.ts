@@ -3,7 +3,9 @@ import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startPreviewServer } from '../server/index.ts';
 import { UserError } from '../build/errors.ts';
+import { DateTime } from 'luxon';
 import { META_FILE } from '../tree/layout.ts';
+import { SnapshotMetaSchema } from '../schemas/meta.ts';
 
 export function serveCommand(): Command {
   return new Command('serve')
@@ -39,15 +41,15 @@ function port(text: string): number {
   return value;
 }
 
-/** A few URLs to try: the tree's seasons and one wallet. */
+/** A few URLs to try: a wallet with sub-accounts, its last week of days, each season. */
 function printExamples(dir: string, url: string): void {
-  const meta = JSON.parse(fs.readFileSync(path.join(dir, META_FILE), 'utf8')) as { seasons: number[]; dailyAsOf: string | null };
-  const examples = meta.seasons.map((season) => `${url}/v1/leaderboard/s${season}`);
-  const addresses = fs.existsSync(path.join(dir, 'v1/address')) ? fs.opendirSync(path.join(dir, 'v1/address')) : null;
-  const first = addresses?.readSync();
-  addresses?.closeSync();
-  if (first) {
-    examples.unshift(`${url}/v1/address/${first.name}/portfolio`, `${url}/v1/address/${first.name}/portfolio/daily${meta.dailyAsOf ? `?to=${meta.dailyAsOf}` : ''}`);
+  const meta = SnapshotMetaSchema.parse(JSON.parse(fs.readFileSync(path.join(dir, META_FILE), 'utf8')));
+  const examples: string[] = [];
+  if (meta.exampleWallet) {
+    examples.push(`${url}/v1/address/${meta.exampleWallet}/portfolio`);
+    const range = meta.dailyAsOf ? `?from=${DateTime.fromISO(meta.dailyAsOf).minus({ days: 6 }).toISODate()}&to=${meta.dailyAsOf}` : '';
+    examples.push(`${url}/v1/address/${meta.exampleWallet}/portfolio/daily${range}`);
   }
+  examples.push(...meta.seasons.map((season) => `${url}/v1/leaderboard/s${season}`));
   process.stdout.write(`try:\n${examples.map((example) => `  ${example}`).join('\n')}\n`);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateStringSchema } from './common.ts';
+import { DateStringSchema, LowerCaseAddressSchema } from './common.ts';
 
 /**
  * `_snapshot/meta.json`: facts the server and `verify` need about the whole tree. Identical in
@@ -12,6 +12,9 @@ export const SnapshotMetaSchema = z
     lastClosedDay: DateStringSchema,
     dailyAsOf: DateStringSchema.nullable(),
     seasons: z.array(z.number().int().min(1)),
+    exampleWallet: LowerCaseAddressSchema.nullable().meta({
+      description: 'a wallet with history, one with venue-B sub-accounts when there is one (for the preview examples)',
+    }),
   })
   .strict();
 

@@ -75,4 +75,14 @@ test('sums are exact above 2^64 and scaled only at the end', async () => {
   assert.match(text, '"balance":2361.183241434822606849}');
 });
 
+test('the preview\'s example wallet is one with sub-accounts', async () => {
+  const C = '0x' + 'c'.repeat(40);
+  const built = await build({
+    balances: [balance({ address: A, block_number: 1, balance: '1' }), balance({ address: SUB, block_number: 2, balance: '2' })],
+    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: C }],
+    tokens: decimalsZero,
+  });
+  assert.is(built.json('_snapshot/meta.json').exampleWallet, C);
+});
+
 test.run();

@@ -53,6 +53,37 @@ test('bad input and a bad --now exit 1 with a message and no stack', async () =>
   assert.match(shard.stderr, '--shard "5/4" is not K/N');
 });
 
+test('serve prints its URL and examples, answers, and stops cleanly on SIGTERM; a busy port exits 1', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), {
+    balances: [balance({ address: A, block_number: 1, balance: '1' })],
+    seasons: [{ season: 1, as_of: null }],
+  });
+  const out = path.join(root, 'public');
+  assert.is((await runCli(['build', '--input', input, '--out', out, '--now', '2025-11-21T17:00:00Z'])).code, 0);
+  let url = '';
+  const server = await runCli(['serve', '--dir', out, '--port', '0'], {
+    onStdout: (text, child) => {
+      const match = /at (http:\/\/127\.0\.0\.1:\d+)\n/.exec(text);
+      if (match && !url && text.includes('/v1/leaderboard/s1')) {
+        url = match[1]!;
+        void fetch(`${url}/v1/leaderboard/s1`).then(async (answer) => {
+          assert.is(answer.status, 200);
+          const busy = await runCli(['serve', '--dir', out, '--port', url.split(':').pop()!]);
+          assert.is(busy.code, 1);
+          assert.match(busy.stderr, 'cannot listen on');
+          child.kill('SIGTERM');
+        });
+      }
+    },
+  });
+  assert.is(server.code, 0, server.stderr);
+  assert.match(server.stdout, `/v1/address/${A}/portfolio/daily?from=2025-11-14&to=2025-11-20`);
+  const missing = await runCli(['serve', '--dir', path.join(root, 'nothing')]);
+  assert.is(missing.code, 1);
+  assert.match(missing.stderr, 'holds no snapshot tree');
+});
+
 test('verify of a missing tree exits 1', async () => {
   const result = await runCli(['verify', '--dir', path.join(tempDir(), 'nothing')]);
   assert.is(result.code, 1);

@@ -12,12 +12,17 @@ export interface Finished {
 }
 
 /** Runs the real CLI as a child process; `onStderr` may act on progress lines (e.g. send a signal). */
-export function runCli(args: string[], options: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<Finished> {
+type Watcher = (text: string, child: ReturnType<typeof spawn>) => void;
+
+export function runCli(args: string[], options: { onStderr?: Watcher; onStdout?: Watcher } = {}): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (data) => (stdout += data));
+    child.stdout.on('data', (data) => {
+      stdout += data;
+      options.onStdout?.(stdout, child);
+    });
     child.stderr.on('data', (data) => {
       stderr += data;
       options.onStderr?.(stderr, child);
