@@ -56,17 +56,31 @@ async function readInput(db: Database, inputDir: string, contract: FileContract)
     if (sourceType === undefined) {
       throw new UserError(`${contract.file}: missing column "${column.name}" (expected ${column.expected}); the file has ${[...types.keys()].join(', ') || 'no columns'}`);
     }
-    const reader = columnReader(column, sourceType);
-    if (!reader) {
-      throw new UserError(`${contract.file}: column "${column.name}" has type ${sourceType}, which does not hold ${column.expected} without loss`);
-    }
-    return reader;
+    return columnReader(column, sourceType) ?? wrongTypeReader(column, sourceType);
   });
   return { contract, path: file, view, columns };
 }
 
 export function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}
+
+const NORMALISED_TYPE = { integer: 'BIGINT', amount: 'HUGEINT', number: 'DOUBLE', date: 'DATE', address: 'VARCHAR', token: 'VARCHAR', text: 'VARCHAR' } as const;
+
+/**
+ * A column whose type cannot hold the contract: every value in it is a violation (reported with
+ * the column type), but an empty table or an all-null nullable column is still valid, as writers
+ * give such columns whatever type they like.
+ */
+function wrongTypeReader(contract: ColumnContract, sourceType: string): ColumnReader {
+  const c = `"${contract.name.replaceAll('"', '""')}"`;
+  return {
+    contract,
+    sourceType,
+    violation: contract.nullable ? `(${c} IS NOT NULL)` : 'true',
+    value: `NULL::${NORMALISED_TYPE[contract.kind]}`,
+    shown: `coalesce(CAST(${c} AS VARCHAR), 'null')`,
+  };
 }
 
 const INTEGER_TYPE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|DECIMAL\(\d+,0\))$/;

@@ -60,7 +60,17 @@ test('balance as DECIMAL(38,0) is read exactly; as DOUBLE it is refused by type'
   const built = await build({ balances: [{ ...row, balance: '12345678901234567890123456789012345678' }] }, { overrides: { balances: { balance: 'DECIMAL(38,0)' } } });
   assert.match(fs.readFileSync(path.join(built.out, `v1/address/${A}/portfolio.json`), 'utf8'), '"balance":12345678901234567890.123456789012345678}');
   const error = await failure({ balances: [row] }, { balances: { balance: 'DOUBLE' } });
-  assert.match(error.message, 'balances.parquet: column "balance" has type DOUBLE');
+  assert.match(error.message, 'balances.parquet: column "balance": 1 row with a value that is not a non-negative integer below 10^38 (raw token units) (column type DOUBLE), e.g. "5.0"');
+});
+
+test('empty tables and all-null nullable columns are valid whatever their column types', async () => {
+  const built = await build(
+    { seasons: [{ season: 1, as_of: null }] },
+    { overrides: { venue_b_accounts: { account: 'INTEGER', owner: 'INTEGER' }, points: { date: 'INTEGER', address: 'INTEGER' }, seasons: { as_of: 'INTEGER' } } },
+  );
+  assert.is(built.json('v1/leaderboard/s1.json').asOf, null);
+  const error = await failure({ seasons: [{ season: 1, as_of: 20251105 }] }, { seasons: { as_of: 'INTEGER' } });
+  assert.match(error.message, 'seasons.parquet: column "as_of": 1 row with a value that is not a real date (DATE or YYYY-MM-DD text) or null (column type INTEGER), e.g. "20251105"');
 });
 
 test('decimals outside 0..36', async () => {
