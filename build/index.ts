@@ -2,11 +2,12 @@
  * The snapshot build: read -> check -> compute -> write -> publish, each stage in its own module.
  * The tree is written into a work folder beside `--out` and swapped in only when complete.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { BuildConfig } from './config.ts';
 import { openDatabase, type Database } from './database.ts';
 import { InterruptedError } from './errors.ts';
-import { FileWriter } from './file-writer.ts';
+import { TreeWriter } from './tree-writer.ts';
 import { Progress } from './progress.ts';
 import { createWorkFolder, publishTree, removeWorkFolder } from './publish.ts';
 import { readInputs } from './read-inputs.ts';
@@ -18,7 +19,6 @@ import { writeWallets } from './write-wallets.ts';
 import { writeSharedFiles } from './write-shared.ts';
 import { dayNumber } from './days.ts';
 import { ManifestWriter } from './manifest.ts';
-import fs from 'node:fs';
 
 export interface BuildSummary {
   wallets: number;
@@ -61,11 +61,11 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const [{ rows: balanceRows } = { rows: 0 }] = await db.rows<{ rows: number }>('SELECT sum(copies)::BIGINT::DOUBLE AS rows FROM balance_rows');
     progress.start('compute snapshots');
     await computeSnapshots(db, config.nowSeconds);
+    const dailyAsOf = await computeDailyAsOf(db, config.lastClosedDay);
+    const prices = await loadPriceBook(db, config.lastClosedDay);
+    const exampleWallet = await findExampleWallet(db);
     progress.start('compute leaderboards');
     const leaderboards = await computeLeaderboards(db, config.lastClosedDay);
-    const dailyAsOf = await computeDailyAsOf(db, config.lastClosedDay);
-    const exampleWallet = await findExampleWallet(db);
-    const prices = await loadPriceBook(db, config.lastClosedDay);
 
     progress.start('write wallets');
     const manifest = config.manifest ? new ManifestWriter(path.join(work.root, 'manifest.sha256')) : null;
@@ -81,7 +81,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       onManifestLines: manifest ? (lines) => manifest.append(lines) : undefined,
     });
     progress.start('write shared files');
-    const writer = new FileWriter(work.tree, 32, manifest ? (file, text) => manifest.add(file, text) : undefined);
+    const writer = new TreeWriter(work.tree, manifest ? (file, text) => manifest.add(file, text) : undefined);
     await writeSharedFiles(writer, leaderboards, {
       format: 1,
       now: config.nowIso,
@@ -90,7 +90,6 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       seasons: leaderboards.map((board) => board.season),
       exampleWallet,
     });
-    await writer.drain();
     await manifest?.close();
     if (interruption.signal.aborted) throw interruption.signal.reason;
 

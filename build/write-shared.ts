@@ -2,9 +2,8 @@
  * The files every shard writes identically: one leaderboard per known season, the no-history
  * answers and the snapshot's meta. Each document is checked against its schema before writing.
  */
-import path from 'node:path';
 import type { z } from 'zod';
-import type { FileWriter } from './file-writer.ts';
+import type { TreeWriter } from './tree-writer.ts';
 import { LeaderboardSchema, type Leaderboard } from '../schemas/leaderboard.ts';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
@@ -20,22 +19,18 @@ import {
   netlifyRedirects,
 } from '../tree/cdn-files.ts';
 
-export async function writeSharedFiles(writer: FileWriter, leaderboards: Leaderboard[], meta: SnapshotMeta): Promise<void> {
+export async function writeSharedFiles(writer: TreeWriter, leaderboards: Leaderboard[], meta: SnapshotMeta): Promise<void> {
   for (const board of leaderboards) await writeDocument(writer, leaderboardFile(board.season), LeaderboardSchema, board);
   await writeDocument(writer, NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema, {});
   await writeDocument(writer, NO_HISTORY_DAILY_FILE, DailyPortfolioSchema, { asOf: meta.dailyAsOf, days: [] });
   await writeDocument(writer, META_FILE, SnapshotMetaSchema, meta);
-  await writeText(writer, OPENAPI_FILE, JSON.stringify(openApiDocument()));
-  await writeText(writer, NETLIFY_HEADERS_FILE, netlifyHeaders());
-  await writeText(writer, NETLIFY_REDIRECTS_FILE, netlifyRedirects(meta.seasons));
-  await writeText(writer, CLOUDFRONT_FUNCTION_FILE, cloudFrontViewerRequest());
+  await writer.write(OPENAPI_FILE, JSON.stringify(openApiDocument()));
+  await writer.write(NETLIFY_HEADERS_FILE, netlifyHeaders());
+  await writer.write(NETLIFY_REDIRECTS_FILE, netlifyRedirects(meta.seasons));
+  await writer.write(CLOUDFRONT_FUNCTION_FILE, cloudFrontViewerRequest());
 }
 
-async function writeText(writer: FileWriter, file: string, text: string): Promise<void> {
-  await writer.writeGroup(path.posix.dirname(file), [[file, text]]);
-}
-
-async function writeDocument<T>(writer: FileWriter, file: string, schema: z.ZodType<T>, document: T): Promise<void> {
+async function writeDocument<T>(writer: TreeWriter, file: string, schema: z.ZodType<T>, document: T): Promise<void> {
   schema.parse(document);
-  await writeText(writer, file, JSON.stringify(document));
+  await writer.write(file, JSON.stringify(document));
 }
