@@ -2,8 +2,8 @@ import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
 
 /**
- * A spot check during the build: a sample of wallet documents (every thousandth) is parsed and
- * validated against its schema, so a regression in the assembly fails the build, not the apps.
+ * A spot check during the build: a sample of wallet documents (the first wallet of every tenth
+ * batch) is parsed and validated against its schema, so a regression in the assembly fails the build, not the apps.
  * `wallet-snapshot verify` checks every file.
  */
 export function checkSampleDocuments(samples: { wallet: string; history: string; daily: string }[]): void {
