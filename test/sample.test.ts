@@ -21,6 +21,14 @@ test('the generator rebuilds data/sample byte for byte from its seed', async () 
   for (const file of fs.readdirSync(SAMPLE)) assert.is(hash(path.join(dir, file)), hash(path.join(SAMPLE, file)), file);
 });
 
+test('with several threads too, a seed gives the same bytes', async () => {
+  const options = { wallets: 300, seed: 5, startDate: '2025-01-01', days: 90, seasonOneEnd: '2025-02-01', rowsPerWallet: 30, threads: 2 };
+  const [one, two] = [tempDir(), tempDir()];
+  await generateDataset({ ...options, outDir: one });
+  await generateDataset({ ...options, outDir: two });
+  for (const file of fs.readdirSync(one)) assert.is(hash(path.join(one, file)), hash(path.join(two, file)), file);
+});
+
 test('the sample builds into a tree that verifies, with the story wallet attributed', async () => {
   const out = path.join(tempDir(), 'public');
   const summary = await buildSnapshot(resolveBuildConfig({ input: SAMPLE, out, now: '2025-11-21T17:00:00Z', progress: 'quiet' }));
