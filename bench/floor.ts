@@ -24,9 +24,7 @@ export function listTree(tree: string): { file: string; size: number }[] {
 
 /** The same writes one after another with synchronous calls (the simplest Node writer). */
 export function measureSyncFloor(files: { file: string; size: number }[], target: string): FloorResult {
-  const largest = files.reduce((max, file) => Math.max(max, file.size), 0);
-  const content = Buffer.alloc(largest, 0x20);
-  fs.rmSync(target, { recursive: true, force: true });
+  const content = prepare(files, target);
   const started = performance.now();
   let bytes = 0;
   for (const { file, size } of files) {
@@ -39,9 +37,7 @@ export function measureSyncFloor(files: { file: string; size: number }[], target
 }
 
 export async function measureFloor(files: { file: string; size: number }[], target: string, concurrency = 64): Promise<FloorResult> {
-  const largest = files.reduce((max, file) => Math.max(max, file.size), 0);
-  const content = Buffer.alloc(largest, 0x20);
-  fs.rmSync(target, { recursive: true, force: true });
+  const content = prepare(files, target);
   const started = performance.now();
   let next = 0;
   let bytes = 0;
@@ -57,4 +53,10 @@ export async function measureFloor(files: { file: string; size: number }[], targ
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
   return { files: files.length, bytes, seconds };
+}
+
+/** An empty target, and bytes enough for the largest file (set up before the clock starts). */
+function prepare(files: { file: string; size: number }[], target: string): Buffer {
+  fs.rmSync(target, { recursive: true, force: true });
+  return Buffer.alloc(files.reduce((max, file) => Math.max(max, file.size), 0), 0x20);
 }

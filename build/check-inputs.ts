@@ -6,7 +6,7 @@
  */
 import type { Database } from './database.ts';
 import { UserError } from './errors.ts';
-import { firstLine, type ColumnReader, type InputFile } from './read-inputs.ts';
+import { scanError, type ColumnReader, type InputFile } from './read-inputs.ts';
 import { tokenIndexSql } from './compute-history.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 
@@ -66,7 +66,7 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
       found.push({ column, rows: Number(result?.bad ?? 0), example: result?.example });
     }
   } catch (error) {
-    throw new UserError(`${input.contract.file}: cannot be read as a Parquet file (${firstLine(error)})`);
+    throw scanError(input.contract.file, error);
   }
   // Reported in the file's column order.
   return input.columns.flatMap((column) => {

@@ -65,6 +65,18 @@ export function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 }
 
+/**
+ * A failure while scanning an input file: a damaged file is the user's to fix; an error in our
+ * own SQL (parser, binder, catalog) is a bug and must not be reported as a damaged file.
+ */
+export function scanError(file: string, error: unknown): Error {
+  if (/^(Parser|Binder|Catalog) Error/.test(firstLine(error))) return error as Error;
+  return new UserError(`${file}: cannot be read as a Parquet file (${firstLine(error)})`);
+}
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const shownSql = (column: string) => `coalesce(CAST(${column} AS VARCHAR), 'null')`;
+
 const NORMALISED_TYPE = { integer: 'BIGINT', amount: 'HUGEINT', number: 'DOUBLE', date: 'DATE', address: 'VARCHAR', token: 'VARCHAR', text: 'VARCHAR' } as const;
 
 /**
@@ -73,13 +85,13 @@ const NORMALISED_TYPE = { integer: 'BIGINT', amount: 'HUGEINT', number: 'DOUBLE'
  * give such columns whatever type they like.
  */
 function wrongTypeReader(contract: ColumnContract, sourceType: string): ColumnReader {
-  const c = `"${contract.name.replaceAll('"', '""')}"`;
+  const c = quoted(contract.name);
   return {
     contract,
     sourceType,
     violation: contract.nullable ? `(${c} IS NOT NULL)` : 'true',
     value: `NULL::${NORMALISED_TYPE[contract.kind]}`,
-    shown: `coalesce(CAST(${c} AS VARCHAR), 'null')`,
+    shown: shownSql(c),
   };
 }
 
@@ -89,8 +101,8 @@ const TEXT_TYPE = 'VARCHAR';
 
 /** The SQL that checks and normalises one column, or null when its type cannot hold the contract. */
 function columnReader(contract: ColumnContract, sourceType: string): ColumnReader | null {
-  const c = `"${contract.name.replaceAll('"', '""')}"`;
-  const shown = `coalesce(CAST(${c} AS VARCHAR), 'null')`;
+  const c = quoted(contract.name);
+  const shown = shownSql(c);
   const isText = sourceType === TEXT_TYPE;
   const make = (violation: string, value: string): ColumnReader => ({
     contract,

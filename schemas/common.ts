@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+/** The formats the interface accepts in a request (SPEC section 5), shared by the preview server,
+ * the OpenAPI document and the CloudFront function. */
+export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+export const SEASON_SEGMENT_PATTERN = /^s[1-9][0-9]*$/;
 
 /** A calendar day as `YYYY-MM-DD` (SPEC section 3: every date in every output). */
 export const DateStringSchema = z
@@ -18,7 +22,6 @@ export function isRealCalendarDate(text: string): boolean {
 /** A finite JSON number (JSON cannot carry NaN or Infinity). */
 export const FiniteNumberSchema = z.number().refine(Number.isFinite, 'not a finite number');
 
-export const AddressPattern = /^0x[0-9a-fA-F]{40}$/;
 export const LowerCaseAddressSchema = z
   .string()
   .regex(/^0x[0-9a-f]{40}$/)

@@ -7,6 +7,7 @@ import { PortfolioHistorySchema } from './portfolio-history.ts';
 import { DailyPortfolioSchema } from './daily-portfolio.ts';
 import { LeaderboardSchema } from './leaderboard.ts';
 import { ErrorBodySchema } from './error.ts';
+import { ADDRESS_PATTERN, DATE_PATTERN, SEASON_SEGMENT_PATTERN } from './common.ts';
 
 export const API_VERSION = '1.1.0';
 
@@ -22,14 +23,14 @@ const addressParameter = {
   in: 'path',
   required: true,
   description: 'wallet address, any letter case',
-  schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+  schema: { type: 'string', pattern: ADDRESS_PATTERN.source },
 };
 const dayParameter = (name: string, description: string) => ({
   name,
   in: 'query',
   required: false,
   description,
-  schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+  schema: { type: 'string', pattern: DATE_PATTERN.source },
 });
 
 export function openApiDocument(): Record<string, unknown> {
@@ -76,7 +77,7 @@ export function openApiDocument(): Record<string, unknown> {
         get: {
           operationId: 'getLeaderboard',
           summary: 'Top 100 wallets of a season by points, with its multiplier schedule',
-          parameters: [{ name: 'season', in: 'path', required: true, description: 's followed by the season number', schema: { type: 'string', pattern: '^s[1-9][0-9]*$' } }],
+          parameters: [{ name: 'season', in: 'path', required: true, description: 's followed by the season number', schema: { type: 'string', pattern: SEASON_SEGMENT_PATTERN.source } }],
           responses: { '200': json('Leaderboard', 'the leaderboard'), ...errors, '400': json('Error', 'malformed or unknown season') },
         },
       },

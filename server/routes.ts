@@ -3,7 +3,7 @@
  * filtered by from/to, or an error. Only paths built here from validated segments ever reach the
  * filesystem, so no request path can read outside the tree.
  */
-import { isRealCalendarDate } from '../schemas/common.ts';
+import { ADDRESS_PATTERN, isRealCalendarDate, SEASON_SEGMENT_PATTERN } from '../schemas/common.ts';
 import { dailyFile, leaderboardFile, NO_HISTORY_DAILY_FILE, NO_HISTORY_PORTFOLIO_FILE, OPENAPI_FILE, portfolioFile } from '../tree/layout.ts';
 
 export type Route =
@@ -13,9 +13,6 @@ export type Route =
   | { kind: 'error'; status: number; message: string };
 
 const MAX_URL_LENGTH = 4096;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const SEASON = /^s[1-9][0-9]*$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const error = (status: number, message: string): Route => ({ kind: 'error', status, message });
 
@@ -40,7 +37,7 @@ export function route(url: string): Route {
   if (resource === 'address' && rest.length >= 2 && rest[1] === 'portfolio' && rest.length <= 3) {
     const [address, , daily] = rest;
     if (rest.length === 3 && daily !== 'daily') return notFound();
-    if (!ADDRESS.test(address!)) return error(400, `The address "${truncate(address!)}" is not 0x followed by 40 hex digits.`);
+    if (!ADDRESS_PATTERN.test(address!)) return error(400, `The address "${truncate(address!)}" is not 0x followed by 40 hex digits.`);
     const wallet = address!.toLowerCase();
     if (rest.length === 2) return { kind: 'file', file: portfolioFile(wallet), fallback: NO_HISTORY_PORTFOLIO_FILE };
     const range = dateRange(queryStart === -1 ? '' : url.slice(queryStart + 1));
@@ -50,7 +47,7 @@ export function route(url: string): Route {
   if (resource === 'leaderboard' && rest.length <= 1) {
     const season = rest[0] ?? '';
     if (season === '') return error(400, 'The season segment is required, e.g. /v1/leaderboard/s1.');
-    if (!SEASON.test(season)) return error(400, `The season "${truncate(season)}" is not s followed by a season number, e.g. s1.`);
+    if (!SEASON_SEGMENT_PATTERN.test(season)) return error(400, `The season "${truncate(season)}" is not s followed by a season number, e.g. s1.`);
     return { kind: 'season', file: leaderboardFile(Number(season.slice(1))), season };
   }
   if (resource === 'openapi.json' && rest.length === 0) return { kind: 'file', file: OPENAPI_FILE };
@@ -75,7 +72,7 @@ function dateRange(query: string): { from: string | null; to: string | null } | 
     if (values.length > 1) return { kind: 'error', status: 400, message: `The query parameter "${name}" is given more than once.` };
     const value = values[0];
     if (value === undefined) continue;
-    if (!DATE.test(value) || !isRealCalendarDate(value)) {
+    if (!isRealCalendarDate(value)) {
       return { kind: 'error', status: 400, message: `The query parameter "${name}" must be a real date as YYYY-MM-DD, not "${truncate(value)}".` };
     }
     bounds[name] = value;

@@ -4,11 +4,10 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
-import { A, B, balance, tempDir, writeInputs } from './helpers/fixtures.ts';
+import { A, B, PINNED_NOW as now, balance, fileHash, tempDir, writeInputs } from './helpers/fixtures.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 
-const now = '2025-11-21T17:00:00Z';
 
 async function buildWithManifest(input: string, root: string, name: string) {
   const manifest = path.join(root, `${name}.sha256`);
@@ -62,8 +61,7 @@ test('the manifest: same input, same hashes; a changed input changes exactly the
   const again = await buildWithManifest(await writeInputs(path.join(root, 'in1'), { balances: rows }), root, 'two');
   assert.equal([...again.hashes].sort(), [...first.hashes].sort());
   for (const [file, hash] of first.hashes) {
-    const crypto = await import('node:crypto');
-    assert.is(crypto.createHash('sha256').update(fs.readFileSync(path.join(first.out, file))).digest('hex'), hash, file);
+    assert.is(fileHash(path.join(first.out, file)), hash, file);
   }
   const changed = await buildWithManifest(
     await writeInputs(path.join(root, 'in2'), { balances: [rows[0]!, { ...rows[1]!, balance: '3' }] }),

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import { balance, tempDir, writeInputs, A } from './helpers/fixtures.ts';
+import { balance, tempDir, writeInputs, A, PINNED_NOW } from './helpers/fixtures.ts';
 import { runCli } from './helpers/process.ts';
 
 test('--help lists the commands and exits 0', async () => {
@@ -28,7 +28,7 @@ test('a successful build exits 0 and prints the summary; verify accepts the tree
     seasons: [{ season: 1, as_of: '2025-11-05' }],
   });
   const out = path.join(root, 'public');
-  const result = await runCli(['build', '--input', input, '--out', out, '--now', '2025-11-21T17:00:00Z']);
+  const result = await runCli(['build', '--input', input, '--out', out, '--now', PINNED_NOW]);
   assert.is(result.code, 0, result.stderr);
   assert.match(result.stdout, /built .*public: 1 wallets, 10 files, [\d.]+ (B|KiB) in /);
   assert.match(result.stdout, 'asOf: daily 2025-11-20; leaderboards s1 null (0 participants)');
@@ -60,7 +60,7 @@ test('serve prints its URL and examples, answers, and stops cleanly on SIGTERM; 
     seasons: [{ season: 1, as_of: null }],
   });
   const out = path.join(root, 'public');
-  assert.is((await runCli(['build', '--input', input, '--out', out, '--now', '2025-11-21T17:00:00Z'])).code, 0);
+  assert.is((await runCli(['build', '--input', input, '--out', out, '--now', PINNED_NOW])).code, 0);
   let url = '';
   const server = await runCli(['serve', '--dir', out, '--port', '0'], {
     onStdout: (text, child) => {

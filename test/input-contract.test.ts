@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, RawSql, SUB, balance, build, tempDir, thrown, writeInputs, type Tables, type TypeOverrides } from './helpers/fixtures.ts';
+import { A, B, RawSql, SUB, balance, build, tempDir, thrown, writeInputs, type Tables, type TypeOverrides, PINNED_NOW } from './helpers/fixtures.ts';
 import { UserError } from '../build/errors.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
@@ -146,7 +146,7 @@ test('all violations are reported together', async () => {
 
 test('a missing file, a missing column, an unreadable file, a bad --now, a missing input folder', async () => {
   const dir = await writeInputs(tempDir(), {});
-  const run = (input: string, now = '2025-11-21T17:00:00Z') =>
+  const run = (input: string, now = PINNED_NOW) =>
     buildSnapshot(resolveBuildConfig({ input, out: path.join(tempDir(), 'out'), now, progress: 'quiet' }));
   const rejects = async (action: () => Promise<unknown>, pattern: RegExp) => {
     const error = await thrown(action);

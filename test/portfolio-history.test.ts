@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, balance, build, unix } from './helpers/fixtures.ts';
+import { A, B, balance, build, unix, PINNED_NOW } from './helpers/fixtures.ts';
 
 const empty = { uty: [], yuty: [], venueASy: [], venueBYuty: [], venueBUsdc: [], venueAYt: [], venueALp: [] };
 const file = (address: string) => `v1/address/${address}/portfolio.json`;
@@ -24,7 +24,7 @@ test('one snapshot per changing transaction, all seven token keys in order, exac
 });
 
 test('rows after now do not count; a wallet with no snapshot has no file', async () => {
-  const now = '2025-11-21T17:00:00Z';
+  const now = PINNED_NOW;
   const built = await build({
     balances: [
       balance({ address: A, block_number: 1, timestamp: unix(now) + 1, balance: '5' }),

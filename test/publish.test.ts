@@ -1,28 +1,15 @@
 /** SPEC section 6: the tree at --out is replaced only by a complete tree, and never damaged. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, balance, tempDir, writeInputs } from './helpers/fixtures.ts';
+import { A, B, PINNED_NOW as now, balance, tempDir, treeHashes, writeInputs } from './helpers/fixtures.ts';
 import { runCli } from './helpers/process.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { generateDataset } from '../data/generate.ts';
 
-/** Every file under `dir` with the hash of its bytes. */
-function fingerprint(dir: string): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    result[path.relative(dir, file)] = crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-  }
-  return result;
-}
-
 const leftovers = (root: string) => fs.readdirSync(root).filter((name) => name.includes('.build-'));
-const now = '2025-11-21T17:00:00Z';
 
 test('a rebuild replaces the whole tree: files of wallets that are gone disappear', async () => {
   const root = tempDir();
@@ -43,11 +30,11 @@ test('a failed build leaves the previous tree byte for byte and no work folder',
   const good = await writeInputs(path.join(root, 'good'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
   const bad = await writeInputs(path.join(root, 'bad'), { balances: [balance({ address: 'nope', block_number: 1, balance: '1' })] });
   await buildSnapshot(resolveBuildConfig({ input: good, out, now, progress: 'quiet' }));
-  const before = fingerprint(out);
+  const before = [...treeHashes(out)].sort();
   const result = await runCli(['build', '--input', bad, '--out', out, '--now', now]);
   assert.is(result.code, 1);
   assert.match(result.stderr, 'balances.parquet: column "address"');
-  assert.equal(fingerprint(out), before);
+  assert.equal([...treeHashes(out)].sort(), before);
   assert.equal(leftovers(root), []);
 });
 
@@ -58,7 +45,7 @@ test('Ctrl-C in the middle of a build: exit 130, previous tree untouched, no wor
   await generateDataset({ outDir: input, wallets: 3000, seed: 7, startDate: '2025-06-01', days: 150, seasonOneEnd: '2025-09-01', rowsPerWallet: 20 });
   const previous = await writeInputs(path.join(root, 'previous'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
   await buildSnapshot(resolveBuildConfig({ input: previous, out, now, progress: 'quiet' }));
-  const before = fingerprint(out);
+  const before = [...treeHashes(out)].sort();
   let sent = false;
   const result = await runCli(['build', '--input', input, '--out', out, '--now', now, '--progress', 'lines'], {
     onStderr: (text, child) => {
@@ -71,7 +58,7 @@ test('Ctrl-C in the middle of a build: exit 130, previous tree untouched, no wor
   assert.ok(sent, 'the build never reached the wallet stage');
   assert.is(result.code, 130, result.stderr);
   assert.match(result.stderr, 'interrupted by SIGINT');
-  assert.equal(fingerprint(out), before);
+  assert.equal([...treeHashes(out)].sort(), before);
   assert.equal(leftovers(root), []);
 });
 

@@ -9,10 +9,10 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { build, type Row } from './helpers/fixtures.ts';
+import { build, type Row, PINNED_NOW } from './helpers/fixtures.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 
-const NOW = '2025-11-21T17:00:00Z';
+const NOW = PINNED_NOW;
 const LAST_DAY = '2025-11-20';
 const CHAINS = [1, 10];
 const TOKENS = ['uty', 'venueBUsdc', 'venueALp'] as const;

@@ -1,10 +1,9 @@
 /** The bundled sample: reproducible from its seed, and its build conforms to every schema. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from './helpers/fixtures.ts';
+import { fileHash as hash, PINNED_NOW, tempDir } from './helpers/fixtures.ts';
 import { ROOT } from './helpers/process.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
@@ -13,7 +12,6 @@ import { generateDataset } from '../data/generate.ts';
 import { SAMPLE_OPTIONS, STORY_WALLET } from '../data/generate-sample.ts';
 
 const SAMPLE = path.join(ROOT, 'data/sample');
-const hash = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 test('the generator rebuilds data/sample byte for byte from its seed', async () => {
   const dir = tempDir();
@@ -31,7 +29,7 @@ test('with several threads too, a seed gives the same bytes', async () => {
 
 test('the sample builds into a tree that verifies, with the story wallet attributed', async () => {
   const out = path.join(tempDir(), 'public');
-  const summary = await buildSnapshot(resolveBuildConfig({ input: SAMPLE, out, now: '2025-11-21T17:00:00Z', progress: 'quiet' }));
+  const summary = await buildSnapshot(resolveBuildConfig({ input: SAMPLE, out, now: PINNED_NOW, progress: 'quiet' }));
   assert.ok(summary.wallets >= 40);
   const result = await verifyTree(out);
   assert.equal(result.failures, []);

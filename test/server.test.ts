@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, SUB, balance, build, tempDir, unix, writeInputs, type Built } from './helpers/fixtures.ts';
+import { A, B, SUB, balance, build, tempDir, unix, writeInputs, type Built, PINNED_NOW } from './helpers/fixtures.ts';
 import { request, withServer } from './helpers/http.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
@@ -185,7 +185,7 @@ Server('hostile paths get a 4xx, never a file from outside the tree, and the ser
 Server('a tree rebuilt into the served folder is served at once', async () => {
   const root = tempDir();
   const out = path.join(root, 'public');
-  const now = '2025-11-21T17:00:00Z';
+  const now = PINNED_NOW;
   const first = await writeInputs(path.join(root, 'one'), { balances: [balance({ address: A, block_number: 1, balance: '1' })], seasons: [{ season: 1, as_of: null }] });
   const second = await writeInputs(path.join(root, 'two'), { balances: [balance({ address: B, block_number: 1, balance: '1' })], seasons: [{ season: 1, as_of: null }, { season: 2, as_of: null }] });
   await buildSnapshot(resolveBuildConfig({ input: first, out, now, progress: 'quiet' }));

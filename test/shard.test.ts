@@ -1,25 +1,12 @@
 /** `build --shard K/N`: the union of the N shard trees is the unsharded tree, byte for byte. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from './helpers/fixtures.ts';
+import { PINNED_NOW as now, tempDir, treeHashes } from './helpers/fixtures.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { generateDataset } from '../data/generate.ts';
 
-const now = '2025-11-21T17:00:00Z';
-
-function files(dir: string): Map<string, string> {
-  const result = new Map<string, string>();
-  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    result.set(path.relative(dir, file), crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex'));
-  }
-  return result;
-}
 
 test('4 shards: disjoint wallets, identical shared files, union equal to the unsharded tree', async () => {
   const root = tempDir();
@@ -27,7 +14,7 @@ test('4 shards: disjoint wallets, identical shared files, union equal to the uns
   await generateDataset({ outDir: input, wallets: 300, seed: 11, startDate: '2025-06-01', days: 120, seasonOneEnd: '2025-08-01', rowsPerWallet: 15 });
   const whole = path.join(root, 'whole');
   const summary = await buildSnapshot(resolveBuildConfig({ input, out: whole, now, progress: 'quiet' }));
-  const expected = files(whole);
+  const expected = treeHashes(whole);
 
   const union = new Map<string, string>();
   let wallets = 0;
@@ -36,7 +23,7 @@ test('4 shards: disjoint wallets, identical shared files, union equal to the uns
     const shard = await buildSnapshot(resolveBuildConfig({ input, out, now, shard: `${k}/4`, progress: 'quiet' }));
     assert.ok(shard.wallets > 30 && shard.wallets < 120, `shard ${k} has ${shard.wallets} wallets`);
     wallets += shard.wallets;
-    for (const [file, hash] of files(out)) {
+    for (const [file, hash] of treeHashes(out)) {
       const isWalletFile = file.startsWith('v1/address/');
       if (union.has(file)) {
         assert.not.ok(isWalletFile, `${file} is written by two shards`);

@@ -8,6 +8,7 @@
  *   `_snapshot/cloudfront/viewer-request.js`, a CloudFront Function, rewrites the paths the same
  *   way and answers 400/404/405 for what cannot be a document.
  */
+import { ADDRESS_PATTERN, SEASON_SEGMENT_PATTERN } from '../schemas/common.ts';
 import { CORS_HEADERS, DOCUMENT_CACHE_CONTROL, ERROR_CACHE_CONTROL, JSON_CONTENT_TYPE } from './http-headers.ts';
 
 export const NETLIFY_HEADERS_FILE = '_headers';
@@ -64,7 +65,7 @@ function handler(event) {
   var uri = request.uri;
   var address = uri.match(/^\\/v1\\/address\\/([^\\/]*)\\/portfolio(\\/daily)?$/);
   if (address) {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(address[1])) {
+    if (!${ADDRESS_PATTERN}.test(address[1])) {
       return error(400, 'Bad Request', 'The address is not 0x followed by 40 hex digits.');
     }
     request.uri = '/v1/address/' + address[1].toLowerCase() + '/portfolio' + (address[2] || '') + '.json';
@@ -72,7 +73,7 @@ function handler(event) {
   }
   var season = uri.match(/^\\/v1\\/leaderboard\\/([^\\/]*)$/);
   if (season) {
-    if (!/^s[1-9][0-9]*$/.test(season[1])) {
+    if (!${SEASON_SEGMENT_PATTERN}.test(season[1])) {
       return error(400, 'Bad Request', 'The season is not s followed by a season number, e.g. s1.');
     }
     request.uri = '/v1/leaderboard/' + season[1] + '.json';

@@ -32,11 +32,6 @@ export function leaderboardFile(season: number): string {
   return `${LEADERBOARD_DIR}/s${season}.json`;
 }
 
-/** The `/v1` URL path a tree file answers, or null for files that are not endpoints. */
-export function urlPathOf(file: string): string | null {
-  return file.startsWith('v1/') && file.endsWith('.json') ? `/${file.slice(0, -'.json'.length)}` : null;
-}
-
 export function resolveInTree(root: string, file: string): string {
   return path.join(root, ...file.split('/'));
 }

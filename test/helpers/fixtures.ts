@@ -3,6 +3,7 @@
  * Tables left out are written empty (with their columns); tokens default to every key on chains
  * 1, 10 and 8453 with 18 decimals (venueBUsdc: 6).
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,22 @@ let connection: DuckDBConnection | null = null;
 async function duck(): Promise<DuckDBConnection> {
   connection ??= await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
   return connection;
+}
+
+/** sha256 of a file's bytes. */
+export function fileHash(file: string): string {
+  return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/** Every file under `dir` (relative path) with the sha256 of its bytes. */
+export function treeHashes(dir: string): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    result.set(path.relative(dir, file), fileHash(file));
+  }
+  return result;
 }
 
 export function tempDir(prefix = 'ws-test-'): string {
