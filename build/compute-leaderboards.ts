@@ -2,7 +2,10 @@
  * SPEC 3.4 (leaderboard): one document per known season, computed in SQL over all points rows.
  */
 import type { Database } from './database.ts';
+import type { DuckDBVector } from '@duckdb/node-api';
 import type { Leaderboard } from '../schemas/leaderboard.ts';
+import { UserError } from './errors.ts';
+import { binnedPartsSql, roundBinnedSum } from './exact-sum.ts';
 
 export const LEADERBOARD_SIZE = 100;
 
@@ -25,22 +28,15 @@ export async function computeLeaderboards(db: Database, lastClosedDay: string): 
      FROM cutoffs c LEFT JOIN latest l ON l.season = c.season`,
     { last: lastClosedDay },
   );
-  // Only rows dated <= A count; rows repeating (season, date, address) add up. fsum (compensated
-  // summation) makes the total independent of the row order of the export.
+  await computePointTotals(db);
   await db.run(`
     CREATE TABLE participants AS
-    WITH totals AS (
-      SELECT p.season, p.address, fsum(p.points) AS total_points,
-             coalesce(fsum(p.points) FILTER (WHERE p.date = d.day), 0) AS daily_rate
-      FROM points p JOIN season_days d ON d.season = p.season AND p.date <= d.day
-      GROUP BY p.season, p.address
-    )
-    SELECT *,
-           rank() OVER (PARTITION BY season ORDER BY total_points DESC) AS rank,
-           row_number() OVER (PARTITION BY season ORDER BY total_points DESC, address) AS position_in_order,
-           count(*) OVER (PARTITION BY season) AS total_participants
-    FROM totals
-    WHERE total_points > 0`);
+    SELECT w.season, w.address, t.total_points, t.daily_rate,
+           rank() OVER (PARTITION BY w.season ORDER BY t.total_points DESC) AS rank,
+           row_number() OVER (PARTITION BY w.season ORDER BY t.total_points DESC, w.address) AS position_in_order,
+           count(*) OVER (PARTITION BY w.season) AS total_participants
+    FROM point_totals t JOIN point_wallets w ON w.wallet_key = t.wallet_key
+    WHERE t.total_points > 0`);
 
   const seasons = await db.rows<{ season: number; as_of: string | null; total_participants: number }>(`
     SELECT d.season::INTEGER AS season, strftime(d.day, '%Y-%m-%d') AS as_of, coalesce(max(p.total_participants), 0)::INTEGER AS total_participants
@@ -67,4 +63,74 @@ export async function computeLeaderboards(db: Database, lastClosedDay: string): 
       .filter((row) => row.season === season.season)
       .map((row) => ({ rank: row.rank, user: row.user, totalPoints: row.total_points, dailyRate: row.daily_rate })),
   }));
+}
+
+/**
+ * `point_totals`: per (season, wallet), the sum of its points dated <= A and of those dated A,
+ * each the exact sum rounded once (exact-sum.ts). Rows repeating (season, date, address) add up.
+ * SQL sums each wallet's exact binned parts; the few bins of each wallet are streamed here,
+ * rounded, and appended back.
+ */
+async function computePointTotals(db: Database): Promise<void> {
+  const { bin, part } = binnedPartsSql('p.points');
+  await db.run(`
+    CREATE TABLE point_parts AS
+    WITH parts AS (
+      SELECT p.season, p.address, p.date = d.day AS on_day, ${bin} AS bin, ${part} AS part
+      FROM points p JOIN season_days d ON d.season = p.season AND p.date <= d.day
+      WHERE p.points <> 0
+    )
+    SELECT season, address, bin, sum(part) AS total_part, coalesce(sum(part) FILTER (WHERE on_day), 0) AS daily_part
+    FROM parts GROUP BY season, address, bin`);
+  await db.run(`
+    CREATE TABLE point_wallets AS
+    SELECT season, address, (row_number() OVER (ORDER BY season, address))::INTEGER AS wallet_key
+    FROM (SELECT DISTINCT season, address FROM point_parts)`);
+  await db.run('CREATE TABLE point_totals (wallet_key INTEGER, total_points DOUBLE, daily_rate DOUBLE)');
+
+  const appender = await db.connection.createAppender('point_totals');
+  const result = await db.connection.stream(`
+    SELECT w.wallet_key, p.bin, p.total_part, p.daily_part
+    FROM point_parts p JOIN point_wallets w ON w.season = p.season AND w.address = p.address
+    ORDER BY w.wallet_key, p.bin`);
+  let key = -1;
+  let bins: number[] = [];
+  let totals: bigint[] = [];
+  let dailies: bigint[] = [];
+  const append = () => {
+    const totalPoints = roundBinnedSum(bins, totals);
+    const dailyRate = roundBinnedSum(bins, dailies);
+    if (!Number.isFinite(totalPoints) || !Number.isFinite(dailyRate)) {
+      throw new UserError('points.parquet: column "points": a wallet\'s points in one season add up beyond the largest JSON number');
+    }
+    appender.appendInteger(key);
+    appender.appendDouble(totalPoints);
+    appender.appendDouble(dailyRate);
+    appender.endRow();
+  };
+  try {
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      const [keys, binColumn, totalColumn, dailyColumn] = [0, 1, 2, 3].map((column) => chunk.getColumnVector(column)) as [
+        DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<bigint>, DuckDBVector<bigint>,
+      ];
+      for (let row = 0; row < chunk.rowCount; row++) {
+        const rowKey = keys.getItem(row)!;
+        if (rowKey !== key) {
+          if (key !== -1) append();
+          key = rowKey;
+          bins = [];
+          totals = [];
+          dailies = [];
+        }
+        bins.push(binColumn.getItem(row)!);
+        totals.push(totalColumn.getItem(row)!);
+        dailies.push(dailyColumn.getItem(row)!);
+      }
+    }
+    if (key !== -1) append();
+  } finally {
+    appender.closeSync();
+  }
 }

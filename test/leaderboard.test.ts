@@ -47,6 +47,40 @@ test('competition ranks, ties ordered by address, dailyRate on A, multipliers by
   });
 });
 
+test('totalPoints and dailyRate are the exact sum rounded once, whatever the row order (math.fsum)', async () => {
+  const F = '0x' + 'f'.repeat(40);
+  const G = '0x' + '1'.repeat(40);
+  const H = '0x' + '2'.repeat(40);
+  const row = (address: string, date: string, points: number) => ({ season: 1, date, address, points });
+  const built = await build({
+    seasons: [{ season: 1, as_of: null }],
+    points: [
+      // The same three values in opposite orders: added left to right they differ in the last bit.
+      row(A, '2025-11-01', 0.1), row(A, '2025-11-01', 0.2), row(A, '2025-11-01', 0.3),
+      row(B, '2025-11-01', 0.3), row(B, '2025-11-01', 0.2), row(B, '2025-11-01', 0.1),
+      // Cancellation that compensated summation can lose, and ten tenths.
+      row(C, '2025-11-02', 1e20), row(C, '2025-11-03', 1), row(C, '2025-11-04', -1e20),
+      ...Array.from({ length: 10 }, () => row(D, '2025-11-05', 0.1)),
+      // Just above a tie (1 + 2^-53 alone rounds to even, down to 1), and a sum spanning 600 binades.
+      row(E, '2025-11-06', 1), row(E, '2025-11-06', 2 ** -53), row(E, '2025-11-06', 2 ** -80),
+      row(F, '2025-11-07', 1e300), row(F, '2025-11-07', 1e-300),
+      // Subnormal values, and the day A itself: three tenths on 2025-11-19.
+      row(G, '2025-11-08', 5e-324), row(G, '2025-11-08', 5e-324),
+      row(H, '2025-11-19', 0.1), row(H, '2025-11-19', 0.1), row(H, '2025-11-19', 0.1),
+    ],
+  });
+  assert.equal(built.json(board(1)).entries, [
+    { rank: 1, user: F, totalPoints: 1e300, dailyRate: 0 },
+    { rank: 2, user: E, totalPoints: 1.0000000000000002, dailyRate: 0 },
+    { rank: 3, user: C, totalPoints: 1, dailyRate: 0 },
+    { rank: 3, user: D, totalPoints: 1, dailyRate: 0 },
+    { rank: 5, user: A, totalPoints: 0.6, dailyRate: 0 },
+    { rank: 5, user: B, totalPoints: 0.6, dailyRate: 0 },
+    { rank: 7, user: H, totalPoints: 0.30000000000000004, dailyRate: 0.30000000000000004 },
+    { rank: 8, user: G, totalPoints: 1e-323, dailyRate: 0 },
+  ]);
+});
+
 test('at most 100 entries; totalParticipants counts every wallet with points > 0', async () => {
   const points = Array.from({ length: 105 }, (_, i) => ({
     season: 1, date: '2025-11-01', address: `0x${i.toString(16).padStart(40, '0')}`, points: 1000 - i,
