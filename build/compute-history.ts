@@ -63,30 +63,12 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
                                  ORDER BY block_number, tx_first_log, tx ROWS UNBOUNDED PRECEDING) AS raw_balance
         FROM transactions
         WHERE change <> 0
-      ),
-      dated AS (
-        SELECT s.chain_id, s.wallet, s.token_index, s.block_number, s.tx_first_log, s.tx, s.ts,
-               CASE WHEN s.ts >= d.starts_at THEN d.day ELSE d.day - 1 END AS day,
-               t.decimals, s.raw_balance::VARCHAR AS raw_text
-        FROM summed s
-        JOIN tokens t ON t.chain_id = s.chain_id AND t.token_index = s.token_index
-        JOIN new_york_days d ON d.day = floor((s.ts - 4 * 3600) / 86400)::BIGINT
-      ),
-      -- Exact decimal text of raw / 10^decimals, cut out of the integer's digits: amounts stay
-      -- integers until this last step and go to the JSON as written, so no digit is lost to
-      -- floating point (SPEC 3.1, "scaled last"). Text is much cheaper here than HUGEINT division.
-      padded AS (
-        SELECT *, CASE WHEN length(raw_text) <= decimals THEN repeat('0', (decimals + 1 - length(raw_text))::INTEGER) || raw_text
-                       ELSE raw_text END AS digits
-        FROM dated
-      ),
-      split AS (
-        SELECT *, left(digits, length(digits) - decimals) AS whole, rtrim(right(digits, decimals::INTEGER), '0') AS fraction
-        FROM padded
       )
-      SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, ts, day,
-             CASE WHEN decimals = 0 THEN raw_text WHEN fraction = '' THEN whole ELSE whole || '.' || fraction END AS balance_text
-      FROM split`,
+      -- The sum stays an exact HUGEINT: it becomes decimal text on a writer thread (exact-amount.ts).
+      SELECT s.chain_id, s.wallet, s.token_index, s.block_number, s.tx_first_log, s.tx, s.ts,
+             CASE WHEN s.ts >= d.starts_at THEN d.day ELSE d.day - 1 END AS day, s.raw_balance
+      FROM summed s
+      JOIN new_york_days d ON d.day = floor((s.ts - 4 * 3600) / 86400)::BIGINT`,
       { now: nowSeconds },
     );
   } catch (error) {

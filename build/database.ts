@@ -6,6 +6,8 @@ export interface Database {
   run(sql: string, values?: Record<string, DuckDBValue>): Promise<void>;
   /** Runs a query whose result is small (a few hundred rows at most) and returns row objects. */
   rows<T = Record<string, unknown>>(sql: string, values?: Record<string, DuckDBValue>): Promise<T[]>;
+  /** Another connection to the same database, for a second result read alongside the first. */
+  connect(): Promise<DuckDBConnection>;
   close(): void;
 }
 
@@ -41,6 +43,9 @@ export async function openDatabase(options: { file: string; threads: number; mem
       const reader: DuckDBMaterializedResult = await profile(sql, () => connection.run(sql, values));
       const result = await reader.getRowObjectsJS();
       return result as T[];
+    },
+    connect() {
+      return instance.connect();
     },
     close() {
       connection.disconnectSync();

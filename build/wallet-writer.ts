@@ -12,7 +12,7 @@ import { historyDocument } from './compute-history.ts';
 import { dailyDocument, type DailyStats, type PriceBook } from './compute-daily.ts';
 import { checkSampleDocuments } from './check-output.ts';
 import { dayText } from './days.ts';
-import { walletsOf, type WalletBatch } from './wallet-batch.ts';
+import { walletsOf, type AmountFormat, type WalletBatch } from './wallet-batch.ts';
 import { dailyFile, portfolioFile } from '../tree/layout.ts';
 
 export interface WriterSetup {
@@ -20,6 +20,7 @@ export interface WriterSetup {
   dailyAsOf: string | null;
   lastDay: number;
   prices: PriceBook;
+  format: AmountFormat;
   manifest: boolean;
 }
 
@@ -37,13 +38,13 @@ export interface WriterReply {
 let setup: WriterSetup | null = null;
 
 function writeBatch(batch: WalletBatch, sample: boolean): WriterReply {
-  const { root, dailyAsOf, lastDay, prices, manifest } = setup!;
+  const { root, dailyAsOf, lastDay, prices, format, manifest } = setup!;
   const stats: DailyStats = { positionsWithoutPrice: 0 };
   let files = 0;
   let bytes = 0;
   let manifestLines = '';
   let first = true;
-  for (const { wallet, series } of walletsOf(batch)) {
+  for (const { wallet, series } of walletsOf(batch, format)) {
     const history = historyDocument(series, dayText);
     const daily = dailyDocument(series, dailyAsOf, lastDay, prices, stats);
     if (sample && first) checkSampleDocuments([{ wallet, history, daily }]);

@@ -4,12 +4,15 @@
  * threads, which assemble both documents of each wallet (history, then daily) and write them.
  * Only a few batches are ever held in memory.
  */
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
 import type { Database } from './database.ts';
 import type { Shard } from './config.ts';
 import type { Progress } from './progress.ts';
 import type { PriceBook } from './compute-daily.ts';
 import { shardFilterSql } from './shard.ts';
-import { WalletBatchBuilder } from './wallet-batch.ts';
+import { WalletBatchBuilder, type AmountFormat } from './wallet-batch.ts';
+import { limbColumnsSql } from './exact-amount.ts';
+import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { WriterPool } from './writer-pool.ts';
 
 export interface WalletWriteOptions {
@@ -37,20 +40,22 @@ const BATCH_SNAPSHOTS = 20_000;
 const SAMPLE_EVERY_BATCHES = 10;
 
 export async function writeWallets(db: Database, options: WalletWriteOptions): Promise<WalletWriteResult> {
-  const where = shardFilterSql(options.shard, 'a.address');
+  const inShard = options.shard === null ? 'true' : `s.wallet IN (SELECT id FROM addresses WHERE ${shardFilterSql(options.shard, 'address')})`;
   const [{ wallets: total } = { wallets: 0 }] = await db.rows<{ wallets: number }>(
-    `SELECT count(DISTINCT s.wallet)::INTEGER AS wallets FROM snapshots s JOIN addresses a ON a.id = s.wallet WHERE ${where}`,
+    `SELECT count(DISTINCT s.wallet)::INTEGER AS wallets FROM snapshots s WHERE ${inShard}`,
   );
+  const format = await loadAmountFormat(db);
   // Address ids are numbered in address order, so wallets arrive in address order.
   const result = await db.connection.stream(`
-    SELECT a.address AS wallet, s.chain_id::VARCHAR AS chain_text, s.token_index, s.day, s.ts::DOUBLE AS ts, s.balance_text
-    FROM snapshots s JOIN addresses a ON a.id = s.wallet
-    WHERE ${where}
+    SELECT s.wallet, c.chain_index, s.token_index, s.day, s.ts::DOUBLE AS ts, ${limbColumnsSql('s.raw_balance')}
+    FROM snapshots s JOIN chains c ON c.chain_id = s.chain_id
+    WHERE ${inShard}
     ORDER BY s.wallet, s.chain_id, s.token_index, s.block_number, s.tx_first_log, s.tx`);
+  const addresses = await AddressCursor.open(db);
 
   const pool = new WriterPool(
     options.writerThreads,
-    { root: options.root, dailyAsOf: options.dailyAsOf, lastDay: options.lastDay, prices: options.prices, manifest: Boolean(options.onManifestLines) },
+    { root: options.root, dailyAsOf: options.dailyAsOf, lastDay: options.lastDay, prices: options.prices, format, manifest: Boolean(options.onManifestLines) },
     options.onManifestLines,
   );
   let done = 0;
@@ -62,34 +67,92 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
     options.progress.tick(done, total, 'wallets');
   };
   try {
-    let wallet: string | null = null;
-    let chain: string | null = null;
+    let wallet = -1;
+    let chain = -1;
     let token = -1;
     for (;;) {
       if (options.signal.aborted) throw options.signal.reason;
       const chunk = await result.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;
-      const [wallets, chains, tokens, days, timestamps, balances] = chunk.getColumns() as [
-        string[], string[], number[], number[], number[], string[],
-      ];
+      const [wallets, chains, tokens, days, timestamps, limbs3, limbs2, limbs1, limbs0] = Array.from(
+        { length: chunk.columnCount },
+        (_, column) => chunk.getColumnVector(column) as DuckDBVector<number>,
+      ) as [DuckDBVector<number>, ...DuckDBVector<number>[]];
       for (let row = 0; row < chunk.rowCount; row++) {
-        if (wallets[row] !== wallet) {
+        const rowWallet = wallets.getItem(row)!;
+        if (rowWallet !== wallet) {
           if (builder.snapshotCount >= BATCH_SNAPSHOTS) await submit();
-          wallet = wallets[row]!;
-          builder.startWallet(wallet);
-          chain = null;
+          wallet = rowWallet;
+          builder.startWallet(await addresses.addressOf(wallet));
+          chain = -1;
         }
-        if (chains[row] !== chain || tokens[row] !== token) {
-          chain = chains[row]!;
-          token = tokens[row]!;
+        const rowChain = chains!.getItem(row)!;
+        const rowToken = tokens!.getItem(row)!;
+        if (rowChain !== chain || rowToken !== token) {
+          chain = rowChain;
+          token = rowToken;
           builder.startSeries(chain, token);
         }
-        builder.addSnapshot(days[row]!, timestamps[row]!, balances[row]!);
+        builder.addSnapshot(days!.getItem(row)!, timestamps!.getItem(row)!, limbs3!.getItem(row)!, limbs2!.getItem(row)!, limbs1!.getItem(row)!, limbs0!.getItem(row)!);
       }
     }
     if (builder.walletCount > 0) await submit();
   } finally {
+    addresses.close();
     await pool.close();
   }
   return { wallets: done, files: pool.files, bytes: pool.bytes, positionsWithoutPrice: pool.positionsWithoutPrice };
+}
+
+/** Chains get dense indexes in chain ID order; the writer threads get their text and the decimals. */
+async function loadAmountFormat(db: Database): Promise<AmountFormat> {
+  await db.run(`
+    CREATE TABLE chains AS
+    SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS chain_index, chain_id::VARCHAR AS chain_text
+    FROM (SELECT DISTINCT chain_id FROM tokens)`);
+  const chains = await db.rows<{ chain_text: string }>('SELECT chain_text FROM chains ORDER BY chain_index');
+  const tokens = await db.rows<{ chain_index: number; token_index: number; decimals: number }>(
+    'SELECT c.chain_index, t.token_index::INTEGER AS token_index, t.decimals::INTEGER AS decimals FROM tokens t JOIN chains c ON c.chain_id = t.chain_id',
+  );
+  const decimals = new Array<number>(chains.length * TOKEN_KEYS.length).fill(-1);
+  for (const token of tokens) decimals[token.chain_index * TOKEN_KEYS.length + token.token_index] = token.decimals;
+  return { chains: chains.map((chain) => chain.chain_text), decimals };
+}
+
+/**
+ * Addresses by id, read in id order on a second connection alongside the snapshot stream: each
+ * wallet's address is decoded once instead of on every one of its rows.
+ */
+class AddressCursor {
+  /** Held while its vectors are read: they point into the chunk's memory. */
+  private chunk: DuckDBDataChunk | null = null;
+  private ids: DuckDBVector<number> | null = null;
+  private texts: DuckDBVector<string> | null = null;
+  private row = 0;
+
+  private constructor(private readonly connection: DuckDBConnection, private readonly result: DuckDBResult) {}
+
+  static async open(db: Database): Promise<AddressCursor> {
+    const connection = await db.connect();
+    return new AddressCursor(connection, await connection.stream('SELECT id, address FROM addresses ORDER BY id'));
+  }
+
+  /** The address of `id`; ids must be asked for in ascending order. */
+  async addressOf(id: number): Promise<string> {
+    for (;;) {
+      for (; this.row < (this.chunk?.rowCount ?? 0); this.row++) {
+        if (this.ids!.getItem(this.row) === id) return this.texts!.getItem(this.row)!;
+      }
+      const chunk = await this.result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) throw new Error(`no address for wallet id ${id}`);
+      this.chunk = chunk;
+      this.ids = chunk.getColumnVector(0) as DuckDBVector<number>;
+      this.texts = chunk.getColumnVector(1) as DuckDBVector<string>;
+      this.row = 0;
+    }
+  }
+
+  close(): void {
+    this.connection.disconnectSync();
+  }
 }
