@@ -55,7 +55,8 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
 
   const pool = new WriterPool(
     options.writerThreads,
-    { root: options.root, dailyAsOf: options.dailyAsOf, lastDay: options.lastDay, prices: options.prices, format, manifest: Boolean(options.onManifestLines) },
+    options.root,
+    { dailyAsOf: options.dailyAsOf, lastDay: options.lastDay, prices: options.prices, format, manifest: Boolean(options.onManifestLines) },
     options.onManifestLines,
   );
   let done = 0;

@@ -1,0 +1,93 @@
+/**
+ * A document thread: assembles both documents of each wallet of a batch (history, then daily)
+ * into one buffer and hands it to the file thread. Assembling is JavaScript work that runs on as
+ * many threads as there are cores; writing is kernel work that runs best from one thread (see
+ * file-thread.ts).
+ */
+import crypto from 'node:crypto';
+import { parentPort, type MessagePort } from 'node:worker_threads';
+import { historyDocument } from './compute-history.ts';
+import { dailyDocument, type DailyStats, type PriceBook } from './compute-daily.ts';
+import { checkSampleDocuments } from './check-output.ts';
+import { dayText } from './days.ts';
+import { walletsOf, type AmountFormat, type WalletBatch } from './wallet-batch.ts';
+import { dailyFile, portfolioFile } from '../tree/layout.ts';
+
+export interface DocumentSetup {
+  dailyAsOf: string | null;
+  lastDay: number;
+  prices: PriceBook;
+  format: AmountFormat;
+  manifest: boolean;
+}
+
+export type DocumentRequest =
+  | { type: 'setup'; setup: DocumentSetup; files: MessagePort }
+  | { type: 'batch'; id: number; batch: WalletBatch; sample: boolean };
+
+/** A batch's documents, as they go to the file thread. */
+export interface AssembledBatch {
+  id: number;
+  wallets: string[];
+  /** Per wallet, where its history document ends and where its daily document ends. */
+  ends: Uint32Array;
+  /** The documents one after another (all JSON here is ASCII, so a character is a byte). */
+  bytes: ArrayBuffer;
+  positionsWithoutPrice: number;
+  /** `<sha256>  <path>` lines of the files, when a manifest is asked for. */
+  manifestLines: string;
+  failure: string | null;
+}
+
+let setup: DocumentSetup | null = null;
+let files: MessagePort | null = null;
+
+function assemble(id: number, batch: WalletBatch, sample: boolean): AssembledBatch {
+  const { dailyAsOf, lastDay, prices, format, manifest } = setup!;
+  const stats: DailyStats = { positionsWithoutPrice: 0 };
+  const ends = new Uint32Array(2 * batch.wallets.length);
+  let buffer = Buffer.allocUnsafeSlow(1 << 24);
+  let length = 0;
+  const append = (text: string) => {
+    if (length + text.length > buffer.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(2 * buffer.length, length + text.length));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    length += buffer.write(text, length, 'latin1');
+  };
+  let manifestLines = '';
+  let w = 0;
+  for (const { wallet, series } of walletsOf(batch, format)) {
+    const history = historyDocument(series, dayText);
+    const daily = dailyDocument(series, dailyAsOf, lastDay, prices, stats);
+    if (sample && w === 0) checkSampleDocuments([{ wallet, history, daily }]);
+    append(history);
+    ends[2 * w] = length;
+    append(daily);
+    ends[2 * w + 1] = length;
+    if (manifest) manifestLines += `${sha256(history)}  ${portfolioFile(wallet)}\n${sha256(daily)}  ${dailyFile(wallet)}\n`;
+    w++;
+  }
+  return { id, wallets: batch.wallets, ends, bytes: buffer.buffer as ArrayBuffer, positionsWithoutPrice: stats.positionsWithoutPrice, manifestLines, failure: null };
+}
+
+function sha256(text: string): string {
+  return crypto.createHash('sha256').update(text).digest('hex');
+}
+
+parentPort?.on('message', (request: DocumentRequest) => {
+  if (request.type === 'setup') {
+    setup = request.setup;
+    files = request.files;
+    return;
+  }
+  let assembled: AssembledBatch;
+  try {
+    assembled = assemble(request.id, request.batch, request.sample);
+  } catch (error) {
+    const failure = error instanceof Error ? (error.name === 'UserError' ? `user:${error.message}` : error.stack ?? error.message) : String(error);
+    assembled = { id: request.id, wallets: [], ends: new Uint32Array(0), bytes: new ArrayBuffer(0), positionsWithoutPrice: 0, manifestLines: '', failure };
+  }
+  files!.postMessage(assembled, [assembled.bytes, assembled.ends.buffer as ArrayBuffer]);
+});
