@@ -36,20 +36,41 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
         LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account_id = b.account
         WHERE b.ts <= $now
       ),
+      -- Wallets with sub-accounts on a chain, whose balance is a sum over several accounts.
+      owners AS (SELECT DISTINCT chain_id, owner_id AS wallet FROM venue_b_accounts),
       -- 3.2: a (chain, wallet, token)'s rows are grouped by transaction; transactions are ordered
-      -- by (block_number, smallest log_index).
-      in_transactions AS (
+      -- by (block_number, smallest log_index); within one, an account's rows by log_index.
+      --
+      -- A wallet that is its only account on the chain (most of them): its balance after a
+      -- transaction is the raw balance of the transaction's last row, and the transaction is a
+      -- snapshot when that differs from the balance after the previous one (which equals the
+      -- last snapshot's, since transactions in between changed nothing). One grouping, one window.
+      single_transactions AS (
+        SELECT chain_id, wallet, token_index, block_number, min(log_index) AS tx_first_log, tx,
+               max(ts) AS ts, arg_max(raw, log_index) AS raw_balance
+        FROM attributed a ANTI JOIN owners o ON o.chain_id = a.chain_id AND o.wallet = a.wallet
+        GROUP BY chain_id, wallet, token_index, block_number, tx
+      ),
+      single_summed AS (
+        SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, ts, raw_balance
+        FROM (SELECT *, lag(raw_balance, 1, 0) OVER (PARTITION BY chain_id, wallet, token_index
+                                                     ORDER BY block_number, tx_first_log, tx) AS previous
+              FROM single_transactions)
+        WHERE raw_balance <> previous
+      ),
+      -- A wallet with sub-accounts: the general rule, for its rows only.
+      owner_rows AS (
         SELECT *, min(log_index) OVER (PARTITION BY chain_id, wallet, token_index, block_number, tx) AS tx_first_log
-        FROM attributed
+        FROM attributed a SEMI JOIN owners o ON o.chain_id = a.chain_id AND o.wallet = a.wallet
       ),
       -- Each row replaces its account's previous balance (0 before the first row); the wallet's sum
       -- moves by the difference. Exact HUGEINT arithmetic throughout.
       account_changes AS (
         SELECT *, raw - coalesce(lag(raw) OVER (
                  PARTITION BY chain_id, account, token_index ORDER BY block_number, tx_first_log, tx, log_index), 0) AS change
-        FROM in_transactions
+        FROM owner_rows
       ),
-      transactions AS (
+      owner_transactions AS (
         SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, max(ts) AS ts, sum(change) AS change
         FROM account_changes
         GROUP BY chain_id, wallet, token_index, block_number, tx_first_log, tx
@@ -57,13 +78,14 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       -- A snapshot exactly when the sum differs from the previous one: the sum after a transaction
       -- minus the sum before it is the transaction's change, so "differs" is "change <> 0", and
       -- dropping the unchanged transactions leaves the running sum as it was.
-      summed AS (
+      owner_summed AS (
         SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, ts,
                sum(change) OVER (PARTITION BY chain_id, wallet, token_index
                                  ORDER BY block_number, tx_first_log, tx ROWS UNBOUNDED PRECEDING) AS raw_balance
-        FROM transactions
+        FROM owner_transactions
         WHERE change <> 0
-      )
+      ),
+      summed AS (SELECT * FROM single_summed UNION ALL SELECT * FROM owner_summed)
       -- The sum stays an exact HUGEINT: it becomes decimal text on a writer thread (exact-amount.ts).
       SELECT s.chain_id, s.wallet, s.token_index, s.block_number, s.tx_first_log, s.tx, s.ts,
              CASE WHEN s.ts >= d.starts_at THEN d.day ELSE d.day - 1 END AS day, s.raw_balance
