@@ -25,6 +25,20 @@ test('a sub-account\'s balances are summed into its owner\'s; the sub-account ha
   assert.not.ok(built.exists(daily(SUB)));
 });
 
+test('identical repeated rows of an owner and of its sub-account change no sum', async () => {
+  const rows = [
+    balance({ address: SUB, block_number: 1, balance: '5' }),
+    balance({ address: A, block_number: 2, balance: '3' }),
+    balance({ address: SUB, block_number: 3, log_index: 4, balance: '9' }),
+  ];
+  const built = await build({
+    balances: [...rows, ...rows, rows[2]!],
+    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
+    tokens: decimalsZero,
+  });
+  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [5, 8, 12]);
+});
+
 test('a move between a wallet and its own sub-account in one transaction emits nothing', async () => {
   const built = await build({
     balances: [
