@@ -52,12 +52,15 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
   const perRow = input.columns.filter((column) => !perValue.includes(column));
   const found: { column: ColumnReader; rows: number; example: unknown }[] = [];
   try {
-    const measures = perRow.flatMap((column, i) => [
-      `count(*) FILTER (WHERE ${column.violation}) AS bad_${i}`,
-      `min(${column.shown}) FILTER (WHERE ${column.violation}) AS example_${i}`,
-    ]);
-    const [result] = (await db.rows(`SELECT ${measures.join(', ')} FROM ${input.view}`)) as [Record<string, unknown>];
-    perRow.forEach((column, i) => found.push({ column, rows: Number(result[`bad_${i}`]), example: result[`example_${i}`] }));
+    // Counted first, and the examples found only for the columns with violations: rendering
+    // every value as text for min() costs more than the checks themselves (1.6 s on 30M points).
+    const counts = perRow.map((column, i) => `count(*) FILTER (WHERE ${column.violation}) AS bad_${i}`);
+    const [result] = (await db.rows(`SELECT ${counts.join(', ')} FROM ${input.view}`)) as [Record<string, unknown>];
+    const failing = perRow.filter((_, i) => Number(result[`bad_${i}`]) > 0);
+    const examples = failing.length === 0
+      ? {}
+      : ((await db.rows(`SELECT ${failing.map((column, i) => `min(${column.shown}) FILTER (WHERE ${column.violation}) AS example_${i}`).join(', ')} FROM ${input.view}`)) as [Record<string, unknown>])[0];
+    perRow.forEach((column, i) => found.push({ column, rows: Number(result[`bad_${i}`]), example: examples[`example_${failing.indexOf(column)}`] }));
     for (const column of perValue) {
       const name = `"${column.contract.name}"`;
       const [result] = await db.rows<{ bad: number | null; example: unknown }>(`
