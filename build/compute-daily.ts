@@ -1,6 +1,6 @@
 /**
  * SPEC 3.3 (daily portfolio). SQL supplies what is shared by every wallet (the table's `asOf`
- * and the carried-forward prices); the days of one wallet are expanded here, on a writer thread,
+ * and the carried-forward prices); the days of one wallet are expanded here, on a document thread,
  * from the wallet's snapshots, because every closed day from its first day on is a row:
  * expanding them in SQL would multiply the rows by ~365 only to stream them back.
  */

@@ -86,7 +86,7 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
         WHERE change <> 0
       ),
       summed AS (SELECT * FROM single_summed UNION ALL SELECT * FROM owner_summed)
-      -- The sum stays an exact HUGEINT: it becomes decimal text on a writer thread (exact-amount.ts).
+      -- The sum stays an exact HUGEINT: it becomes decimal text on a document thread (exact-amount.ts).
       SELECT s.chain_id, s.wallet, s.token_index, s.block_number, s.tx_first_log, s.tx, s.ts,
              CASE WHEN s.ts >= d.starts_at THEN d.day ELSE d.day - 1 END AS day, s.raw_balance
       FROM summed s

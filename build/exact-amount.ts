@@ -1,6 +1,6 @@
 /**
  * SPEC 3.1, "conversion to a decimal number happens last": a wallet's summed raw amount stays an
- * exact HUGEINT in SQL and becomes decimal text only here, on a writer thread, as the JSON is
+ * exact HUGEINT in SQL and becomes decimal text only here, on a document thread, as the JSON is
  * written. It crosses from DuckDB as four 32-bit limbs because the stream reads numbers straight
  * out of DuckDB's vectors, while every string costs a decode (10M of them at SPEC 7's scale).
  */

@@ -18,7 +18,7 @@ export class ManifestWriter {
     this.stream.write(`${crypto.createHash('sha256').update(text).digest('hex')}  ${file}\n`);
   }
 
-  /** Lines made elsewhere (the writer threads hash what they write). */
+  /** Lines made elsewhere (the document threads hash what they assemble). */
   append(lines: string): void {
     this.stream.write(lines);
   }

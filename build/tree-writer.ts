@@ -4,7 +4,7 @@ import path from 'node:path';
 /**
  * Writes the shared files of the tree (leaderboards, fallbacks, meta, host files: a handful),
  * counting files and bytes. Every document is ASCII, so characters are bytes. The wallets' files,
- * the bulk of the tree, are written by the writer threads (wallet-writer.ts).
+ * the bulk of the tree, are written by the file thread (file-thread.ts).
  */
 export class TreeWriter {
   files = 0;

@@ -1,7 +1,7 @@
 /**
- * A batch of wallets as it crosses from the streaming thread to a writer thread: all numbers, in
+ * A batch of wallets as it crosses from the streaming thread to a document thread: all numbers, in
  * typed arrays that are transferred, not copied (only the addresses are strings). Chains travel as
- * indexes into `AmountFormat.chains`, amounts as the 32-bit limbs of the raw sum; a writer thread
+ * indexes into `AmountFormat.chains`, amounts as the 32-bit limbs of the raw sum; a document thread
  * turns both into text.
  */
 import type { TokenSeries } from './compute-history.ts';
@@ -22,7 +22,7 @@ export interface WalletBatch {
   limbs: Uint32Array;
 }
 
-/** What a writer thread needs to turn a batch's numbers into text; the same for every batch. */
+/** What a document thread needs to turn a batch's numbers into text; the same for every batch. */
 export interface AmountFormat {
   /** Chain IDs as text, by chain index (exact whatever their size). */
   chains: string[];

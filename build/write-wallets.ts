@@ -105,7 +105,7 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
   return { wallets: done, files: pool.files, bytes: pool.bytes, positionsWithoutPrice: pool.positionsWithoutPrice };
 }
 
-/** Chains get dense indexes in chain ID order; the writer threads get their text and the decimals. */
+/** Chains get dense indexes in chain ID order; the document threads get their text and the decimals. */
 async function loadAmountFormat(db: Database): Promise<AmountFormat> {
   await db.run(`
     CREATE TABLE chains AS

@@ -75,7 +75,7 @@ export class WriterPool {
     this.waiting.delete(reply.id);
     entry.thread.pending--;
     if (reply.failure !== null) {
-      this.failure ??= reply.failure.startsWith('user:') ? new UserError(reply.failure.slice(5)) : new Error(`wallet writer thread: ${reply.failure}`);
+      this.failure ??= reply.failure.startsWith('user:') ? new UserError(reply.failure.slice(5)) : new Error(`wallet document or file thread: ${reply.failure}`);
     } else {
       this.files += reply.files;
       this.bytes += reply.bytes;

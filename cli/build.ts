@@ -13,7 +13,7 @@ export function buildCommand(): Command {
     .option('--shard <k/n>', 'build only the wallets of shard K of N (shared files in every shard)')
     .option('--manifest <file>', 'also write "<sha256>  <path>" for every file written (for incremental uploads)')
     .option('--summary-json <file>', 'also write the closing summary as JSON (for a CI history)')
-    .option('--threads <n>', 'threads for DuckDB and for writing files (a CI runner has 2 cores)', positiveInteger, 2)
+    .option('--threads <n>', 'threads for DuckDB and for assembling documents; one more thread writes the files (a CI runner has 2 cores)', positiveInteger, 2)
     .option('--memory-limit <size>', 'DuckDB memory limit (it spills to disk beyond it)', '1GB')
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .action(async (options: { input: string; out: string; now?: string; shard?: string; manifest?: string; summaryJson?: string; threads: number; memoryLimit: string; progress: ProgressMode }) => {
