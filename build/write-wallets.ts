@@ -1,8 +1,8 @@
 /**
  * Stage 4, write the wallets: one ordered stream over the snapshots table. A wallet's rows are
  * contiguous, so wallets are packed into batches as their rows pass and handed to the writer
- * threads, which assemble both documents of each wallet (history, then daily) and write them.
- * Only a few batches are ever held in memory.
+ * pool (document threads assemble, one file thread writes). Only a few batches are ever held in
+ * memory.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
 import type { Database } from './database.ts';
@@ -75,10 +75,9 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
       if (options.signal.aborted) throw options.signal.reason;
       const chunk = await result.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;
-      const [wallets, chains, tokens, days, timestamps, limbs3, limbs2, limbs1, limbs0] = Array.from(
-        { length: chunk.columnCount },
-        (_, column) => chunk.getColumnVector(column) as DuckDBVector<number>,
-      ) as [DuckDBVector<number>, ...DuckDBVector<number>[]];
+      const column = (index: number) => chunk.getColumnVector(index) as DuckDBVector<number>;
+      const [wallets, chains, tokens, days, timestamps] = [column(0), column(1), column(2), column(3), column(4)];
+      const [limbs3, limbs2, limbs1, limbs0] = [column(5), column(6), column(7), column(8)];
       for (let row = 0; row < chunk.rowCount; row++) {
         const rowWallet = wallets.getItem(row)!;
         if (rowWallet !== wallet) {
@@ -87,14 +86,14 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
           builder.startWallet(await addresses.addressOf(wallet));
           chain = -1;
         }
-        const rowChain = chains!.getItem(row)!;
-        const rowToken = tokens!.getItem(row)!;
+        const rowChain = chains.getItem(row)!;
+        const rowToken = tokens.getItem(row)!;
         if (rowChain !== chain || rowToken !== token) {
           chain = rowChain;
           token = rowToken;
           builder.startSeries(chain, token);
         }
-        builder.addSnapshot(days!.getItem(row)!, timestamps!.getItem(row)!, limbs3!.getItem(row)!, limbs2!.getItem(row)!, limbs1!.getItem(row)!, limbs0!.getItem(row)!);
+        builder.addSnapshot(days.getItem(row)!, timestamps.getItem(row)!, limbs3.getItem(row)!, limbs2.getItem(row)!, limbs1.getItem(row)!, limbs0.getItem(row)!);
       }
     }
     if (builder.walletCount > 0) await submit();

@@ -1,7 +1,7 @@
 /** SPEC 3.4: GET /v1/leaderboard/s{N} (now pinned: L = 2025-11-20). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { A, B, C, build } from './helpers/fixtures.ts';
+import { A, B, C, build, thrown } from './helpers/fixtures.ts';
 import { LeaderboardSchema } from '../schemas/leaderboard.ts';
 
 const D = '0x' + 'd'.repeat(40);
@@ -79,6 +79,15 @@ test('totalPoints and dailyRate are the exact sum rounded once, whatever the row
     { rank: 7, user: H, totalPoints: 0.30000000000000004, dailyRate: 0.30000000000000004 },
     { rank: 8, user: G, totalPoints: 1e-323, dailyRate: 0 },
   ]);
+});
+
+test('points adding up beyond the largest double fail the build with a clear message', async () => {
+  const error = await thrown(() => build({
+    seasons: [{ season: 1, as_of: null }],
+    points: [{ season: 1, date: '2025-11-01', address: A, points: 1e308 }, { season: 1, date: '2025-11-02', address: A, points: 1e308 }],
+  }));
+  assert.is(error.name, 'UserError');
+  assert.match(error.message, 'points.parquet: column "points": a wallet\'s points in one season add up beyond the largest JSON number');
 });
 
 test('at most 100 entries; totalParticipants counts every wallet with points > 0', async () => {
