@@ -57,10 +57,12 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
     const counts = perRow.map((column, i) => `count(*) FILTER (WHERE ${column.violation}) AS bad_${i}`);
     const [result] = (await db.rows(`SELECT ${counts.join(', ')} FROM ${input.view}`)) as [Record<string, unknown>];
     const failing = perRow.filter((_, i) => Number(result[`bad_${i}`]) > 0);
-    const examples = failing.length === 0
-      ? {}
-      : ((await db.rows(`SELECT ${failing.map((column, i) => `min(${column.shown}) FILTER (WHERE ${column.violation}) AS example_${i}`).join(', ')} FROM ${input.view}`)) as [Record<string, unknown>])[0];
-    perRow.forEach((column, i) => found.push({ column, rows: Number(result[`bad_${i}`]), example: examples[`example_${failing.indexOf(column)}`] }));
+    const examples = new Map<ColumnReader, unknown>();
+    if (failing.length > 0) {
+      const [row] = (await db.rows(`SELECT ${failing.map((column, i) => `min(${column.shown}) FILTER (WHERE ${column.violation}) AS example_${i}`).join(', ')} FROM ${input.view}`)) as [Record<string, unknown>];
+      failing.forEach((column, i) => examples.set(column, row[`example_${i}`]));
+    }
+    perRow.forEach((column, i) => found.push({ column, rows: Number(result[`bad_${i}`]), example: examples.get(column) }));
     for (const column of perValue) {
       const name = `"${column.contract.name}"`;
       const [result] = await db.rows<{ bad: number | null; example: unknown }>(`

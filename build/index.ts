@@ -75,7 +75,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       dailyAsOf,
       lastDay: dayNumber(config.lastClosedDay),
       prices,
-      writerThreads: config.threads,
+      documentThreads: config.threads,
       progress,
       signal: interruption.signal,
       onManifestLines: manifest ? (lines) => manifest.append(lines) : undefined,

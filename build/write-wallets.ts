@@ -21,7 +21,7 @@ export interface WalletWriteOptions {
   dailyAsOf: string | null;
   lastDay: number;
   prices: PriceBook;
-  writerThreads: number;
+  documentThreads: number;
   progress: Progress;
   signal: AbortSignal;
   onManifestLines?: (lines: string) => void;
@@ -54,7 +54,7 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
   const addresses = await AddressCursor.open(db);
 
   const pool = new WriterPool(
-    options.writerThreads,
+    options.documentThreads,
     options.root,
     { dailyAsOf: options.dailyAsOf, lastDay: options.lastDay, prices: options.prices, format, manifest: Boolean(options.onManifestLines) },
     options.onManifestLines,
