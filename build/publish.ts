@@ -31,8 +31,11 @@ export function createWorkFolder(outDir: string): WorkFolder {
   return work;
 }
 
-/** Replaces `outDir` with the finished tree. Synchronous, so no signal handler runs in between. */
-export function publishTree(work: WorkFolder, outDir: string): void {
+/**
+ * Replaces `outDir` with the finished tree (the tree it held moves into the work folder, removed
+ * with it). Synchronous, so no signal handler runs in between. Returns whether a tree was replaced.
+ */
+export function publishTree(work: WorkFolder, outDir: string): boolean {
   const previous = path.join(work.root, 'previous');
   const hadPrevious = fs.existsSync(outDir);
   if (hadPrevious) fs.renameSync(outDir, previous);
@@ -42,6 +45,7 @@ export function publishTree(work: WorkFolder, outDir: string): void {
     if (hadPrevious) fs.renameSync(previous, outDir);
     throw error;
   }
+  return hadPrevious;
 }
 
 export function removeWorkFolder(work: WorkFolder): void {

@@ -16,12 +16,15 @@ test('a rebuild replaces the whole tree: files of wallets that are gone disappea
   const out = path.join(root, 'public');
   const first = await writeInputs(path.join(root, 'one'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
   const second = await writeInputs(path.join(root, 'two'), { balances: [balance({ address: B, block_number: 1, balance: '1' })] });
-  await buildSnapshot(resolveBuildConfig({ input: first, out, now, progress: 'quiet' }));
+  const fresh = await buildSnapshot(resolveBuildConfig({ input: first, out, now, progress: 'quiet' }));
   assert.ok(fs.existsSync(path.join(out, `v1/address/${A}/portfolio.json`)));
-  await buildSnapshot(resolveBuildConfig({ input: second, out, now, progress: 'quiet' }));
+  const rebuilt = await buildSnapshot(resolveBuildConfig({ input: second, out, now, progress: 'quiet' }));
   assert.not.ok(fs.existsSync(path.join(out, `v1/address/${A}`)));
   assert.ok(fs.existsSync(path.join(out, `v1/address/${B}/portfolio.json`)));
   assert.equal(leftovers(root), []);
+  // Removing the replaced tree is a timed stage of the build, and only when there was one.
+  assert.not.ok('remove previous tree' in fresh.stageSeconds);
+  assert.ok('remove previous tree' in rebuilt.stageSeconds);
 });
 
 test('a failed build leaves the previous tree byte for byte and no work folder', async () => {
