@@ -4,11 +4,14 @@
  * server is read afresh at once.
  */
 import fs from 'node:fs';
+import type { DailyRows } from './filter-daily.ts';
 
 export interface CachedDocument {
   bytes: Buffer;
   /** Identity of the file version the text came from (also the base of its ETag). */
   version: string;
+  /** Where its day rows are, once a from/to request has asked (a few KB beside the bytes). */
+  dailyRows?: DailyRows;
 }
 
 export class DocumentCache {
@@ -30,9 +33,9 @@ export class DocumentCache {
       this.entries.set(file, cached);
       return cached;
     }
-    const bytes = await fs.promises.readFile(file);
-    this.store(file, { bytes, version });
-    return { bytes, version };
+    const document: CachedDocument = { bytes: await fs.promises.readFile(file), version };
+    this.store(file, document);
+    return document;
   }
 
   private store(file: string, document: CachedDocument): void {

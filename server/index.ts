@@ -15,7 +15,7 @@ import compression from 'compression';
 import sirv from 'sirv';
 import { route } from './routes.ts';
 import { DocumentCache } from './document-cache.ts';
-import { filterDaily } from './filter-daily.ts';
+import { filterDaily, indexDailyRows } from './filter-daily.ts';
 import { CORS_HEADERS, DOCUMENT_CACHE_CONTROL, ERROR_CACHE_CONTROL, JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
 import { resolveInTree } from '../tree/layout.ts';
 
@@ -56,7 +56,7 @@ export function createPreviewServer(options: ServerOptions): http.Server {
       if (!document) return sendError(res, 503, 'The snapshot is being replaced; retry.');
       // Derived from the file version and the range: as good a validator as a hash of the body.
       const etag = `W/"${document.version}-${target.from ?? ''}-${target.to ?? ''}"`;
-      return sendDocument(req, res, etag, () => filterDaily(document.bytes, target.from, target.to));
+      return sendDocument(req, res, etag, () => filterDaily(document.bytes, target.from, target.to, (document.dailyRows ??= indexDailyRows(document.bytes))));
     }
     if (target.kind === 'season' && !fs.existsSync(resolveInTree(dir, target.file))) {
       return sendError(res, 400, `The season "${target.season}" is not a known season.`);

@@ -7,7 +7,8 @@ import { A, B, SUB, balance, build, tempDir, unix, writeInputs, type Built, PINN
 import { request, withServer } from './helpers/http.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
-import { filterDaily } from '../server/filter-daily.ts';
+import { filterDaily, indexDailyRows } from '../server/filter-daily.ts';
+import { DocumentCache } from '../server/document-cache.ts';
 
 const ny = (local: string) => unix(`${local}-05:00`);
 let built: Built;
@@ -210,6 +211,33 @@ Server('the text filter equals filtering the parsed document', async () => {
     assert.equal(JSON.parse(Buffer.concat(filterDaily(Buffer.from(text), from, to)).toString()), expected, `${from}..${to}`);
   }
   assert.is(Buffer.concat(filterDaily(Buffer.from('{"asOf":null,"days":[]}'), '2025-01-01', null)).toString(), '{"asOf":null,"days":[]}');
+});
+
+Server('the text filter across a year boundary, and with the day rows indexed once', async () => {
+  const row = (date: string) => `{"date":"${date}","totalValueUsd":1.5,"positions":[{"token":"uty","chainId":1,"balance":1.5,"usdPerToken":1,"valueUsd":1.5}]}`;
+  const dates = ['2024-12-30', '2024-12-31', '2025-01-01', '2025-01-02'];
+  const text = Buffer.from(`{"asOf":"2025-01-02","days":[${dates.map(row).join(',')}]}`);
+  const parsed = JSON.parse(text.toString());
+  const rows = indexDailyRows(text);
+  assert.equal([...rows.dates], [20241230, 20241231, 20250101, 20250102]);
+  const ranges: [string | null, string | null][] = [
+    ['2024-12-31', '2025-01-01'], ['2025-01-01', null], [null, '2024-12-31'], ['2024-12-29', '2024-12-29'],
+    ['2025-01-03', null], ['2024-12-30', '2025-01-02'], ['2024-12-25', '2024-12-30'], ['2025-01-02', '2025-01-31'],
+  ];
+  for (const [from, to] of ranges) {
+    const expected = { ...parsed, days: parsed.days.filter((d: any) => (from === null || d.date >= from) && (to === null || d.date <= to)) };
+    assert.equal(JSON.parse(Buffer.concat(filterDaily(text, from, to, rows)).toString()), expected, `${from}..${to}`);
+  }
+});
+
+Server('the document cache hands back the same entry, so its row index is made once per file version', async () => {
+  const cache = new DocumentCache();
+  const file = path.join(built.out, `v1/address/${A}/portfolio/daily.json`);
+  const first = (await cache.read(file))!;
+  first.dailyRows = indexDailyRows(first.bytes);
+  const again = (await cache.read(file))!;
+  assert.is(again, first);
+  assert.is(again.dailyRows, first.dailyRows);
 });
 
 Server.run();
