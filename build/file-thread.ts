@@ -2,8 +2,8 @@
  * The file thread: writes the wallet files of assembled batches, one batch after another, with
  * synchronous calls, and reports each batch to the main thread. One thread writes because the
  * kernel does not write faster from two: on this 2-core VM, two threads writing the 200,000 files
- * of 100k wallets took as long as one and burned twice the system CPU (lock contention), CPU that
- * the document threads need.
+ * of 100k wallets took as long as one and burned twice the system CPU, CPU that the document
+ * threads need (README, Scale).
  */
 import fs from 'node:fs';
 import path from 'node:path';
