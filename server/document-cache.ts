@@ -1,5 +1,5 @@
 /**
- * Bytes of recently read tree files, for the from/to handler: a bounded LRU, each entry checked
+ * Bytes of recently read tree files, for the daily documents: a bounded LRU, each entry checked
  * against the file's identity (inode, size, mtime) on every use, so a tree rebuilt under the
  * server is read afresh at once.
  */

@@ -3,9 +3,10 @@
  * static file cannot do (from/to filtering, 400s, no-history fallbacks). It never opens DuckDB.
  *
  * Order of work per request: common headers -> method check -> compression -> route (validate,
- * pick the file or fallback, or answer an error / a filtered document) -> sirv, last, which sends
- * the file with its validators. sirv runs in "dev" mode, which looks files up per request: a tree
- * rebuilt (swapped) under the running server is served at once.
+ * pick the file or fallback, or answer an error / a daily document from the document cache,
+ * whole or filtered) -> sirv, last, which sends the other files with their validators. sirv runs
+ * in "dev" mode, which looks files up per request, and the cache checks each file's identity on
+ * every use: a tree rebuilt (swapped) under the running server is served at once.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -51,12 +52,15 @@ export function createPreviewServer(options: ServerOptions): http.Server {
     }
     const target = route(req.url ?? '/');
     if (target.kind === 'error') return sendError(res, target.status, target.message);
-    if (target.kind === 'daily' && (target.from !== null || target.to !== null)) {
+    if (target.kind === 'daily') {
+      // Daily documents, the largest and most asked for, are answered from memory, whole or cut.
       const document = (await documents.read(resolveInTree(dir, target.file))) ?? (await documents.read(resolveInTree(dir, target.fallback)));
       if (!document) return sendError(res, 503, 'The snapshot is being replaced; retry.');
+      const { from, to } = target;
+      if (from === null && to === null) return sendDocument(req, res, `W/"${document.version}"`, () => [document.bytes]);
       // Derived from the file version and the range: as good a validator as a hash of the body.
-      const etag = `W/"${document.version}-${target.from ?? ''}-${target.to ?? ''}"`;
-      return sendDocument(req, res, etag, () => filterDaily(document.bytes, target.from, target.to, (document.dailyRows ??= indexDailyRows(document.bytes))));
+      const etag = `W/"${document.version}-${from ?? ''}-${to ?? ''}"`;
+      return sendDocument(req, res, etag, () => filterDaily(document.bytes, from, to, (document.dailyRows ??= indexDailyRows(document.bytes))));
     }
     if (target.kind === 'season' && !fs.existsSync(resolveInTree(dir, target.file))) {
       return sendError(res, 400, `The season "${target.season}" is not a known season.`);

@@ -122,7 +122,7 @@ Server('404 for any other path, 405 for other methods, each with an error body',
 
 Server('every response carries content type, CORS, a validator and Cache-Control', async () => {
   await withServer(built.out, async (base) => {
-    for (const [path, method] of [[portfolio, 'GET'], [`${daily}?from=2025-11-17`, 'GET'], ['/v1/leaderboard/s1', 'HEAD'], [`/v1/address/0x${'9'.repeat(40)}/portfolio`, 'GET'], ['/v1/leaderboard/s9', 'GET'], ['/nope', 'GET'], [portfolio, 'POST']] as const) {
+    for (const [path, method] of [[portfolio, 'GET'], [daily, 'GET'], [`/v1/address/0x${'9'.repeat(40)}/portfolio/daily`, 'GET'], [`${daily}?from=2025-11-17`, 'GET'], ['/v1/leaderboard/s1', 'HEAD'], [`/v1/address/0x${'9'.repeat(40)}/portfolio`, 'GET'], ['/v1/leaderboard/s9', 'GET'], ['/nope', 'GET'], [portfolio, 'POST']] as const) {
       const answer = await request(base, path, { method });
       assert.is(answer.headers['content-type'], 'application/json; charset=utf-8', path);
       assert.is(answer.headers['access-control-allow-origin'], '*', path);
@@ -134,7 +134,7 @@ Server('every response carries content type, CORS, a validator and Cache-Control
 
 Server('conditional requests answer 304, for files and for filtered documents', async () => {
   await withServer(built.out, async (base) => {
-    for (const path of [portfolio, `${daily}?from=2025-11-17`, '/v1/leaderboard/s1']) {
+    for (const path of [portfolio, daily, `${daily}?from=2025-11-17`, '/v1/leaderboard/s1']) {
       const first = await request(base, path);
       const again = await request(base, path, { headers: { 'If-None-Match': first.headers.etag! } });
       assert.is(again.status, 304, path);
@@ -155,6 +155,7 @@ Server('gzip and brotli when accepted, filtered responses too; HEAD has no body'
     const head = await request(base, daily, { method: 'HEAD' });
     assert.is(head.status, 200);
     assert.is(head.text, '');
+    assert.is(Number(head.headers['content-length']), fileText(`v1/address/${A}/portfolio/daily.json`).length);
   });
 });
 
@@ -193,9 +194,11 @@ Server('a tree rebuilt into the served folder is served at once', async () => {
   await withServer(out, async (base) => {
     assert.ok(Object.keys((await request(base, portfolio)).json).length > 0);
     assert.ok((await request(base, `${daily}?to=2025-11-20`)).json.days.length > 0);
+    assert.ok((await request(base, daily)).json.days.length > 0);
     assert.is((await request(base, '/v1/leaderboard/s2')).status, 400);
     await buildSnapshot(resolveBuildConfig({ input: second, out, now, progress: 'quiet' }));
     assert.equal((await request(base, portfolio)).json, {});
+    assert.equal((await request(base, daily)).json, { asOf: '2025-11-20', days: [] });
     assert.equal((await request(base, `${daily}?to=2025-11-20`)).json, { asOf: '2025-11-20', days: [] });
     assert.ok(Object.keys((await request(base, `/v1/address/${B}/portfolio`)).json).length > 0);
     assert.is((await request(base, '/v1/leaderboard/s2')).status, 200);
