@@ -84,7 +84,7 @@ export function createPreviewServer(options: ServerOptions): http.Server {
   });
 }
 
-/** A computed document (a filtered daily portfolio); the body is made only when it is sent. */
+/** A daily document from the cache, whole or filtered; the body is made only when it is sent. */
 function sendDocument(req: Request, res: Response, etag: string, body: () => Buffer[]): void {
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', DOCUMENT_CACHE_CONTROL);
