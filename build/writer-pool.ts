@@ -25,6 +25,9 @@ export class WriterPool {
   private nextThread = 0;
   private nextId = 0;
   private failure: Error | null = null;
+  /** Manifest lines of batches written ahead of an earlier one, held so the lines keep batch order. */
+  private readonly heldManifestLines = new Map<number, string>();
+  private nextManifestId = 0;
 
   constructor(documentThreads: number, root: string, setup: DocumentSetup, private readonly onManifestLines?: (lines: string) => void) {
     this.fileThread = startThread('./file-thread.ts');
@@ -80,9 +83,21 @@ export class WriterPool {
       this.files += reply.files;
       this.bytes += reply.bytes;
       this.positionsWithoutPrice += reply.positionsWithoutPrice;
-      if (reply.manifestLines) this.onManifestLines?.(reply.manifestLines);
+      if (this.onManifestLines) this.releaseManifestLines(reply.id, reply.manifestLines);
     }
     entry.resolve();
+  }
+
+  /**
+   * Two document threads finish batches out of order; the manifest still lists wallets in stream
+   * (address) order, so that two builds of the same input write the same manifest byte for byte.
+   */
+  private releaseManifestLines(id: number, lines: string): void {
+    this.heldManifestLines.set(id, lines);
+    for (let next = this.heldManifestLines.get(this.nextManifestId); next !== undefined; next = this.heldManifestLines.get(this.nextManifestId)) {
+      this.heldManifestLines.delete(this.nextManifestId++);
+      this.onManifestLines!(next);
+    }
   }
 
   /** A thread that died: every waiting batch is settled so that nothing hangs. */

@@ -7,6 +7,7 @@ import vm from 'node:vm';
 import { A, B, PINNED_NOW as now, balance, fileHash, tempDir, writeInputs } from './helpers/fixtures.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
+import { generateDataset } from '../data/generate.ts';
 
 
 async function buildWithManifest(input: string, root: string, name: string) {
@@ -71,6 +72,23 @@ test('the manifest: same input, same hashes; a changed input changes exactly the
   const differing = [...first.hashes.keys()].filter((file) => changed.hashes.get(file) !== first.hashes.get(file)).sort();
   assert.equal(differing, [`v1/address/${B}/portfolio.json`, `v1/address/${B}/portfolio/daily.json`]);
   assert.is(changed.hashes.size, first.hashes.size);
+});
+
+test('the manifest lists wallets in address order, the same bytes from two builds of many batches', async () => {
+  const root = tempDir();
+  const input = path.join(root, 'in');
+  // About 60,000 snapshots: several batches, finished by the two document threads in either order.
+  await generateDataset({ outDir: input, wallets: 1500, seed: 5, startDate: '2025-06-01', days: 120, seasonOneEnd: '2025-08-01', rowsPerWallet: 40 });
+  const manifests = [];
+  for (const name of ['one', 'two']) {
+    const manifest = path.join(root, `${name}.sha256`);
+    await buildSnapshot(resolveBuildConfig({ input, out: path.join(root, name), now, manifest, threads: 2, progress: 'quiet' }));
+    manifests.push(fs.readFileSync(manifest, 'utf8'));
+  }
+  assert.is(manifests[1], manifests[0]);
+  const wallets = manifests[0]!.split('\n').map((line) => line.slice(66)).filter((file) => file.startsWith('v1/address/') && file.endsWith('/portfolio.json'));
+  assert.ok(wallets.length > 1000);
+  assert.equal(wallets, [...wallets].sort());
 });
 
 test.run();
