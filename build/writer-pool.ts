@@ -94,7 +94,8 @@ export class WriterPool {
    */
   private releaseManifestLines(id: number, lines: string): void {
     this.heldManifestLines.set(id, lines);
-    for (let next = this.heldManifestLines.get(this.nextManifestId); next !== undefined; next = this.heldManifestLines.get(this.nextManifestId)) {
+    let next: string | undefined;
+    while ((next = this.heldManifestLines.get(this.nextManifestId)) !== undefined) {
       this.heldManifestLines.delete(this.nextManifestId++);
       this.onManifestLines!(next);
     }
