@@ -46,7 +46,9 @@ if (!fs.existsSync(path.join(input, 'seasons.parquet'))) {
 
 // Trees an earlier run left (--keep, or an interrupted run). Removing them here slows the files
 // created in the next minutes on ext4 without a journal (see the floor below), hence the warning.
-const leftovers = [out, path.join(work, 'floor-sync'), path.join(work, 'floor-async'), path.join(work, 'floor')].filter((dir) => fs.existsSync(dir));
+const floorTargets = [path.join(work, 'floor-sync'), path.join(work, 'floor-async')];
+// (`floor` is where earlier versions of this bench wrote both floors.)
+const leftovers = [out, ...floorTargets, path.join(work, 'floor')].filter((dir) => fs.existsSync(dir));
 if (leftovers.length > 0) {
   for (const dir of leftovers) fs.rmSync(dir, { recursive: true, force: true });
   log(`removed ${leftovers.length} tree(s) of an earlier run; on ext4 without a journal, figures taken in the next 5 minutes may be slow`);
@@ -68,7 +70,6 @@ const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
 // (the kernel skips recently freed inodes one by one), so a deletion would slow what follows it.
 log('measuring the filesystem floor...');
 const files = listTree(out);
-const floorTargets = [path.join(work, 'floor-sync'), path.join(work, 'floor-async')];
 const syncFloor = measureSyncFloor(files, floorTargets[0]!);
 const asyncFloor = await measureFloor(files, floorTargets[1]!, 64);
 const floorSeconds = Math.min(syncFloor.seconds, asyncFloor.seconds);
