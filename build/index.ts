@@ -58,7 +58,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const inputs = await readInputs(db, config.inputDir);
     progress.start('check inputs');
     await checkInputs(db, inputs);
-    const [{ rows: balanceRows } = { rows: 0 }] = await db.rows<{ rows: number }>('SELECT sum(copies)::BIGINT::DOUBLE AS rows FROM balance_rows');
+    const [{ rows: balanceRows } = { rows: 0 }] = await db.rows<{ rows: number }>('SELECT count(*)::DOUBLE AS rows FROM balance_rows');
     progress.start('compute snapshots');
     await computeSnapshots(db, config.nowSeconds);
     const dailyAsOf = await computeDailyAsOf(db, config.lastClosedDay);

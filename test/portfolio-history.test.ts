@@ -78,6 +78,20 @@ test('transactions are ordered by block, then smallest log index, whatever the h
   assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [1, 2, 3]);
 });
 
+
+test('identical copies of the rows of interleaved transactions change no snapshot', async () => {
+  // Balance rows are not merged by key before the snapshots (build/check-inputs.ts): a copy must
+  // neither move a transaction's latest row nor emit a snapshot of its own.
+  const rows = [
+    balance({ address: A, block_number: 5, log_index: 1, tx_hash: '0xa', balance: '10' }),
+    balance({ address: A, block_number: 5, log_index: 2, tx_hash: '0xb', balance: '40' }),
+    balance({ address: A, block_number: 5, log_index: 3, tx_hash: '0xa', balance: '20' }),
+    balance({ address: A, block_number: 6, log_index: 0, tx_hash: '0xc', balance: '40' }),
+    balance({ address: A, block_number: 7, log_index: 0, tx_hash: '0xd', balance: '0' }),
+  ];
+  const built = await build({ balances: [...rows, ...rows, rows[2]!, rows[4]!], tokens: [{ chain_id: 1, token: 'uty', decimals: 0 }] });
+  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [20, 40, 0]);
+});
 test('chain keys appear only with history, in ascending numeric order', async () => {
   const built = await build({
     balances: [
