@@ -7,8 +7,8 @@
 import type { Database } from './database.ts';
 import { UserError } from './errors.ts';
 import { tokenIndexSql, type TokenSeries } from './compute-history.ts';
-import { dayNumber, dayText } from './days.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import { dayNumber } from './days.ts';
+import type { DailyRowWriter, EndOfDaySeries } from './daily-rows.ts';
 
 /**
  * `asOf` is the same for every wallet: the last closed day `L` when at least one wallet has a
@@ -31,7 +31,7 @@ interface PriceSeries {
 
 export type PriceBook = Map<string, PriceSeries>;
 
-const priceKey = (chainId: string, tokenIndex: number) => `${chainId}:${tokenIndex}`;
+export const priceKey = (chainId: string, tokenIndex: number) => `${chainId}:${tokenIndex}`;
 
 /**
  * "The latest price date <= d": prices dated after `L` can never be used. The book is bounded by
@@ -74,85 +74,57 @@ export interface DailyStats {
 /**
  * 3.3's document for one wallet: a row for every day from the wallet's first snapshot day `D0`
  * to `L` (no gaps, also all-zero days), each listing the (chain, token) whose end-of-day balance
- * is not zero, in chain then token-key order (the order the series arrive in).
+ * is not zero, in chain then token-key order (the order the series arrive in). A position's
+ * `usdPerToken` is the price series' value on its day (carried forward, see loadPriceBook), 0 and
+ * counted when the series starts later or does not exist; `valueUsd = balance * usdPerToken`;
+ * `totalValueUsd` is the plain left-to-right sum of the day's values in position order, so a
+ * client adding up the listed values gets it exactly. The rows are written by `rows`
+ * (daily-rows.ts, a WebAssembly module) from the end-of-day balances prepared here.
  */
 export function dailyDocument(
   series: TokenSeries[],
   asOf: string | null,
   lastDay: number,
+  rows: DailyRowWriter,
   prices: PriceBook,
   stats: DailyStats,
-): string {
-  let json = `{"asOf":${asOf === null ? 'null' : `"${asOf}"`},"days":[`;
+): { head: string; rows: Uint8Array | null; tail: string } {
+  const head = `{"asOf":${asOf === null ? 'null' : `"${asOf}"`},"days":[`;
   let firstDay = Infinity;
   for (const one of series) for (const day of one.days) if (day < firstDay) firstDay = day;
-  if (asOf === null || firstDay > lastDay) return `${json}]}`;
-
-  const cursors = series.map(endOfDayCursor);
-  const priceSeries = series.map((one) => prices.get(priceKey(one.chainId, one.tokenIndex)));
-  // Held per series and rebuilt only when its end-of-day balance changes.
-  const prefixes: (string | null)[] = series.map(() => null);
-  const amounts = new Float64Array(series.length);
-
-  for (let day = firstDay; day <= lastDay; day++) {
-    let positions = '';
-    let total = 0;
-    for (let j = 0; j < series.length; j++) {
-      const one = series[j]!;
-      const changed = cursors[j]!.advanceTo(day);
-      if (changed !== -1) {
-        const balance = one.balances[changed]!;
-        prefixes[j] = balance === '0'
-          ? null
-          : `{"token":"${TOKEN_KEYS[one.tokenIndex]}","chainId":${one.chainId},"balance":${balance},"usdPerToken":`;
-        amounts[j] = Number(balance);
-      }
-      const prefix = prefixes[j];
-      if (prefix === null) continue;
-      const price = priceSeries[j];
-      let usdPerToken = 0;
-      let priceText = '0';
-      if (price !== undefined && day >= price.firstDay) {
-        usdPerToken = price.values[day - price.firstDay]!;
-        priceText = price.texts[day - price.firstDay]!;
-      } else {
-        stats.positionsWithoutPrice++;
-      }
-      const valueUsd = amounts[j]! * usdPerToken;
-      if (!Number.isFinite(valueUsd)) {
-        throw new UserError(`prices.parquet: column "usd_price": 1 row, ${priceText} times a balance of ${amounts[j]} overflows a JSON number`);
-      }
-      // The plain left-to-right sum, in position order: a client adding up the listed values
-      // gets exactly totalValueUsd.
-      total += valueUsd;
-      positions += `${positions === '' ? '' : ','}${prefix}${priceText},"valueUsd":${valueUsd}}`;
-    }
-    json += `${day === firstDay ? '' : ','}{"date":"${dayText(day)}","totalValueUsd":${total},"positions":[${positions}]}`;
+  if (asOf === null || firstDay > lastDay) return { head, rows: null, tail: ']}' };
+  const endOfDay = series.map(endOfDaySeries);
+  const written = rows.write(endOfDay, firstDay, lastDay);
+  if ('failedSeries' in written) {
+    const one = endOfDay[written.failedSeries]!;
+    const price = prices.get(priceKey(one.chainId, one.tokenIndex))!;
+    const priceText = price.texts[written.failedDay - price.firstDay];
+    let k = 0;
+    while (k + 1 < one.days.length && one.days[k + 1]! <= written.failedDay) k++;
+    throw new UserError(`prices.parquet: column "usd_price": 1 row, ${priceText} times a balance of ${Number(one.balances[k])} overflows a JSON number`);
   }
-  return `${json}]}`;
+  stats.positionsWithoutPrice += written.withoutPrice;
+  return { head, rows: written.rows, tail: ']}' };
 }
 
 /**
  * End-of-day balance on `d` = the last snapshot (in transaction order) dated on or before `d`.
- * Days rise with the order on any real chain; the sort keeps the rule exact even when an export's
- * timestamps do not.
+ * Days rise with the order on any real chain, and then the snapshots are the series as they are;
+ * otherwise the series is rewritten in day order, each entry holding the latest snapshot (in
+ * transaction order) among those dated on or before its day, which keeps the rule exact.
  */
-function endOfDayCursor(one: TokenSeries) {
-  const order = one.days.map((_, k) => k);
-  if (!isAscending(one.days)) order.sort((a, b) => one.days[a]! - one.days[b]! || a - b);
-  let next = 0;
+export function endOfDaySeries(one: TokenSeries): EndOfDaySeries {
+  if (isAscending(one.days)) return one;
+  const order = one.days.map((_, k) => k).sort((a, b) => one.days[a]! - one.days[b]! || a - b);
+  const days: number[] = [];
+  const balances: string[] = [];
   let latest = -1;
-  return {
-    /** The snapshot index that now decides the balance, or -1 when that did not change. */
-    advanceTo(day: number): number {
-      const before = latest;
-      while (next < order.length && one.days[order[next]!]! <= day) {
-        latest = Math.max(latest, order[next]!);
-        next++;
-      }
-      return latest === before ? -1 : latest;
-    },
-  };
+  for (const k of order) {
+    latest = Math.max(latest, k);
+    days.push(one.days[k]!);
+    balances.push(one.balances[latest]!);
+  }
+  return { chainId: one.chainId, tokenIndex: one.tokenIndex, days, balances };
 }
 
 function isAscending(values: number[]): boolean {

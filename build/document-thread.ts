@@ -9,6 +9,7 @@ import { parentPort, type MessagePort } from 'node:worker_threads';
 import { historyDocument } from './compute-history.ts';
 import { dailyDocument, type DailyStats, type PriceBook } from './compute-daily.ts';
 import { checkSampleDocuments } from './check-output.ts';
+import { DailyRowWriter } from './daily-rows.ts';
 import { dayText } from './days.ts';
 import { walletsOf, type AmountFormat, type WalletBatch } from './wallet-batch.ts';
 import { dailyFile, portfolioFile } from '../tree/layout.ts';
@@ -40,6 +41,7 @@ export interface AssembledBatch {
 }
 
 let setup: DocumentSetup | null = null;
+let rowWriter: DailyRowWriter | null = null;
 let files: MessagePort | null = null;
 
 function assemble(id: number, batch: WalletBatch, sample: boolean): AssembledBatch {
@@ -48,37 +50,48 @@ function assemble(id: number, batch: WalletBatch, sample: boolean): AssembledBat
   const ends = new Uint32Array(2 * batch.wallets.length);
   let buffer = Buffer.allocUnsafeSlow(1 << 24);
   let length = 0;
-  const append = (text: string) => {
-    if (length + text.length > buffer.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(2 * buffer.length, length + text.length));
+  const room = (bytes: number) => {
+    if (length + bytes > buffer.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(2 * buffer.length, length + bytes));
       buffer.copy(grown, 0, 0, length);
       buffer = grown;
     }
+  };
+  const append = (text: string) => {
+    room(text.length);
     length += buffer.write(text, length, 'latin1');
+  };
+  const appendBytes = (bytes: Uint8Array) => {
+    room(bytes.length);
+    buffer.set(bytes, length);
+    length += bytes.length;
   };
   let manifestLines = '';
   let w = 0;
   for (const { wallet, series } of walletsOf(batch, format)) {
     const history = historyDocument(series, dayText);
-    const daily = dailyDocument(series, dailyAsOf, lastDay, prices, stats);
-    if (sample && w === 0) checkSampleDocuments([{ wallet, history, daily }]);
+    const daily = dailyDocument(series, dailyAsOf, lastDay, rowWriter!, prices, stats);
     append(history);
     ends[2 * w] = length;
-    append(daily);
+    append(daily.head);
+    if (daily.rows) appendBytes(daily.rows);
+    append(daily.tail);
     ends[2 * w + 1] = length;
-    if (manifest) manifestLines += `${sha256(history)}  ${portfolioFile(wallet)}\n${sha256(daily)}  ${dailyFile(wallet)}\n`;
+    if (sample && w === 0) checkSampleDocuments([{ wallet, history, daily: buffer.toString('latin1', ends[2 * w]!, length) }]);
+    if (manifest) manifestLines += `${sha256(history)}  ${portfolioFile(wallet)}\n${sha256(buffer.subarray(ends[2 * w]!, length))}  ${dailyFile(wallet)}\n`;
     w++;
   }
   return { id, wallets: batch.wallets, ends, bytes: buffer.buffer as ArrayBuffer, positionsWithoutPrice: stats.positionsWithoutPrice, manifestLines, failure: null };
 }
 
-function sha256(text: string): string {
+function sha256(text: string | Uint8Array): string {
   return crypto.createHash('sha256').update(text).digest('hex');
 }
 
 parentPort?.on('message', (request: DocumentRequest) => {
   if (request.type === 'setup') {
     setup = request.setup;
+    rowWriter = new DailyRowWriter(setup.prices, setup.format.chains);
     files = request.files;
     return;
   }

@@ -2,6 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { A, B, C, balance, build, unix } from './helpers/fixtures.ts';
+import { UserError } from '../build/errors.ts';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 
 const daily = (address: string) => `v1/address/${address}/portfolio/daily.json`;
@@ -138,6 +139,40 @@ test('balances keep every digit while valueUsd is the double product; documents 
   const document = built.json(daily(A));
   DailyPortfolioSchema.parse(document);
   assert.is(document.days[0].positions[0].valueUsd, 123456.789012345678901234 * 1.1);
+});
+
+test('a later transaction dated earlier decides every end of day from its date on', async () => {
+  // Block 2 carries an earlier timestamp than block 1: on 11-19 both are dated on or before the
+  // day, and the later transaction (block 2) holds the balance, not the later date (block 1).
+  const built = await build({
+    balances: [
+      balance({ address: A, block_number: 1, timestamp: ny('2025-11-19T10:00:00'), balance: '5' }),
+      balance({ address: A, block_number: 2, timestamp: ny('2025-11-17T10:00:00'), balance: '7' }),
+      balance({ address: A, block_number: 3, timestamp: ny('2025-11-20T10:00:00'), balance: '9' }),
+    ],
+    prices: [{ chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 2 }],
+    tokens: zeroDecimals,
+  });
+  assert.equal(built.json(daily(A)).days.map((day: any) => [day.date, day.positions[0].balance, day.totalValueUsd]), [
+    ['2025-11-17', 7, 14],
+    ['2025-11-18', 7, 14],
+    ['2025-11-19', 7, 14],
+    ['2025-11-20', 9, 18],
+  ]);
+});
+
+test('a value beyond the largest double fails the build, naming the price and the balance', async () => {
+  try {
+    await build({
+      balances: [balance({ address: A, block_number: 1, timestamp: ny('2025-11-19T10:00:00'), balance: '9'.repeat(37) })],
+      prices: [{ chain_id: 1, token: 'uty', date: '2025-11-19', usd_price: 1e300 }],
+      tokens: zeroDecimals,
+    });
+    assert.unreachable('the build succeeded');
+  } catch (error) {
+    assert.instance(error, UserError);
+    assert.is((error as UserError).message, 'prices.parquet: column "usd_price": 1 row, 1e+300 times a balance of 1e+37 overflows a JSON number');
+  }
 });
 
 test.run();

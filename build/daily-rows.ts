@@ -1,0 +1,168 @@
+/**
+ * The day rows of daily documents, written by build/daily-rows.wasm (source: assembly/daily-rows.ts).
+ * This side lays out each wallet's end-of-day balances in the module's memory and reads the bytes
+ * back; what goes in a row is decided in build/compute-daily.ts.
+ *
+ * Memory, above the module's own constants:
+ * - once per thread: a prefix per (chain, token), `{"token":"<key>","chainId":<id>,"balance":`
+ *   (length byte, then text), and each price series: first day i32, day count i32, then a 32-byte
+ *   slot per day (price f64, text length u8, text);
+ * - per wallet: 16 bytes per series (prefix offset, price series offset or 0, event count, events
+ *   offset), a cursor i32 per series, 24 bytes per event (day i32, balance text offset u32, its
+ *   length u32 or 0 for a zero balance, 4 spare, amount f64), the balance texts, a scratch area
+ *   for one day's positions, and the output.
+ */
+import fs from 'node:fs';
+import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import { priceKey, type PriceBook } from './compute-daily.ts';
+
+export const DAILY_ROWS_WASM = new URL('./daily-rows.wasm', import.meta.url);
+
+const wasm = new WebAssembly.Module(fs.readFileSync(DAILY_ROWS_WASM));
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  dataStart(): number;
+  writeDays(series: number, seriesCount: number, firstDay: number, lastDay: number, out: number, scratch: number, cursors: number): number;
+  positionsWithoutPrice: WebAssembly.Global;
+  failedSeries: WebAssembly.Global;
+  failedDay: WebAssembly.Global;
+}
+
+/** A (chain, token) series of end-of-day balances: from `days[k]` on, the balance is `balances[k]`. */
+export interface EndOfDaySeries {
+  chainId: string;
+  tokenIndex: number;
+  days: ArrayLike<number>;
+  balances: string[];
+}
+
+/** Longest JSON text of a finite double (`-2.2250738585072014e-308`), with room to spare. */
+const NUMBER_BYTES = 25;
+/** A position's bytes besides its prefix, balance and two numbers: `,"usdPerToken":`, `,"valueUsd":`, `}`, `,`. */
+const POSITION_BYTES = 15 + 12 + 1 + 1;
+/** A day row's bytes besides its positions: `,{"date":"YYYY-MM-DD","totalValueUsd":` ... `,"positions":[` ... `]}`. */
+const DAY_BYTES = 1 + 9 + 10 + 18 + NUMBER_BYTES + 14 + 2;
+const PRICE_SLOT = 32;
+
+export class DailyRowWriter {
+  private readonly exports: Exports;
+  private bytes!: Uint8Array;
+  private view!: DataView;
+  /** Per (chain, token): where its prefix and its price series are (0: no price). */
+  private readonly slots = new Map<string, { prefix: number; prefixLength: number; prices: number }>();
+  /** Where each wallet's data starts. */
+  private readonly walletStart: number;
+
+  constructor(prices: PriceBook, chains: string[]) {
+    this.exports = new WebAssembly.Instance(wasm, {}).exports as unknown as Exports;
+    this.refreshViews();
+    let at = align(this.exports.dataStart());
+    const priceAt = new Map<string, number>();
+    for (const [key, series] of prices) {
+      const length = series.values.length;
+      this.reserve(at + 8 + PRICE_SLOT * length);
+      priceAt.set(key, at);
+      this.view.setInt32(at, series.firstDay, true);
+      this.view.setInt32(at + 4, length, true);
+      for (let day = 0; day < length; day++) {
+        const slot = at + 8 + PRICE_SLOT * day;
+        const text = series.texts[day]!;
+        if (text.length > PRICE_SLOT - 9) throw new Error(`price text ${text} is longer than its slot`);
+        this.view.setFloat64(slot, series.values[day]!, true);
+        this.bytes[slot + 8] = text.length;
+        this.writeText(text, slot + 9);
+      }
+      at += 8 + PRICE_SLOT * length;
+    }
+    for (const chainId of chains) {
+      for (let tokenIndex = 0; tokenIndex < TOKEN_KEYS.length; tokenIndex++) {
+        const key = priceKey(chainId, tokenIndex);
+        const prefix = `{"token":"${TOKEN_KEYS[tokenIndex]}","chainId":${chainId},"balance":`;
+        this.reserve(at + 1 + prefix.length);
+        this.bytes[at] = prefix.length;
+        this.writeText(prefix, at + 1);
+        this.slots.set(key, { prefix: at, prefixLength: prefix.length, prices: priceAt.get(key) ?? 0 });
+        at += 1 + prefix.length;
+      }
+    }
+    this.walletStart = align(at);
+  }
+
+  /**
+   * The rows of days `firstDay..lastDay`, comma-separated, as bytes valid until the next call.
+   * Returns the (series, day) whose value is not finite instead, when one is not.
+   */
+  write(series: EndOfDaySeries[], firstDay: number, lastDay: number): { rows: Uint8Array; withoutPrice: number } | { failedSeries: number; failedDay: number } {
+    const count = series.length;
+    let events = 0;
+    let textBytes = 0;
+    let rowBytes = DAY_BYTES;
+    for (const one of series) {
+      events += one.days.length;
+      let longest = 1;
+      for (const balance of one.balances) {
+        textBytes += balance.length;
+        if (balance.length > longest) longest = balance.length;
+      }
+      rowBytes += this.slot(one).prefixLength + longest + POSITION_BYTES + 2 * NUMBER_BYTES;
+    }
+    const table = this.walletStart;
+    const cursors = table + 16 * count;
+    const eventsAt = align(cursors + 4 * count);
+    let text = eventsAt + 24 * events;
+    const scratch = text + textBytes;
+    const out = scratch + rowBytes;
+    this.reserve(out + rowBytes * (lastDay - firstDay + 1));
+
+    const { view, bytes } = this;
+    let event = eventsAt;
+    for (let j = 0; j < count; j++) {
+      const one = series[j]!;
+      const slot = this.slot(one);
+      const entry = table + 16 * j;
+      view.setUint32(entry, slot.prefix, true);
+      view.setUint32(entry + 4, slot.prices, true);
+      view.setInt32(entry + 8, one.days.length, true);
+      view.setUint32(entry + 12, event, true);
+      for (let k = 0; k < one.days.length; k++, event += 24) {
+        const balance = one.balances[k]!;
+        view.setInt32(event, one.days[k]!, true);
+        view.setUint32(event + 4, text, true);
+        view.setUint32(event + 8, balance === '0' ? 0 : balance.length, true);
+        view.setFloat64(event + 16, Number(balance), true);
+        text += this.writeText(balance, text);
+      }
+    }
+    const withoutPriceBefore = this.exports.positionsWithoutPrice.value as number;
+    const length = this.exports.writeDays(table, count, firstDay, lastDay, out, scratch, cursors);
+    if (length < 0) return { failedSeries: this.exports.failedSeries.value as number, failedDay: this.exports.failedDay.value as number };
+    return { rows: bytes.subarray(out, out + length), withoutPrice: (this.exports.positionsWithoutPrice.value as number) - withoutPriceBefore };
+  }
+
+  private slot(one: EndOfDaySeries) {
+    const slot = this.slots.get(priceKey(one.chainId, one.tokenIndex));
+    if (slot === undefined) throw new Error(`no prefix for chain ${one.chainId}, token ${one.tokenIndex}`);
+    return slot;
+  }
+
+  /** ASCII text at `at`; returns its length. */
+  private writeText(text: string, at: number): number {
+    for (let i = 0; i < text.length; i++) this.bytes[at + i] = text.charCodeAt(i);
+    return text.length;
+  }
+
+  private reserve(end: number): void {
+    const { memory } = this.exports;
+    if (end <= memory.buffer.byteLength) return;
+    memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
+    this.refreshViews();
+  }
+
+  private refreshViews(): void {
+    this.bytes = new Uint8Array(this.exports.memory.buffer);
+    this.view = new DataView(this.exports.memory.buffer);
+  }
+}
+
+const align = (offset: number) => Math.ceil(offset / 8) * 8;
