@@ -42,13 +42,19 @@ export interface AssembledBatch {
 
 let setup: DocumentSetup | null = null;
 let rowWriter: DailyRowWriter | null = null;
+/**
+ * A batch's buffer starts at the size the previous one needed, with room to spare: growing it
+ * copies what is written so far (6 to 7% of this thread's profile at 30k wallets with a fixed 16 MB start;
+ * the build's wall time did not move, as the file thread sets the pace).
+ */
+let capacity = 1 << 24;
 let files: MessagePort | null = null;
 
 function assemble(id: number, batch: WalletBatch, sample: boolean): AssembledBatch {
   const { dailyAsOf, lastDay, prices, format, manifest } = setup!;
   const stats: DailyStats = { positionsWithoutPrice: 0 };
   const ends = new Uint32Array(2 * batch.wallets.length);
-  let buffer = Buffer.allocUnsafeSlow(1 << 24);
+  let buffer = Buffer.allocUnsafeSlow(capacity);
   let length = 0;
   const room = (bytes: number) => {
     if (length + bytes > buffer.length) {
@@ -81,6 +87,7 @@ function assemble(id: number, batch: WalletBatch, sample: boolean): AssembledBat
     if (manifest) manifestLines += `${sha256(history)}  ${portfolioFile(wallet)}\n${sha256(buffer.subarray(ends[2 * w]!, length))}  ${dailyFile(wallet)}\n`;
     w++;
   }
+  capacity = Math.max(1 << 20, Math.ceil(length * 1.25));
   return { id, wallets: batch.wallets, ends, bytes: buffer.buffer as ArrayBuffer, positionsWithoutPrice: stats.positionsWithoutPrice, manifestLines, failure: null };
 }
 
