@@ -113,7 +113,7 @@ export function dailyDocument(
  * otherwise the series is rewritten in day order, each entry holding the latest snapshot (in
  * transaction order) among those dated on or before its day, which keeps the rule exact.
  */
-export function endOfDaySeries(one: TokenSeries): EndOfDaySeries {
+function endOfDaySeries(one: TokenSeries): EndOfDaySeries {
   if (isAscending(one.days)) return one;
   const order = one.days.map((_, k) => k).sort((a, b) => one.days[a]! - one.days[b]! || a - b);
   const days: number[] = [];

@@ -76,12 +76,18 @@ async function computePointTotals(db: Database): Promise<void> {
   await db.run(`
     CREATE TABLE point_parts AS
     WITH parts AS (
-      SELECT p.season, p.address, p.date = d.day AS on_day, ${bin} AS bin, ${part} AS part
+      SELECT p.season, p.address_as_written, p.date = d.day AS on_day, ${bin} AS bin, ${part} AS part
       FROM points p JOIN season_days d ON d.season = p.season AND p.date <= d.day
       WHERE p.points <> 0
+    ),
+    -- Grouped by the address as written first: lower-casing 30M addresses cost 0.5 s at 100k
+    -- wallets, and the exact integer parts add up the same in two steps.
+    as_written AS (
+      SELECT season, address_as_written, bin, sum(part) AS total_part, coalesce(sum(part) FILTER (WHERE on_day), 0) AS daily_part
+      FROM parts GROUP BY season, address_as_written, bin
     )
-    SELECT season, address, bin, sum(part) AS total_part, coalesce(sum(part) FILTER (WHERE on_day), 0) AS daily_part
-    FROM parts GROUP BY season, address, bin`);
+    SELECT season, lower(address_as_written) AS address, bin, sum(total_part) AS total_part, sum(daily_part) AS daily_part
+    FROM as_written GROUP BY season, lower(address_as_written), bin`);
   await db.run(`
     CREATE TABLE point_wallets AS
     SELECT season, address, (row_number() OVER (ORDER BY season, address))::INTEGER AS wallet_key
