@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { generateDataset } from '../data/generate.ts';
@@ -75,6 +75,11 @@ const asyncFloor = await measureFloor(files, floorTargets[1]!, 64);
 const floorSeconds = Math.min(syncFloor.seconds, asyncFloor.seconds);
 
 // 4. The preview server under load: daily documents with and without from/to, 64 connections.
+// The kernel first writes back the three trees just written: at 10k, measured while it did, the
+// server answered 21k filtered requests/s with p99 12 ms, against 26k and 6 ms on the same tree
+// a minute later.
+log('flushing the written trees to disk...');
+spawnSync('sync');
 log('load-testing the preview server...');
 const addresses = fs.readdirSync(path.join(out, 'v1/address')).slice(0, 2000);
 const server = spawn(process.execPath, [CLI, 'serve', '--dir', out, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
