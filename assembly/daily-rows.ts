@@ -2,7 +2,7 @@
  * The day rows of a daily document (SPEC 3.3), written as bytes into this module's memory. This is
  * the build's hottest loop: at 100k wallets it writes about 60 million positions. Written in
  * JavaScript it spent most of its time joining strings and collecting them; here every piece is
- * copied once. build/daily-encoder.ts lays out the input and reads the output; the layout is
+ * copied once. build/daily-rows.ts lays out the input and reads the output; the layout is
  * described there. Compiled by `npm run wasm` into build/daily-rows.wasm (committed).
  */
 import { dtoa_buffered } from 'util/number';
