@@ -63,23 +63,15 @@ const buildSeconds = (performance.now() - buildStarted) / 1000;
 if (code !== 0) throw new Error(`the build failed with exit code ${code}`);
 const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
 
-// 3. The filesystem floor: the same files, the same sizes, written from Node with nothing computed,
-// once one after another with synchronous calls and once with 64 asynchronous writes in flight.
-// Each into its own folder, and nothing is deleted until every figure is taken: on ext4 without a
-// journal (this VM's disk), creating files within minutes of deleting many is several times slower
-// (the kernel skips recently freed inodes one by one), so a deletion would slow what follows it.
-log('measuring the filesystem floor...');
-const files = listTree(out);
-const syncFloor = measureSyncFloor(files, floorTargets[0]!);
-const asyncFloor = await measureFloor(files, floorTargets[1]!, 64);
-const floorSeconds = Math.min(syncFloor.seconds, asyncFloor.seconds);
+// Every measurement below starts with nothing left to write back, as the build did: otherwise
+// each would share the disk with the write-back of the gigabytes the step before it wrote.
+const flush = () => {
+  log('flushing written files to disk...');
+  spawnSync('sync');
+};
 
-// 4. The preview server under load: daily documents with and without from/to, 64 connections.
-// The kernel first writes back the three trees just written: at 10k, measured while it did, the
-// server answered 21k filtered requests/s with p99 12 ms, against 26k and 6 ms on the same tree
-// a minute later.
-log('flushing the written trees to disk...');
-spawnSync('sync');
+// 3. The preview server under load: daily documents with and without from/to, 64 connections.
+flush();
 log('load-testing the preview server...');
 const addresses = fs.readdirSync(path.join(out, 'v1/address')).slice(0, 2000);
 const server = spawn(process.execPath, [CLI, 'serve', '--dir', out, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -93,6 +85,20 @@ const base = await new Promise<string>((resolve, reject) => {
 const unfiltered = await load(base, (i) => `/v1/address/${addresses[i % addresses.length]}/portfolio/daily`);
 const filtered = await load(base, (i) => `/v1/address/${addresses[i % addresses.length]}/portfolio/daily?from=2025-10-21&to=${AS_OF}`);
 server.kill('SIGTERM');
+
+// 4. The filesystem floor: the same files, the same sizes, written from Node with nothing computed,
+// once one after another with synchronous calls and once with 64 asynchronous writes in flight.
+// Each into its own folder, and nothing is deleted until every figure is taken: on ext4 without a
+// journal (this VM's disk), creating files within minutes of deleting many is several times slower
+// (the kernel skips recently freed inodes one by one), so a deletion would slow what follows it.
+const files = listTree(out);
+flush();
+log('measuring the filesystem floor (sync)...');
+const syncFloor = measureSyncFloor(files, floorTargets[0]!);
+flush();
+log('measuring the filesystem floor (async x64)...');
+const asyncFloor = await measureFloor(files, floorTargets[1]!, 64);
+const floorSeconds = Math.min(syncFloor.seconds, asyncFloor.seconds);
 
 const figures = {
   wallets,
@@ -126,9 +132,12 @@ server, daily from/to   ${filtered.requestsPerSecond} req/s, p50 ${filtered.p50}
 process.stdout.write(`${JSON.stringify(figures)}\n`);
 
 // Cleaned up only now, every figure printed (deleting three 8 GB trees takes minutes on this disk).
-log('removing the floor trees' + (keep ? '' : ' and the built tree') + '...');
-for (const target of floorTargets) fs.rmSync(target, { recursive: true, force: true });
-if (!keep) fs.rmSync(out, { recursive: true, force: true });
+// With --keep nothing is deleted, so that runs of other sizes can follow at once; the next run of
+// this size removes the trees first.
+if (!keep) {
+  log('removing the floor trees and the built tree...');
+  for (const target of [...floorTargets, out]) fs.rmSync(target, { recursive: true, force: true });
+}
 
 function round(value: number | null): number | null {
   return value === null ? null : Math.round(value * 100) / 100;
