@@ -8,7 +8,7 @@ import type { Database } from './database.ts';
 import { UserError } from './errors.ts';
 import { tokenIndexSql, type TokenSeries } from './compute-history.ts';
 import { dayNumber } from './days.ts';
-import type { DailyRowWriter, EndOfDaySeries } from './daily-rows.ts';
+import type { DocumentBytes, DocumentSink, EndOfDaySeries } from './document-bytes.ts';
 
 /**
  * `asOf` is the same for every wallet: the last closed day `L` when at least one wallet has a
@@ -78,33 +78,36 @@ export interface DailyStats {
  * `usdPerToken` is the price series' value on its day (carried forward, see loadPriceBook), 0 and
  * counted when the series starts later or does not exist; `valueUsd = balance * usdPerToken`;
  * `totalValueUsd` is the plain left-to-right sum of the day's values in position order, so a
- * client adding up the listed values gets it exactly. The rows are written by `rows`
- * (daily-rows.ts, a WebAssembly module) from the end-of-day balances prepared here.
+ * client adding up the listed values gets it exactly. The rows are written by `bytes`
+ * (document-bytes.ts, a WebAssembly module) from the end-of-day balances prepared here.
  */
 export function dailyDocument(
   series: TokenSeries[],
   asOf: string | null,
   lastDay: number,
-  rows: DailyRowWriter,
+  bytes: DocumentBytes,
   prices: PriceBook,
   stats: DailyStats,
-): { head: string; rows: Uint8Array | null; tail: string } {
-  const head = `{"asOf":${asOf === null ? 'null' : `"${asOf}"`},"days":[`;
+  out: DocumentSink,
+): void {
+  out.text(`{"asOf":${asOf === null ? 'null' : `"${asOf}"`},"days":[`);
   let firstDay = Infinity;
   for (const one of series) for (const day of one.days) if (day < firstDay) firstDay = day;
-  if (asOf === null || firstDay > lastDay) return { head, rows: null, tail: ']}' };
-  const endOfDay = series.map(endOfDaySeries);
-  const written = rows.write(endOfDay, firstDay, lastDay);
-  if ('failedSeries' in written) {
-    const one = endOfDay[written.failedSeries]!;
-    const price = prices.get(priceKey(one.chainId, one.tokenIndex))!;
-    const priceText = price.texts[written.failedDay - price.firstDay];
-    let k = 0;
-    while (k + 1 < one.days.length && one.days[k + 1]! <= written.failedDay) k++;
-    throw new UserError(`prices.parquet: column "usd_price": 1 row, ${priceText} times a balance of ${Number(one.balances[k])} overflows a JSON number`);
+  if (asOf !== null && firstDay <= lastDay) {
+    const endOfDay = series.map(endOfDaySeries);
+    const written = bytes.dayRows(endOfDay, firstDay, lastDay);
+    if ('failedSeries' in written) {
+      const one = endOfDay[written.failedSeries]!;
+      const price = prices.get(priceKey(one.chainId, one.tokenIndex))!;
+      const priceText = price.texts[written.failedDay - price.firstDay];
+      let k = 0;
+      while (k + 1 < one.days.length && one.days[k + 1]! <= written.failedDay) k++;
+      throw new UserError(`prices.parquet: column "usd_price": 1 row, ${priceText} times a balance of ${Number(one.balances[k])} overflows a JSON number`);
+    }
+    stats.positionsWithoutPrice += written.withoutPrice;
+    out.bytes(written.rows);
   }
-  stats.positionsWithoutPrice += written.withoutPrice;
-  return { head, rows: written.rows, tail: ']}' };
+  out.text(']}');
 }
 
 /**

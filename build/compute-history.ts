@@ -7,6 +7,7 @@ import type { Database } from './database.ts';
 import { UserError } from './errors.ts';
 import { NEW_YORK } from './config.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import type { DocumentBytes, DocumentSink } from './document-bytes.ts';
 
 /** SQL giving a token key its position in INTERFACE.md 2.1 (the output order). */
 export function tokenIndexSql(column: string): string {
@@ -112,26 +113,26 @@ export interface TokenSeries {
 
 /**
  * 3.2's document: a chain key for every chain with a snapshot, ascending (the series arrive in
- * that order), each with all seven token keys in INTERFACE.md order, empty arrays included.
+ * that order), each with all seven token keys in INTERFACE.md order, empty arrays included. The
+ * snapshots themselves, `{"date":..,"timestamp":..,"balance":..}` oldest first, are written by
+ * `bytes` (document-bytes.ts) from the wallet laid out there.
  */
-export function historyDocument(series: TokenSeries[], dayText: (day: number) => string): string {
-  let json = '{';
+export function historyDocument(series: TokenSeries[], bytes: DocumentBytes, out: DocumentSink): void {
+  out.text('{');
   let i = 0;
   while (i < series.length) {
     const chainId = series[i]!.chainId;
-    json += `${i === 0 ? '' : ','}"${chainId}":{`;
+    out.text(`${i === 0 ? '' : ','}"${chainId}":{`);
     for (let tokenIndex = 0; tokenIndex < TOKEN_KEYS.length; tokenIndex++) {
-      json += `${tokenIndex === 0 ? '' : ','}"${TOKEN_KEYS[tokenIndex]}":[`;
+      out.text(`${tokenIndex === 0 ? '' : ','}"${TOKEN_KEYS[tokenIndex]}":[`);
       const one = series[i];
       if (one && one.chainId === chainId && one.tokenIndex === tokenIndex) {
-        for (let k = 0; k < one.days.length; k++) {
-          json += `${k === 0 ? '' : ','}{"date":"${dayText(one.days[k]!)}","timestamp":${one.timestamps[k]},"balance":${one.balances[k]}}`;
-        }
+        out.bytes(bytes.snapshots(i));
         i++;
       }
-      json += ']';
+      out.text(']');
     }
-    json += '}';
+    out.text('}');
   }
-  return `${json}}`;
+  out.text('}');
 }

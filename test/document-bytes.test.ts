@@ -1,14 +1,14 @@
 /**
- * build/daily-rows.wasm: its numbers read back as the same double, and the committed module is
- * what its source (assembly/daily-rows.ts) compiles to.
+ * build/document-bytes.wasm: its numbers read back as the same double, and the committed module is
+ * what its source (assembly/document-bytes.ts) compiles to.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import { DAILY_ROWS_WASM } from '../build/daily-rows.ts';
-import { compileDailyRows } from '../assembly/compile.ts';
+import { DOCUMENT_BYTES_WASM } from '../build/document-bytes.ts';
+import { compileDocumentBytes } from '../assembly/compile.ts';
 
-const { exports } = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(DAILY_ROWS_WASM)), {});
+const { exports } = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(DOCUMENT_BYTES_WASM)), {});
 const memory = exports.memory as WebAssembly.Memory;
 const formatNumber = exports.formatNumber as (at: number, value: number) => number;
 const at = (exports.dataStart as () => number)();
@@ -53,7 +53,7 @@ test('integers, zero and exponents are written as JavaScript writes them', () =>
 });
 
 test('the committed module is what its source compiles to', async () => {
-  assert.equal(await compileDailyRows(), new Uint8Array(fs.readFileSync(DAILY_ROWS_WASM)));
+  assert.equal(await compileDocumentBytes(), new Uint8Array(fs.readFileSync(DOCUMENT_BYTES_WASM)));
 });
 
 test.run();

@@ -1,14 +1,17 @@
 /**
- * The day rows of a daily document (SPEC 3.3), written as bytes into this module's memory. This is
- * the build's hottest loop: at 100k wallets it writes about 60 million positions. Written in
- * JavaScript it spent most of its time joining strings and collecting them; here every piece is
- * copied once. build/daily-rows.ts lays out the input and reads the output; the layout is
- * described there. Compiled by `npm run wasm` into build/daily-rows.wasm (committed).
+ * The bulk of each wallet's two documents, written as bytes into this module's memory: the day
+ * rows of the daily document (SPEC 3.3; at 100k wallets about 60 million positions, the build's
+ * hottest loop) and the snapshot arrays of the history document (3.2). Written in JavaScript they
+ * spent most of their time joining strings and collecting them; here every piece is copied once.
+ * build/document-bytes.ts lays out the input and reads the output (the layout is described
+ * there); what the documents hold is decided in build/compute-daily.ts and compute-history.ts.
+ * Compiled by `npm run wasm` into build/document-bytes.wasm (committed).
  */
 import { dtoa_buffered } from 'util/number';
 
 // Per series (16 bytes): prefix offset, price series offset (0: no price), event count, events offset.
-// Per event (24 bytes): day i32, balance text offset u32, balance text length u32 (0: zero balance), pad, amount f64.
+// Per event (32 bytes): day i32, balance text offset u32, balance text length u32, 1 when the
+// balance is zero u32, amount f64, timestamp f64.
 // Per price series: first day i32, day count i32, then per day a 32-byte slot: value f64, text length u8, text.
 // Per prefix: length u8, then `{"token":"<key>","chainId":<id>,"balance":`.
 
@@ -46,12 +49,12 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
       const events = <usize>load<u32>(s, 12);
       // End-of-day balance: the last event dated on or before the day.
       let cursor = load<i32>(cursors + (<usize>j << 2));
-      while (cursor + 1 < count && load<i32>(events + <usize>(cursor + 1) * 24) <= day) cursor++;
+      while (cursor + 1 < count && load<i32>(events + (<usize>(cursor + 1) << 5)) <= day) cursor++;
       store<i32>(cursors + (<usize>j << 2), cursor);
       if (cursor < 0) continue;
-      const event = events + <usize>cursor * 24;
+      const event = events + (<usize>cursor << 5);
+      if (load<u32>(event, 12) != 0) continue;
       const balanceLength = load<u32>(event, 8);
-      if (balanceLength == 0) continue;
       const amount = load<f64>(event, 16);
       const prices = <usize>load<u32>(s, 4);
       let price: f64 = 0;
@@ -89,6 +92,30 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
     o = text(o, POSITIONS_HEAD);
     o = copy(o, scratch, <u32>(p - scratch));
     o = byte(o, 0x5d);
+    o = byte(o, 0x7d);
+  }
+  return <i32>(o - out);
+}
+
+const SNAPSHOT_HEAD = '{"date":"';
+const TIMESTAMP_HEAD = '","timestamp":';
+const BALANCE_HEAD = ',"balance":';
+
+/**
+ * Writes the snapshots of one series, `{"date":..,"timestamp":..,"balance":..}` comma-separated,
+ * at `out` and returns their length.
+ */
+export function writeSnapshots(events: usize, count: i32, out: usize): i32 {
+  let o = out;
+  for (let k = 0; k < count; k++) {
+    const event = events + (<usize>k << 5);
+    if (k != 0) o = byte(o, 0x2c);
+    o = text(o, SNAPSHOT_HEAD);
+    o = date(o, load<i32>(event));
+    o = text(o, TIMESTAMP_HEAD);
+    o = integer(o, <i64>load<f64>(event, 24));
+    o = text(o, BALANCE_HEAD);
+    o = copy(o, <usize>load<u32>(event, 4), load<u32>(event, 8));
     o = byte(o, 0x7d);
   }
   return <i32>(o - out);
@@ -132,6 +159,21 @@ function number(at: usize, value: f64): usize {
   if (length >= 2 && load<u16>(digits + ((<usize>length - 1) << 1)) == 0x30 && load<u16>(digits + ((<usize>length - 2) << 1)) == 0x2e) length -= 2;
   for (let i: u32 = 0; i < length; i++) store<u8>(at + i, <u8>load<u16>(digits + (<usize>i << 1)));
   return at + length;
+}
+
+/** An integer in decimal, as JavaScript writes an integral double. */
+function integer(at: usize, value: i64): usize {
+  if (value < 0) {
+    at = byte(at, 0x2d);
+    value = -value;
+  }
+  let digits = 1;
+  for (let rest = value / 10; rest != 0; rest /= 10) digits++;
+  for (let i = digits - 1; i >= 0; i--) {
+    store<u8>(at + i, <u8>(0x30 + value % 10));
+    value /= 10;
+  }
+  return at + digits;
 }
 
 /** `YYYY-MM-DD` of a day number (days since 1970-01-01), proleptic Gregorian. */

@@ -1,32 +1,43 @@
 /**
- * The day rows of daily documents, written by build/daily-rows.wasm (source: assembly/daily-rows.ts).
- * This side lays out each wallet's end-of-day balances in the module's memory and reads the bytes
- * back; what goes in a row is decided in build/compute-daily.ts.
+ * The bulk of each wallet's documents, written by build/document-bytes.wasm (source:
+ * assembly/document-bytes.ts): the snapshot arrays of the history document and the day rows of the
+ * daily document. This side lays out a wallet's snapshots in the module's memory and reads the
+ * bytes back; what goes in a document is decided in compute-history.ts and compute-daily.ts.
  *
  * Memory, above the module's own constants:
  * - once per thread: a prefix per (chain, token), `{"token":"<key>","chainId":<id>,"balance":`
  *   (length byte, then text), and each price series: first day i32, day count i32, then a 32-byte
  *   slot per day (price f64, text length u8, text);
- * - per wallet: 16 bytes per series (prefix offset, price series offset or 0, event count, events
- *   offset), a cursor i32 per series, 24 bytes per event (day i32, balance text offset u32, its
- *   length u32 or 0 for a zero balance, 4 spare, amount f64), the balance texts, a scratch area
- *   for one day's positions, and the output.
+ * - per wallet: the balance texts and 32 bytes per snapshot (day i32, balance text offset u32, its
+ *   length u32, 1 when the balance is zero u32, amount f64, timestamp f64), series by series in
+ *   transaction order; then, for the daily document, the series rewritten in day order where
+ *   needed (compute-daily.ts), 16 bytes per series (prefix offset, price series offset or 0,
+ *   snapshot count, snapshots offset), a cursor i32 per series, a scratch area for one day's
+ *   positions, and the output.
  */
 import fs from 'node:fs';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { priceKey, type PriceBook } from './compute-daily.ts';
+import type { TokenSeries } from './compute-history.ts';
 
-export const DAILY_ROWS_WASM = new URL('./daily-rows.wasm', import.meta.url);
+export const DOCUMENT_BYTES_WASM = new URL('./document-bytes.wasm', import.meta.url);
 
-const wasm = new WebAssembly.Module(fs.readFileSync(DAILY_ROWS_WASM));
+const wasm = new WebAssembly.Module(fs.readFileSync(DOCUMENT_BYTES_WASM));
 
 interface Exports {
   memory: WebAssembly.Memory;
   dataStart(): number;
+  writeSnapshots(events: number, count: number, out: number): number;
   writeDays(series: number, seriesCount: number, firstDay: number, lastDay: number, out: number, scratch: number, cursors: number): number;
   positionsWithoutPrice: WebAssembly.Global;
   failedSeries: WebAssembly.Global;
   failedDay: WebAssembly.Global;
+}
+
+/** Where a document goes, piece by piece. */
+export interface DocumentSink {
+  text(value: string): void;
+  bytes(value: Uint8Array): void;
 }
 
 /** A (chain, token) series of end-of-day balances: from `days[k]` on, the balance is `balances[k]`. */
@@ -43,9 +54,12 @@ const NUMBER_BYTES = 25;
 const POSITION_BYTES = 15 + 12 + 1 + 1;
 /** A day row's bytes besides its positions: `,{"date":"YYYY-MM-DD","totalValueUsd":` ... `,"positions":[` ... `]}`. */
 const DAY_BYTES = 1 + 9 + 10 + 18 + NUMBER_BYTES + 14 + 2;
+/** A snapshot's bytes besides its balance: `,{"date":"YYYY-MM-DD","timestamp":` (an integer) `,"balance":` ... `}`. */
+const SNAPSHOT_BYTES = 1 + 9 + 10 + 14 + 21 + 11 + 1;
 const PRICE_SLOT = 32;
+const SNAPSHOT = 32;
 
-export class DailyRowWriter {
+export class DocumentBytes {
   private readonly exports: Exports;
   private bytes!: Uint8Array;
   private view!: DataView;
@@ -53,6 +67,10 @@ export class DailyRowWriter {
   private readonly slots = new Map<string, { prefix: number; prefixLength: number; prices: number }>();
   /** Where each wallet's data starts. */
   private readonly walletStart: number;
+  /** The current wallet's series, where their snapshots are, and where free memory starts. */
+  private series: TokenSeries[] = [];
+  private snapshotsAt: number[] = [];
+  private free = 0;
 
   constructor(prices: PriceBook, chains: string[]) {
     this.exports = new WebAssembly.Instance(wasm, {}).exports as unknown as Exports;
@@ -89,55 +107,81 @@ export class DailyRowWriter {
     this.walletStart = align(at);
   }
 
+  /** Lays out a wallet's series; `snapshots` and `dayRows` then write from them. */
+  startWallet(series: TokenSeries[]): void {
+    this.series = series;
+    this.snapshotsAt = [];
+    this.free = this.walletStart;
+    for (const one of series) this.snapshotsAt.push(this.layOut(one, one.timestamps));
+  }
+
+  /** The snapshots of the wallet's series `j`, comma-separated, as bytes valid until the next call. */
+  snapshots(j: number): Uint8Array {
+    const one = this.series[j]!;
+    let bound = 0;
+    for (const balance of one.balances) bound += SNAPSHOT_BYTES + balance.length;
+    const out = this.free;
+    this.reserve(out + bound);
+    const length = this.exports.writeSnapshots(this.snapshotsAt[j]!, one.days.length, out);
+    return this.bytes.subarray(out, out + length);
+  }
+
   /**
-   * The rows of days `firstDay..lastDay`, comma-separated, as bytes valid until the next call.
-   * Returns the (series, day) whose value is not finite instead, when one is not.
+   * The rows of days `firstDay..lastDay`, comma-separated, as bytes valid until the next call; a
+   * series is the wallet's own (laid out already) or its rewrite in day order. Returns the
+   * (series, day) whose value is not finite instead, when one is not.
    */
-  write(series: EndOfDaySeries[], firstDay: number, lastDay: number): { rows: Uint8Array; withoutPrice: number } | { failedSeries: number; failedDay: number } {
+  dayRows(series: EndOfDaySeries[], firstDay: number, lastDay: number): { rows: Uint8Array; withoutPrice: number } | { failedSeries: number; failedDay: number } {
+    const snapshotsAt = series.map((one, j) => (one === this.series[j] ? this.snapshotsAt[j]! : this.layOut(one, null)));
     const count = series.length;
-    let events = 0;
-    let textBytes = 0;
     let rowBytes = DAY_BYTES;
     for (const one of series) {
-      events += one.days.length;
       let longest = 1;
-      for (const balance of one.balances) {
-        textBytes += balance.length;
-        if (balance.length > longest) longest = balance.length;
-      }
+      for (const balance of one.balances) if (balance.length > longest) longest = balance.length;
       rowBytes += this.slot(one).prefixLength + longest + POSITION_BYTES + 2 * NUMBER_BYTES;
     }
-    const table = this.walletStart;
+    const table = this.free;
     const cursors = table + 16 * count;
-    const eventsAt = align(cursors + 4 * count);
-    let text = eventsAt + 24 * events;
-    const scratch = text + textBytes;
+    const scratch = align(cursors + 4 * count);
     const out = scratch + rowBytes;
     this.reserve(out + rowBytes * (lastDay - firstDay + 1));
-
-    const { view, bytes } = this;
-    let event = eventsAt;
     for (let j = 0; j < count; j++) {
       const one = series[j]!;
       const slot = this.slot(one);
       const entry = table + 16 * j;
-      view.setUint32(entry, slot.prefix, true);
-      view.setUint32(entry + 4, slot.prices, true);
-      view.setInt32(entry + 8, one.days.length, true);
-      view.setUint32(entry + 12, event, true);
-      for (let k = 0; k < one.days.length; k++, event += 24) {
-        const balance = one.balances[k]!;
-        view.setInt32(event, one.days[k]!, true);
-        view.setUint32(event + 4, text, true);
-        view.setUint32(event + 8, balance === '0' ? 0 : balance.length, true);
-        view.setFloat64(event + 16, Number(balance), true);
-        text += this.writeText(balance, text);
-      }
+      this.view.setUint32(entry, slot.prefix, true);
+      this.view.setUint32(entry + 4, slot.prices, true);
+      this.view.setInt32(entry + 8, one.days.length, true);
+      this.view.setUint32(entry + 12, snapshotsAt[j]!, true);
     }
     const withoutPriceBefore = this.exports.positionsWithoutPrice.value as number;
     const length = this.exports.writeDays(table, count, firstDay, lastDay, out, scratch, cursors);
     if (length < 0) return { failedSeries: this.exports.failedSeries.value as number, failedDay: this.exports.failedDay.value as number };
-    return { rows: bytes.subarray(out, out + length), withoutPrice: (this.exports.positionsWithoutPrice.value as number) - withoutPriceBefore };
+    return { rows: this.bytes.subarray(out, out + length), withoutPrice: (this.exports.positionsWithoutPrice.value as number) - withoutPriceBefore };
+  }
+
+  /** Writes a series' balance texts and snapshots at the free end; returns where the snapshots are. */
+  private layOut(one: EndOfDaySeries, timestamps: ArrayLike<number> | null): number {
+    let textBytes = 0;
+    for (const balance of one.balances) textBytes += balance.length;
+    const count = one.days.length;
+    const at = align(this.free);
+    let text = at + SNAPSHOT * count;
+    this.reserve(text + textBytes);
+    const { view } = this;
+    for (let k = 0; k < count; k++) {
+      const snapshot = at + SNAPSHOT * k;
+      const balance = one.balances[k]!;
+      view.setInt32(snapshot, one.days[k]!, true);
+      view.setUint32(snapshot + 4, text, true);
+      view.setUint32(snapshot + 8, balance.length, true);
+      view.setUint32(snapshot + 12, balance === '0' ? 1 : 0, true);
+      view.setFloat64(snapshot + 16, Number(balance), true);
+      view.setFloat64(snapshot + 24, timestamps === null ? 0 : timestamps[k]!, true);
+      text += this.writeText(balance, text);
+    }
+    this.free = text;
+    return at;
   }
 
   private slot(one: EndOfDaySeries) {
