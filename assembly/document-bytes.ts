@@ -148,6 +148,11 @@ export function formatNumber(at: usize, value: f64): i32 {
   return <i32>(number(at, value) - at);
 }
 
+/** `date` on its own, for the tests. */
+export function formatDate(at: usize, day: i32): void {
+  date(at, day);
+}
+
 /**
  * A finite double as JSON text that reads back as the same double (Grisu2: the shortest digits in
  * all but rare cases, where it gives a longer exact-reading form). Integers print without ".0",

@@ -1,6 +1,6 @@
 /**
- * build/document-bytes.wasm: its numbers read back as the same double, and the committed module is
- * what its source (assembly/document-bytes.ts) compiles to.
+ * build/document-bytes.wasm: its numbers read back as the same double, its dates are the calendar's,
+ * and the committed module is what its source (assembly/document-bytes.ts) compiles to.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -50,6 +50,17 @@ test('integers, zero and exponents are written as JavaScript writes them', () =>
   // may not be JavaScript's (README, Decisions): 135802.46791358025 here, for 135802.46791358024.
   const value = 1.1 * 123456.789012345678901234;
   assert.is(Number(format(value)), value);
+});
+
+test('dates from year 1 to 9999 are written as toISOString writes them', () => {
+  const formatDate = exports.formatDate as (at: number, day: number) => void;
+  const first = Date.parse('0001-01-01T00:00:00Z') / 86_400_000;
+  const last = Date.parse('9999-12-31T00:00:00Z') / 86_400_000;
+  // Every day from 1967 to 2052, one day in 97 before and after.
+  for (let day = first; day <= last; day += day < -1000 || day > 30_000 ? 97 : 1) {
+    formatDate(at, day);
+    assert.is(Buffer.from(memory.buffer, at, 10).toString('latin1'), new Date(day * 86_400_000).toISOString().slice(0, 10));
+  }
 });
 
 test('the committed module is what its source compiles to', async () => {
