@@ -3,9 +3,9 @@
  *
  * Generates a seeded dataset of N wallets (default 100,000: ~10M balance rows, ~30M points rows,
  * 365 days, 3 chains, all 7 tokens, 10% of wallets with venue-B sub-accounts), runs the real
- * `wallet-snapshot build` on it as a child process, measures the filesystem floor of the same
- * files in the same run, load-tests the preview server on daily requests, and prints a table and
- * one final JSON line with every figure (for a CI history).
+ * `wallet-snapshot build` on it as a child process, load-tests the preview server on daily
+ * requests, measures the filesystem floor of the same files in the same run, and prints a table
+ * and one final JSON line with every figure (for a CI history). `--keep` keeps the trees.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,8 +1,8 @@
 /**
  * A document thread: assembles both documents of each wallet of a batch (history, then daily)
- * into one buffer and hands it to the file thread. Assembling is JavaScript work that runs on as
- * many threads as there are cores; writing is kernel work that runs best from one thread (see
- * file-thread.ts).
+ * into one buffer and hands it to the file thread. Assembling (JavaScript, and the WebAssembly
+ * module of document-bytes.ts) runs on as many threads as there are cores; writing is kernel
+ * work that runs best from one thread (see file-thread.ts).
  */
 import crypto from 'node:crypto';
 import { parentPort, type MessagePort } from 'node:worker_threads';
