@@ -4,6 +4,7 @@
  * test/document-bytes.test.ts checks that it is what this source compiles to.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DOCUMENT_BYTES_WASM } from '../build/document-bytes.ts';
 
@@ -13,6 +14,11 @@ export async function compileDocumentBytes(): Promise<Uint8Array> {
   const { default: asc } = await import('assemblyscript/asc');
   let binary: Uint8Array | null = null;
   const { error, stderr } = await asc.main([SOURCE, '-O3', '--runtime', 'stub', '--outFile', 'document-bytes.wasm'], {
+    readFile(name: string, baseDir: string) {
+      if (path.basename(name) === 'powers-of-five.ts') return powersOfFiveSource();
+      const file = path.resolve(baseDir, name);
+      return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
+    },
     writeFile(name: string, contents: Uint8Array | string) {
       if (name.endsWith('.wasm')) binary = contents as Uint8Array;
     },
@@ -20,6 +26,40 @@ export async function compileDocumentBytes(): Promise<Uint8Array> {
   if (error) throw new Error(`${error.message}\n${stderr.toString()}`);
   if (binary === null) throw new Error('the AssemblyScript compiler wrote no module');
   return binary;
+}
+
+/** Bits kept of each power of five and of each inverse (Ryu's choice for doubles). */
+const POW5_BITS = 125n;
+const POW5_INV_BITS = 125n;
+
+/**
+ * The module `./powers-of-five` that assembly/document-bytes.ts imports, computed here with exact
+ * integers rather than committed as 1,336 opaque constants. Entry i, as two u64 (low, high):
+ * - POW5_SPLIT[i] (i < 326): the top 125 bits of 5^i;
+ * - POW5_INV_SPLIT[i] (i < 342): floor(2^(bitlength(5^i) - 1 + 125) / 5^i) + 1.
+ */
+export function powersOfFiveSource(): string {
+  const halves = (value: bigint) => [value & 0xFFFFFFFFFFFFFFFFn, value >> 64n];
+  const split: bigint[] = [];
+  for (let i = 0n; i < 326n; i++) {
+    const power = 5n ** i;
+    const shift = BigInt(power.toString(2).length) - POW5_BITS;
+    split.push(...halves(shift >= 0n ? power >> shift : power << -shift));
+  }
+  const inverse: bigint[] = [];
+  for (let i = 0n; i < 342n; i++) {
+    const power = 5n ** i;
+    const bits = BigInt(power.toString(2).length) - 1n + POW5_INV_BITS;
+    inverse.push(...halves((1n << bits) / power + 1n));
+  }
+  const table = (values: bigint[]) => `memory.data<u64>([${values.map((value) => `0x${value.toString(16)}`).join(', ')}])`;
+  return [
+    `export const POW5_BITS: i32 = ${POW5_BITS};`,
+    `export const POW5_INV_BITS: i32 = ${POW5_INV_BITS};`,
+    `export const POW5_SPLIT: usize = ${table(split)};`,
+    `export const POW5_INV_SPLIT: usize = ${table(inverse)};`,
+    '',
+  ].join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -7,7 +7,7 @@
  * there); what the documents hold is decided in build/compute-daily.ts and compute-history.ts.
  * Compiled by `npm run wasm` into build/document-bytes.wasm (committed).
  */
-import { dtoa_buffered } from 'util/number';
+import { POW5_INV_SPLIT, POW5_SPLIT, POW5_INV_BITS, POW5_BITS } from './powers-of-five';
 
 // Per series (16 bytes): prefix offset, price series offset (0: no price), event count, events offset.
 // Per event (32 bytes): day i32, balance text offset u32, balance text length u32, 1 when the
@@ -141,7 +141,7 @@ function text(at: usize, value: string): usize {
   return at + length;
 }
 
-const digits = memory.data(32 * 2);
+const digits = memory.data(32);
 
 /** `number` on its own, for the tests: writes `value` at `at` and returns the length. */
 export function formatNumber(at: usize, value: f64): i32 {
@@ -154,16 +154,219 @@ export function formatDate(at: usize, day: i32): void {
 }
 
 /**
- * A finite double as JSON text that reads back as the same double (Grisu2: the shortest digits in
- * all but rare cases, where it gives a longer exact-reading form). Integers print without ".0",
- * and zero as "0", as in JavaScript.
+ * A finite double as JavaScript's `String(value)` writes it (ECMAScript Number::toString): the
+ * shortest digits that read back as the same double, the closest of them to its exact value, ties
+ * to even (Ryu, below), then placed as JavaScript places them: `123.45`, `0.000012`, `1e+21`,
+ * `1.5e-7`.
  */
 function number(at: usize, value: f64): usize {
   if (value == 0) return byte(at, 0x30);
-  let length = dtoa_buffered(digits, value);
-  if (length >= 2 && load<u16>(digits + ((<usize>length - 1) << 1)) == 0x30 && load<u16>(digits + ((<usize>length - 2) << 1)) == 0x2e) length -= 2;
-  for (let i: u32 = 0; i < length; i++) store<u8>(at + i, <u8>load<u16>(digits + (<usize>i << 1)));
-  return at + length;
+  const bits = reinterpret<u64>(value);
+  if (bits >> 63) at = byte(at, 0x2d);
+  shortest(bits & 0xFFFFFFFFFFFFF, <u32>(bits >> 52) & 0x7FF);
+  // value = digits * 10^shortestExponent, with k digits; the point goes after the n-th.
+  const k = <i32>digitsOf(shortestDigits);
+  const n = shortestExponent + k;
+  if (k <= n && n <= 21) {
+    at = copy(at, digits, k);
+    for (let i = k; i < n; i++) at = byte(at, 0x30);
+    return at;
+  }
+  if (0 < n && n <= 21) {
+    at = copy(at, digits, n);
+    at = byte(at, 0x2e);
+    return copy(at, digits + n, k - n);
+  }
+  if (-6 < n && n <= 0) {
+    at = byte(at, 0x30);
+    at = byte(at, 0x2e);
+    for (let i = n; i < 0; i++) at = byte(at, 0x30);
+    return copy(at, digits, k);
+  }
+  at = byte(at, load<u8>(digits));
+  if (k > 1) {
+    at = byte(at, 0x2e);
+    at = copy(at, digits + 1, k - 1);
+  }
+  at = byte(at, 0x65);
+  at = byte(at, n - 1 < 0 ? 0x2d : 0x2b);
+  return integer(at, <i64>abs(n - 1));
+}
+
+/** Writes `value`'s decimal digits (at most 17) at `digits`; returns how many. */
+function digitsOf(value: u64): u32 {
+  let length: u32 = 1;
+  for (let power: u64 = 10; length < 17 && value >= power; power *= 10) length++;
+  // Two halves of at most 9 and 8 digits, so that the divisions are 32-bit.
+  let high = <u32>(value / 100000000);
+  let low = <u32>(value - <u64>high * 100000000);
+  let i = <i32>length - 1;
+  for (let j = 0; j < 8 && i >= 0; j++, i--) {
+    store<u8>(digits + i, <u8>(0x30 + low % 10));
+    low /= 10;
+  }
+  for (; i >= 0; i--) {
+    store<u8>(digits + i, <u8>(0x30 + high % 10));
+    high /= 10;
+  }
+  return length;
+}
+
+let shortestDigits: u64 = 0;
+let shortestExponent: i32 = 0;
+
+/**
+ * Ryu (Ulf Adams, PLDI 2018): of the decimals that read back as the double with this mantissa and
+ * exponent (IEEE fields), the one with the fewest digits, and of those the closest, ties to even;
+ * the same choice as ECMAScript's Number::toString. Sets `shortestDigits` and `shortestExponent`.
+ */
+function shortest(ieeeMantissa: u64, ieeeExponent: u32): void {
+  // value = m2 * 2^e2, with two extra bits so that the interval's bounds are integers too.
+  let e2: i32;
+  let m2: u64;
+  if (ieeeExponent == 0) {
+    e2 = 1 - 1023 - 52 - 2;
+    m2 = ieeeMantissa;
+  } else {
+    e2 = <i32>ieeeExponent - 1023 - 52 - 2;
+    m2 = (<u64>1 << 52) | ieeeMantissa;
+  }
+  // Round-to-even reading includes the bounds of the interval when the mantissa is even.
+  const acceptBounds = (m2 & 1) == 0;
+  const mv = 4 * m2;
+  // The lower bound is closer when the mantissa is a power of two (and not the smallest exponent).
+  const mmShift: u64 = ieeeMantissa != 0 || ieeeExponent <= 1 ? 1 : 0;
+  let vr: u64, vp: u64, vm: u64;
+  let e10: i32;
+  let vmIsTrailingZeros = false;
+  let vrIsTrailingZeros = false;
+  if (e2 >= 0) {
+    const q = log10Pow2(e2) - (e2 > 3 ? 1 : 0);
+    e10 = q;
+    const k = POW5_INV_BITS + pow5Bits(q) - 1;
+    const j = -e2 + q + k;
+    const table = POW5_INV_SPLIT + (<usize>q << 4);
+    vr = mulShift(4 * m2, table, j);
+    vp = mulShift(4 * m2 + 2, table, j);
+    vm = mulShift(4 * m2 - 1 - mmShift, table, j);
+    if (q <= 21) {
+      // At most one of mv, mp and mm is a multiple of 5.
+      if (mv % 5 == 0) vrIsTrailingZeros = multipleOfPowerOf5(mv, q);
+      else if (acceptBounds) vmIsTrailingZeros = multipleOfPowerOf5(mv - 1 - mmShift, q);
+      else vp -= multipleOfPowerOf5(mv + 2, q) ? 1 : 0;
+    }
+  } else {
+    const q = log10Pow5(-e2) - (-e2 > 1 ? 1 : 0);
+    e10 = q + e2;
+    const i = -e2 - q;
+    const k = pow5Bits(i) - POW5_BITS;
+    const j = q - k;
+    const table = POW5_SPLIT + (<usize>i << 4);
+    vr = mulShift(4 * m2, table, j);
+    vp = mulShift(4 * m2 + 2, table, j);
+    vm = mulShift(4 * m2 - 1 - mmShift, table, j);
+    if (q <= 1) {
+      // mv has at least two trailing zero bits; mm has one exactly when mmShift is 1.
+      vrIsTrailingZeros = true;
+      if (acceptBounds) vmIsTrailingZeros = mmShift == 1;
+      else vp--;
+    } else if (q < 63) {
+      vrIsTrailingZeros = (mv & ((<u64>1 << q) - 1)) == 0;
+    }
+  }
+  // Drop digits while the interval still holds a shorter decimal.
+  let removed: i32 = 0;
+  let lastRemovedDigit: u64 = 0;
+  let output: u64;
+  if (vmIsTrailingZeros || vrIsTrailingZeros) {
+    // The rare case where the exact value or the lower bound ends in zeros.
+    while (vp / 10 > vm / 10) {
+      vmIsTrailingZeros &= vm % 10 == 0;
+      vrIsTrailingZeros &= lastRemovedDigit == 0;
+      lastRemovedDigit = vr % 10;
+      vr /= 10;
+      vp /= 10;
+      vm /= 10;
+      removed++;
+    }
+    if (vmIsTrailingZeros) {
+      while (vm % 10 == 0) {
+        vrIsTrailingZeros &= lastRemovedDigit == 0;
+        lastRemovedDigit = vr % 10;
+        vr /= 10;
+        vp /= 10;
+        vm /= 10;
+        removed++;
+      }
+    }
+    // Exactly halfway: to even.
+    if (vrIsTrailingZeros && lastRemovedDigit == 5 && vr % 2 == 0) lastRemovedDigit = 4;
+    output = vr + ((vr == vm && (!acceptBounds || !vmIsTrailingZeros)) || lastRemovedDigit >= 5 ? 1 : 0);
+  } else {
+    let roundUp = false;
+    while (vp / 10 > vm / 10) {
+      roundUp = vr % 10 >= 5;
+      vr /= 10;
+      vp /= 10;
+      vm /= 10;
+      removed++;
+    }
+    output = vr + (vr == vm || roundUp ? 1 : 0);
+  }
+  shortestDigits = output;
+  shortestExponent = e10 + removed;
+}
+
+/** ceil(log2(5^e)) for e >= 1, and 1 for e = 0 (0 <= e <= 3528). */
+// @ts-ignore: decorator
+@inline function pow5Bits(e: i32): i32 {
+  return <i32>((<u32>e * 1217359) >> 19) + 1;
+}
+
+/** floor(log10(2^e)) for 0 <= e <= 1650. */
+// @ts-ignore: decorator
+@inline function log10Pow2(e: i32): i32 {
+  return <i32>((<u32>e * 78913) >> 18);
+}
+
+/** floor(log10(5^e)) for 0 <= e <= 2620. */
+// @ts-ignore: decorator
+@inline function log10Pow5(e: i32): i32 {
+  return <i32>((<u32>e * 732923) >> 20);
+}
+
+function multipleOfPowerOf5(value: u64, p: i32): bool {
+  let count = 0;
+  while (value % 5 == 0) {
+    value /= 5;
+    count++;
+  }
+  return count >= p;
+}
+
+/** The high 64 bits of a * b. */
+// @ts-ignore: decorator
+@inline function multiplyHigh(a: u64, b: u64): u64 {
+  const aLow = a & 0xFFFFFFFF;
+  const aHigh = a >> 32;
+  const bLow = b & 0xFFFFFFFF;
+  const bHigh = b >> 32;
+  const middle = aHigh * bLow + ((aLow * bLow) >> 32);
+  const middle2 = aLow * bHigh + (middle & 0xFFFFFFFF);
+  return aHigh * bHigh + (middle >> 32) + (middle2 >> 32);
+}
+
+/** (m * the 128-bit table entry) >> j, for 64 < j < 128 (m below 2^55, the entry below 2^125). */
+function mulShift(m: u64, table: usize, j: i32): u64 {
+  const low = load<u64>(table);
+  const high = load<u64>(table, 8);
+  const high0 = multiplyHigh(m, low);
+  const low1 = m * high;
+  let high1 = multiplyHigh(m, high);
+  const sum = high0 + low1;
+  if (sum < high0) high1++;
+  const shift = <u64>(j - 64);
+  return (high1 << (64 - shift)) | (sum >> shift);
 }
 
 /** An integer in decimal, as JavaScript writes an integral double. */
