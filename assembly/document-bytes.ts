@@ -141,7 +141,12 @@ function text(at: usize, value: string): usize {
   return at + length;
 }
 
-const digits = memory.data(32);
+/** "00", "01", ... "99": digits are written two at a time. */
+const DIGIT_PAIRS = memory.data(200);
+for (let i: u32 = 0; i < 100; i++) {
+  store<u8>(DIGIT_PAIRS + (i << 1), <u8>(0x30 + i / 10));
+  store<u8>(DIGIT_PAIRS + (i << 1) + 1, <u8>(0x30 + i % 10));
+}
 
 /** `number` on its own, for the tests: writes `value` at `at` and returns the length. */
 export function formatNumber(at: usize, value: f64): i32 {
@@ -165,51 +170,73 @@ function number(at: usize, value: f64): usize {
   if (bits >> 63) at = byte(at, 0x2d);
   shortest(bits & 0xFFFFFFFFFFFFF, <u32>(bits >> 52) & 0x7FF);
   // value = digits * 10^shortestExponent, with k digits; the point goes after the n-th.
-  const k = <i32>digitsOf(shortestDigits);
+  const k = decimalLength(shortestDigits);
   const n = shortestExponent + k;
   if (k <= n && n <= 21) {
-    at = copy(at, digits, k);
+    writeDigits(at, shortestDigits, k);
+    at += k;
     for (let i = k; i < n; i++) at = byte(at, 0x30);
     return at;
   }
   if (0 < n && n <= 21) {
-    at = copy(at, digits, n);
-    at = byte(at, 0x2e);
-    return copy(at, digits + n, k - n);
+    // The digits one place to the right, then the first n moved back in front of the point.
+    writeDigits(at + 1, shortestDigits, k);
+    for (let i = 0; i < n; i++) store<u8>(at + i, load<u8>(at + i + 1));
+    store<u8>(at + n, 0x2e);
+    return at + k + 1;
   }
   if (-6 < n && n <= 0) {
     at = byte(at, 0x30);
     at = byte(at, 0x2e);
     for (let i = n; i < 0; i++) at = byte(at, 0x30);
-    return copy(at, digits, k);
+    writeDigits(at, shortestDigits, k);
+    return at + k;
   }
-  at = byte(at, load<u8>(digits));
+  writeDigits(at + 1, shortestDigits, k);
+  store<u8>(at, load<u8>(at + 1));
   if (k > 1) {
-    at = byte(at, 0x2e);
-    at = copy(at, digits + 1, k - 1);
+    store<u8>(at + 1, 0x2e);
+    at += k + 1;
+  } else {
+    at += 1;
   }
   at = byte(at, 0x65);
   at = byte(at, n - 1 < 0 ? 0x2d : 0x2b);
   return integer(at, <i64>abs(n - 1));
 }
 
-/** Writes `value`'s decimal digits (at most 17) at `digits`; returns how many. */
-function digitsOf(value: u64): u32 {
-  let length: u32 = 1;
-  for (let power: u64 = 10; length < 17 && value >= power; power *= 10) length++;
-  // Two halves of at most 9 and 8 digits, so that the divisions are 32-bit.
-  let high = <u32>(value / 100000000);
-  let low = <u32>(value - <u64>high * 100000000);
-  let i = <i32>length - 1;
-  for (let j = 0; j < 8 && i >= 0; j++, i--) {
-    store<u8>(digits + i, <u8>(0x30 + low % 10));
-    low /= 10;
-  }
-  for (; i >= 0; i--) {
-    store<u8>(digits + i, <u8>(0x30 + high % 10));
-    high /= 10;
-  }
+/** How many decimal digits `value` has (1 to 17); most doubles need 15 to 17, so those come first. */
+function decimalLength(value: u64): i32 {
+  if (value >= 10000000000000000) return 17;
+  if (value >= 1000000000000000) return 16;
+  if (value >= 100000000000000) return 15;
+  let length = 1;
+  for (let power: u64 = 10; value >= power; power *= 10) length++;
   return length;
+}
+
+/** The k digits of `value` at `at`, written from the last, two at a time. */
+function writeDigits(at: usize, value: u64, k: i32): void {
+  let end = at + k;
+  if (value >= 100000000) {
+    // The low 8 digits with 32-bit arithmetic, then the rest (at most 9 digits) likewise.
+    const high = value / 100000000;
+    let low = <u32>(value - high * 100000000);
+    for (let i = 0; i < 4; i++) {
+      end -= 2;
+      store<u16>(end, load<u16>(DIGIT_PAIRS + ((low % 100) << 1)));
+      low /= 100;
+    }
+    value = high;
+  }
+  let rest = <u32>value;
+  while (rest >= 100) {
+    end -= 2;
+    store<u16>(end, load<u16>(DIGIT_PAIRS + ((rest % 100) << 1)));
+    rest /= 100;
+  }
+  if (rest >= 10) store<u16>(end - 2, load<u16>(DIGIT_PAIRS + (rest << 1)));
+  else store<u8>(end - 1, <u8>(0x30 + rest));
 }
 
 let shortestDigits: u64 = 0;
@@ -245,10 +272,9 @@ function shortest(ieeeMantissa: u64, ieeeExponent: u32): void {
     e10 = q;
     const k = POW5_INV_BITS + pow5Bits(q) - 1;
     const j = -e2 + q + k;
-    const table = POW5_INV_SPLIT + (<usize>q << 4);
-    vr = mulShift(4 * m2, table, j);
-    vp = mulShift(4 * m2 + 2, table, j);
-    vm = mulShift(4 * m2 - 1 - mmShift, table, j);
+    vr = mulShiftAll(m2, POW5_INV_SPLIT + (<usize>q << 4), j, mmShift);
+    vp = shiftedUp;
+    vm = shiftedDown;
     if (q <= 21) {
       // At most one of mv, mp and mm is a multiple of 5.
       if (mv % 5 == 0) vrIsTrailingZeros = multipleOfPowerOf5(mv, q);
@@ -261,10 +287,9 @@ function shortest(ieeeMantissa: u64, ieeeExponent: u32): void {
     const i = -e2 - q;
     const k = pow5Bits(i) - POW5_BITS;
     const j = q - k;
-    const table = POW5_SPLIT + (<usize>i << 4);
-    vr = mulShift(4 * m2, table, j);
-    vp = mulShift(4 * m2 + 2, table, j);
-    vm = mulShift(4 * m2 - 1 - mmShift, table, j);
+    vr = mulShiftAll(m2, POW5_SPLIT + (<usize>i << 4), j, mmShift);
+    vp = shiftedUp;
+    vm = shiftedDown;
     if (q <= 1) {
       // mv has at least two trailing zero bits; mm has one exactly when mmShift is 1.
       vrIsTrailingZeros = true;
@@ -304,6 +329,14 @@ function shortest(ieeeMantissa: u64, ieeeExponent: u32): void {
     output = vr + ((vr == vm && (!acceptBounds || !vmIsTrailingZeros)) || lastRemovedDigit >= 5 ? 1 : 0);
   } else {
     let roundUp = false;
+    // Two digits at once first: most doubles lose two or three.
+    if (vp / 100 > vm / 100) {
+      roundUp = vr % 100 >= 50;
+      vr /= 100;
+      vp /= 100;
+      vm /= 100;
+      removed += 2;
+    }
     while (vp / 10 > vm / 10) {
       roundUp = vr % 10 >= 5;
       vr /= 10;
@@ -344,29 +377,70 @@ function multipleOfPowerOf5(value: u64, p: i32): bool {
   return count >= p;
 }
 
-/** The high 64 bits of a * b. */
+/** The high 64 bits of the last `multiply`. */
+let productHigh: u64 = 0;
+
+/** a * b as 128 bits: returns the low 64, leaves the high 64 in `productHigh`. */
 // @ts-ignore: decorator
-@inline function multiplyHigh(a: u64, b: u64): u64 {
+@inline function multiply(a: u64, b: u64): u64 {
   const aLow = a & 0xFFFFFFFF;
   const aHigh = a >> 32;
   const bLow = b & 0xFFFFFFFF;
   const bHigh = b >> 32;
-  const middle = aHigh * bLow + ((aLow * bLow) >> 32);
+  const lowLow = aLow * bLow;
+  const middle = aHigh * bLow + (lowLow >> 32);
   const middle2 = aLow * bHigh + (middle & 0xFFFFFFFF);
-  return aHigh * bHigh + (middle >> 32) + (middle2 >> 32);
+  productHigh = aHigh * bHigh + (middle >> 32) + (middle2 >> 32);
+  return (middle2 << 32) | (lowLow & 0xFFFFFFFF);
 }
 
-/** (m * the 128-bit table entry) >> j, for 64 < j < 128 (m below 2^55, the entry below 2^125). */
-function mulShift(m: u64, table: usize, j: i32): u64 {
+/** The 128 bits (high, low) shifted right by 0 < shift < 64, low 64 bits. */
+// @ts-ignore: decorator
+@inline function shiftRight128(low: u64, high: u64, shift: i32): u64 {
+  return (high << (64 - <u64>shift)) | (low >> <u64>shift);
+}
+
+/** Set by `mulShiftAll`: the upper and lower bounds of the interval, in the same scale. */
+let shiftedUp: u64 = 0;
+let shiftedDown: u64 = 0;
+
+/**
+ * (4 * m2 + d) * table entry >> j for d = 0 (returned), d = 2 (`shiftedUp`) and d = -1 - mmShift
+ * (`shiftedDown`), from one 64 x 128-bit product of 2 * m2 (the entry is below 2^125, m2 below 2^54).
+ */
+function mulShiftAll(m2: u64, table: usize, j: i32, mmShift: u64): u64 {
   const low = load<u64>(table);
   const high = load<u64>(table, 8);
-  const high0 = multiplyHigh(m, low);
-  const low1 = m * high;
-  let high1 = multiplyHigh(m, high);
-  const sum = high0 + low1;
-  if (sum < high0) high1++;
-  const shift = <u64>(j - 64);
-  return (high1 << (64 - shift)) | (sum >> shift);
+  const m = m2 << 1;
+  const productLow = multiply(m, low);
+  const carryOut = productHigh;
+  const middleLow = multiply(m, high);
+  let top = productHigh;
+  const middle = carryOut + middleLow;
+  if (middle < carryOut) top++;
+
+  // + 2: one more table entry at the scale of 2 * m2.
+  const low2 = productLow + low;
+  const middle2 = middle + high + (low2 < productLow ? 1 : 0);
+  const top2 = top + (middle2 < middle ? 1 : 0);
+  shiftedUp = shiftRight128(middle2, top2, j - 65);
+  if (mmShift == 1) {
+    // - 1 - 1: one table entry less at the scale of 2 * m2.
+    const low3 = productLow - low;
+    const middle3 = middle - high - (low3 > productLow ? 1 : 0);
+    const top3 = top - (middle3 > middle ? 1 : 0);
+    shiftedDown = shiftRight128(middle3, top3, j - 65);
+  } else {
+    // - 1 - 0: at the scale of 4 * m2, one table entry less.
+    const low3 = productLow + productLow;
+    const middle3 = middle + middle + (low3 < productLow ? 1 : 0);
+    const top3 = top + top + (middle3 < middle ? 1 : 0);
+    const low4 = low3 - low;
+    const middle4 = middle3 - high - (low4 > low3 ? 1 : 0);
+    const top4 = top3 - (middle4 > middle3 ? 1 : 0);
+    shiftedDown = shiftRight128(middle4, top4, j - 64);
+  }
+  return shiftRight128(middle, top, j - 65);
 }
 
 /** An integer in decimal, as JavaScript writes an integral double. */
