@@ -11,8 +11,10 @@ import { POW5_INV_SPLIT, POW5_SPLIT, POW5_INV_BITS, POW5_BITS } from './powers-o
 
 // Per series (16 bytes): prefix offset, price series offset (0: no price), event count, events offset.
 // Per event (32 bytes): day i32, balance text offset u32, balance text length u32, 1 when the
-// balance is zero u32, amount f64, timestamp f64.
-// Per price series: first day i32, day count i32, then per day a 32-byte slot: value f64, text length u8, text.
+// balance is zero u32, amount f64, timestamp f64. The series' prefix is written again right
+// before each balance text, so that a position's opening is one copy.
+// Per price series: first day i32, day count i32, then per day a 64-byte slot: value f64, text
+// length u8, text `,"usdPerToken":<price>,"valueUsd":`.
 // Per prefix: length u8, then `{"token":"<key>","chainId":<id>,"balance":`.
 
 /** Where the caller may start laying out its data: above this module's constants. */
@@ -26,22 +28,34 @@ export let positionsWithoutPrice: u32 = 0;
 export let failedSeries: i32 = -1;
 export let failedDay: i32 = 0;
 
-const DATE_HEAD = '{"date":"';
-const TOTAL_HEAD = '","totalValueUsd":';
-const POSITIONS_HEAD = ',"positions":[';
-const PRICE_HEAD = ',"usdPerToken":';
-const VALUE_HEAD = ',"valueUsd":';
+/** The fixed pieces of JSON, as bytes copied eight at a time (see `piece`). */
+const PIECES = memory.data(256);
+let piecesEnd = PIECES;
+function constant(value: string): usize {
+  const at = piecesEnd;
+  for (let i = 0; i < value.length; i++) store<u8>(at + i, <u8>value.charCodeAt(i));
+  piecesEnd += (<usize>value.length + 7) & ~7;
+  return at;
+}
+const DATE_HEAD = constant('{"date":"');
+const TOTAL_HEAD = constant('","totalValueUsd":');
+const POSITIONS_HEAD = constant(',"positions":[');
+const NO_PRICE = constant(',"usdPerToken":0,"valueUsd":');
+const SNAPSHOT_HEAD = constant('{"date":"');
+const TIMESTAMP_HEAD = constant('","timestamp":');
+const BALANCE_HEAD = constant(',"balance":');
 
 /**
  * Writes the rows of days `firstDay..lastDay` (comma-separated, no brackets) at `out` and returns
- * their length, or -1 when a value is not finite. `scratch` holds one day's positions while the
- * day's total is summed, and `cursors` one i32 per series.
+ * their length, or -1 when a value is not finite. `cursors` holds one i32 per series, and
+ * `scratch` one day's values (f64 per series, -1 for no position) and price slots (u32 per series).
  */
 export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDay: i32, out: usize, scratch: usize, cursors: usize): i32 {
   for (let j = 0; j < seriesCount; j++) store<i32>(cursors + (<usize>j << 2), -1);
+  const slots = scratch + (<usize>seriesCount << 3);
   let o = out;
   for (let day = firstDay; day <= lastDay; day++) {
-    let p = scratch;
+    // The day's values first: the total comes before the positions.
     let total: f64 = 0;
     for (let j = 0; j < seriesCount; j++) {
       const s = series + (<usize>j << 4);
@@ -51,55 +65,60 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
       let cursor = load<i32>(cursors + (<usize>j << 2));
       while (cursor + 1 < count && load<i32>(events + (<usize>(cursor + 1) << 5)) <= day) cursor++;
       store<i32>(cursors + (<usize>j << 2), cursor);
-      if (cursor < 0) continue;
-      const event = events + (<usize>cursor << 5);
-      if (load<u32>(event, 12) != 0) continue;
-      const balanceLength = load<u32>(event, 8);
-      const amount = load<f64>(event, 16);
+      const value = scratch + (<usize>j << 3);
+      if (cursor < 0 || load<u32>(events + (<usize>cursor << 5), 12) != 0) {
+        store<f64>(value, -1);
+        continue;
+      }
       const prices = <usize>load<u32>(s, 4);
       let price: f64 = 0;
-      let priceText: usize = 0;
+      let slot: usize = 0;
       if (prices != 0 && day >= load<i32>(prices)) {
-        priceText = prices + 8 + (<usize>(day - load<i32>(prices)) << 5);
-        price = load<f64>(priceText);
+        slot = prices + 8 + (<usize>(day - load<i32>(prices)) << 6);
+        price = load<f64>(slot);
       } else {
         positionsWithoutPrice++;
       }
-      const value = amount * price;
-      if (!isFinite(value)) {
+      const amount = load<f64>(events + (<usize>cursor << 5), 16);
+      const product = amount * price;
+      if (!isFinite(product)) {
         failedSeries = j;
         failedDay = day;
         return -1;
       }
       // The plain left-to-right sum, in position order, as build/compute-daily.ts documents.
-      total += value;
-      if (p != scratch) p = byte(p, 0x2c);
-      const prefix = <usize>load<u32>(s);
-      p = copy(p, prefix + 1, load<u8>(prefix));
-      p = copy(p, <usize>load<u32>(event, 4), balanceLength);
-      p = text(p, PRICE_HEAD);
-      if (priceText != 0) p = copy(p, priceText + 9, load<u8>(priceText, 8));
-      else p = byte(p, 0x30);
-      p = text(p, VALUE_HEAD);
-      p = number(p, value);
-      p = byte(p, 0x7d);
+      total += product;
+      store<f64>(value, product);
+      store<u32>(slots + (<usize>j << 2), <u32>slot);
     }
     if (day != firstDay) o = byte(o, 0x2c);
-    o = text(o, DATE_HEAD);
+    o = piece(o, DATE_HEAD, 9);
     o = date(o, day);
-    o = text(o, TOTAL_HEAD);
+    o = piece(o, TOTAL_HEAD, 18);
     o = number(o, total);
-    o = text(o, POSITIONS_HEAD);
-    o = copy(o, scratch, <u32>(p - scratch));
+    o = piece(o, POSITIONS_HEAD, 14);
+    let first = true;
+    for (let j = 0; j < seriesCount; j++) {
+      const value = load<f64>(scratch + (<usize>j << 3));
+      if (value < 0) continue;
+      if (!first) o = byte(o, 0x2c);
+      first = false;
+      const s = series + (<usize>j << 4);
+      const event = <usize>load<u32>(s, 12) + (<usize>load<i32>(cursors + (<usize>j << 2)) << 5);
+      // The prefix sits right before the balance text.
+      const prefixLength = <u32>load<u8>(<usize>load<u32>(s));
+      o = copy(o, <usize>load<u32>(event, 4) - prefixLength, prefixLength + load<u32>(event, 8));
+      const slot = <usize>load<u32>(slots + (<usize>j << 2));
+      o = slot != 0 ? copy(o, slot + 9, load<u8>(slot, 8)) : piece(o, NO_PRICE, 28);
+      o = number(o, value);
+      o = byte(o, 0x7d);
+    }
     o = byte(o, 0x5d);
     o = byte(o, 0x7d);
   }
   return <i32>(o - out);
 }
 
-const SNAPSHOT_HEAD = '{"date":"';
-const TIMESTAMP_HEAD = '","timestamp":';
-const BALANCE_HEAD = ',"balance":';
 
 /**
  * Writes the snapshots of one series, `{"date":..,"timestamp":..,"balance":..}` comma-separated,
@@ -110,11 +129,11 @@ export function writeSnapshots(events: usize, count: i32, out: usize): i32 {
   for (let k = 0; k < count; k++) {
     const event = events + (<usize>k << 5);
     if (k != 0) o = byte(o, 0x2c);
-    o = text(o, SNAPSHOT_HEAD);
+    o = piece(o, SNAPSHOT_HEAD, 9);
     o = date(o, load<i32>(event));
-    o = text(o, TIMESTAMP_HEAD);
+    o = piece(o, TIMESTAMP_HEAD, 14);
     o = integer(o, <i64>load<f64>(event, 24));
-    o = text(o, BALANCE_HEAD);
+    o = piece(o, BALANCE_HEAD, 11);
     o = copy(o, <usize>load<u32>(event, 4), load<u32>(event, 8));
     o = byte(o, 0x7d);
   }
@@ -133,11 +152,13 @@ export function writeSnapshots(events: usize, count: i32, out: usize): i32 {
   return at + length;
 }
 
-/** An ASCII constant. */
-function text(at: usize, value: string): usize {
-  const length = value.length;
-  const from = changetype<usize>(value);
-  for (let i = 0; i < length; i++) store<u8>(at + i, load<u8>(from + (<usize>i << 1)));
+/**
+ * A fixed piece of `length` bytes, copied eight at a time: it may write up to 7 bytes past its end,
+ * which the next write covers (the caller reserves 8 bytes beyond the output's bound).
+ */
+// @ts-ignore: decorator
+@inline function piece(at: usize, from: usize, length: usize): usize {
+  for (let i: usize = 0; i < length; i += 8) store<u64>(at + i, load<u64>(from + i));
   return at + length;
 }
 
@@ -219,24 +240,33 @@ function decimalLength(value: u64): i32 {
 function writeDigits(at: usize, value: u64, k: i32): void {
   let end = at + k;
   if (value >= 100000000) {
-    // The low 8 digits with 32-bit arithmetic, then the rest (at most 9 digits) likewise.
+    // The low 8 digits with 32-bit arithmetic (divisions by constants as multiplications), then
+    // the rest (at most 9 digits) likewise.
     const high = value / 100000000;
-    let low = <u32>(value - high * 100000000);
-    for (let i = 0; i < 4; i++) {
-      end -= 2;
-      store<u16>(end, load<u16>(DIGIT_PAIRS + ((low % 100) << 1)));
-      low /= 100;
-    }
+    const low = <u32>(value - high * 100000000);
+    const low4 = <u32>((<u64>low * 0xD1B71759) >> 45);
+    fourDigits(end - 4, low - low4 * 10000);
+    fourDigits(end - 8, low4);
+    end -= 8;
     value = high;
   }
   let rest = <u32>value;
   while (rest >= 100) {
+    const hundreds = <u32>((<u64>rest * 0x51EB851F) >> 37);
     end -= 2;
-    store<u16>(end, load<u16>(DIGIT_PAIRS + ((rest % 100) << 1)));
-    rest /= 100;
+    store<u16>(end, load<u16>(DIGIT_PAIRS + ((rest - hundreds * 100) << 1)));
+    rest = hundreds;
   }
   if (rest >= 10) store<u16>(end - 2, load<u16>(DIGIT_PAIRS + (rest << 1)));
   else store<u8>(end - 1, <u8>(0x30 + rest));
+}
+
+/** The four digits of `value` (below 10,000, leading zeros included) at `at`. */
+// @ts-ignore: decorator
+@inline function fourDigits(at: usize, value: u32): void {
+  const high = (value * 5243) >> 19;
+  store<u16>(at, load<u16>(DIGIT_PAIRS + (high << 1)));
+  store<u16>(at + 2, load<u16>(DIGIT_PAIRS + ((value - high * 100) << 1)));
 }
 
 let shortestDigits: u64 = 0;

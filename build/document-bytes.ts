@@ -6,14 +6,14 @@
  *
  * Memory, above the module's own constants:
  * - once per thread: a prefix per (chain, token), `{"token":"<key>","chainId":<id>,"balance":`
- *   (length byte, then text), and each price series: first day i32, day count i32, then a 32-byte
- *   slot per day (price f64, text length u8, text);
- * - per wallet: the balance texts and 32 bytes per snapshot (day i32, balance text offset u32, its
- *   length u32, 1 when the balance is zero u32, amount f64, timestamp f64), series by series in
- *   transaction order; then, for the daily document, the series rewritten in day order where
- *   needed (compute-daily.ts), 16 bytes per series (prefix offset, price series offset or 0,
- *   snapshot count, snapshots offset), a cursor i32 per series, a scratch area for one day's
- *   positions, and the output.
+ *   (length byte, then text), and each price series: first day i32, day count i32, then a 64-byte
+ *   slot per day (price f64, text length u8, text `,"usdPerToken":<price>,"valueUsd":`);
+ * - per wallet: 32 bytes per snapshot (day i32, balance text offset u32, its length u32, 1 when
+ *   the balance is zero u32, amount f64, timestamp f64) and each balance text preceded by its
+ *   series' prefix, series by series in transaction order; then, for the daily document, the
+ *   series rewritten in day order where needed (compute-daily.ts), 16 bytes per series (prefix
+ *   offset, price series offset or 0, snapshot count, snapshots offset), a cursor i32 per series,
+ *   a scratch area for one day's values and price slots (12 bytes per series), and the output.
  */
 import fs from 'node:fs';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
@@ -56,7 +56,9 @@ const POSITION_BYTES = 15 + 12 + 1 + 1;
 const DAY_BYTES = 1 + 9 + 10 + 18 + NUMBER_BYTES + 14 + 2;
 /** A snapshot's bytes besides its balance: `,{"date":"YYYY-MM-DD","timestamp":` (an integer) `,"balance":` ... `}`. */
 const SNAPSHOT_BYTES = 1 + 9 + 10 + 14 + 21 + 11 + 1;
-const PRICE_SLOT = 32;
+const PRICE_SLOT = 64;
+/** The module writes its fixed pieces eight bytes at a time, up to 7 bytes past their end. */
+const PIECE_SLACK = 8;
 const SNAPSHOT = 32;
 
 export class DocumentBytes {
@@ -85,7 +87,7 @@ export class DocumentBytes {
       this.view.setInt32(at + 4, length, true);
       for (let day = 0; day < length; day++) {
         const slot = at + 8 + PRICE_SLOT * day;
-        const text = series.texts[day]!;
+        const text = `,"usdPerToken":${series.texts[day]!},"valueUsd":`;
         if (text.length > PRICE_SLOT - 9) throw new Error(`price text ${text} is longer than its slot`);
         this.view.setFloat64(slot, series.values[day]!, true);
         this.bytes[slot + 8] = text.length;
@@ -121,7 +123,7 @@ export class DocumentBytes {
     let bound = 0;
     for (const balance of one.balances) bound += SNAPSHOT_BYTES + balance.length;
     const out = this.free;
-    this.reserve(out + bound);
+    this.reserve(out + bound + PIECE_SLACK);
     const length = this.exports.writeSnapshots(this.snapshotsAt[j]!, one.days.length, out);
     return this.bytes.subarray(out, out + length);
   }
@@ -143,8 +145,8 @@ export class DocumentBytes {
     const table = this.free;
     const cursors = table + 16 * count;
     const scratch = align(cursors + 4 * count);
-    const out = scratch + rowBytes;
-    this.reserve(out + rowBytes * (lastDay - firstDay + 1));
+    const out = scratch + 12 * count;
+    this.reserve(out + rowBytes * (lastDay - firstDay + 1) + PIECE_SLACK);
     for (let j = 0; j < count; j++) {
       const one = series[j]!;
       const slot = this.slot(one);
@@ -162,9 +164,10 @@ export class DocumentBytes {
 
   /** Writes a series' balance texts and snapshots at the free end; returns where the snapshots are. */
   private layOut(one: EndOfDaySeries, timestamps: ArrayLike<number> | null): number {
-    let textBytes = 0;
-    for (const balance of one.balances) textBytes += balance.length;
+    const { prefix, prefixLength } = this.slot(one);
     const count = one.days.length;
+    let textBytes = prefixLength * count;
+    for (const balance of one.balances) textBytes += balance.length;
     const at = align(this.free);
     let text = at + SNAPSHOT * count;
     this.reserve(text + textBytes);
@@ -172,6 +175,8 @@ export class DocumentBytes {
     for (let k = 0; k < count; k++) {
       const snapshot = at + SNAPSHOT * k;
       const balance = one.balances[k]!;
+      this.bytes.copyWithin(text, prefix + 1, prefix + 1 + prefixLength);
+      text += prefixLength;
       view.setInt32(snapshot, one.days[k]!, true);
       view.setUint32(snapshot + 4, text, true);
       view.setUint32(snapshot + 8, balance.length, true);
