@@ -334,8 +334,10 @@ function shortest(ieeeMantissa: u64, ieeeExponent: u32): void {
   let lastRemovedDigit: u64 = 0;
   let output: u64;
   if (vmIsTrailingZeros || vrIsTrailingZeros) {
-    // The rare case where the exact value or the lower bound ends in zeros.
-    while (vp / 10 > vm / 10) {
+    // The rare case where the exact value or the lower bound ends in zeros: once the interval
+    // holds no shorter decimal, a lower bound that is itself one (and included) still drops its
+    // zeros.
+    while (vp / 10 > vm / 10 || (vmIsTrailingZeros && vm % 10 == 0)) {
       vmIsTrailingZeros &= vm % 10 == 0;
       vrIsTrailingZeros &= lastRemovedDigit == 0;
       lastRemovedDigit = vr % 10;
@@ -343,16 +345,6 @@ function shortest(ieeeMantissa: u64, ieeeExponent: u32): void {
       vp /= 10;
       vm /= 10;
       removed++;
-    }
-    if (vmIsTrailingZeros) {
-      while (vm % 10 == 0) {
-        vrIsTrailingZeros &= lastRemovedDigit == 0;
-        lastRemovedDigit = vr % 10;
-        vr /= 10;
-        vp /= 10;
-        vm /= 10;
-        removed++;
-      }
     }
     // Exactly halfway: to even.
     if (vrIsTrailingZeros && lastRemovedDigit == 5 && vr % 2 == 0) lastRemovedDigit = 4;
