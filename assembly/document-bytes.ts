@@ -31,6 +31,7 @@ export let failedDay: i32 = 0;
 /** The fixed pieces of JSON, as bytes copied eight at a time (see `piece`). */
 const PIECES = memory.data(256);
 let piecesEnd = PIECES;
+/** Copies an ASCII constant into PIECES, padded to eight bytes so that `piece` reads only its own. */
 function constant(value: string): usize {
   const at = piecesEnd;
   for (let i = 0; i < value.length; i++) store<u8>(at + i, <u8>value.charCodeAt(i));

@@ -162,7 +162,7 @@ export class DocumentBytes {
     return { rows: this.bytes.subarray(out, out + length), withoutPrice: (this.exports.positionsWithoutPrice.value as number) - withoutPriceBefore };
   }
 
-  /** Writes a series' balance texts and snapshots at the free end; returns where the snapshots are. */
+  /** Writes a series' snapshots and balance texts (each after the series' prefix) at the free end; returns where the snapshots are. */
   private layOut(one: EndOfDaySeries, timestamps: ArrayLike<number> | null): number {
     const { prefix, prefixLength } = this.slot(one);
     const count = one.days.length;
