@@ -31,11 +31,15 @@ export let failedDay: i32 = 0;
 /** The fixed pieces of JSON, as bytes copied eight at a time (see `piece`). */
 const PIECES = memory.data(256);
 let piecesEnd = PIECES;
-/** Copies an ASCII constant into PIECES, padded to eight bytes so that `piece` reads only its own. */
+/**
+ * Copies an ASCII constant into PIECES: its length byte, then its text, padded to eight bytes
+ * (`piece` reads whole words, a few bytes past the text but never past PIECES).
+ */
 function constant(value: string): usize {
   const at = piecesEnd;
-  for (let i = 0; i < value.length; i++) store<u8>(at + i, <u8>value.charCodeAt(i));
-  piecesEnd += (<usize>value.length + 7) & ~7;
+  store<u8>(at, <u8>value.length);
+  for (let i = 0; i < value.length; i++) store<u8>(at + 1 + i, <u8>value.charCodeAt(i));
+  piecesEnd += (<usize>value.length + 1 + 7) & ~7;
   return at;
 }
 const DATE_HEAD = constant('{"date":"');
@@ -93,11 +97,11 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
       store<u32>(slots + (<usize>j << 2), <u32>slot);
     }
     if (day != firstDay) o = byte(o, 0x2c);
-    o = piece(o, DATE_HEAD, 9);
+    o = piece(o, DATE_HEAD);
     o = date(o, day);
-    o = piece(o, TOTAL_HEAD, 18);
+    o = piece(o, TOTAL_HEAD);
     o = number(o, total);
-    o = piece(o, POSITIONS_HEAD, 14);
+    o = piece(o, POSITIONS_HEAD);
     let first = true;
     for (let j = 0; j < seriesCount; j++) {
       const value = load<f64>(scratch + (<usize>j << 3));
@@ -110,7 +114,7 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
       const prefixLength = <u32>load<u8>(<usize>load<u32>(s));
       o = copy(o, <usize>load<u32>(event, 4) - prefixLength, prefixLength + load<u32>(event, 8));
       const slot = <usize>load<u32>(slots + (<usize>j << 2));
-      o = slot != 0 ? copy(o, slot + 9, load<u8>(slot, 8)) : piece(o, NO_PRICE, 28);
+      o = slot != 0 ? copy(o, slot + 9, load<u8>(slot, 8)) : piece(o, NO_PRICE);
       o = number(o, value);
       o = byte(o, 0x7d);
     }
@@ -119,7 +123,6 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
   }
   return <i32>(o - out);
 }
-
 
 /**
  * Writes the snapshots of one series, `{"date":..,"timestamp":..,"balance":..}` comma-separated,
@@ -130,11 +133,11 @@ export function writeSnapshots(events: usize, count: i32, out: usize): i32 {
   for (let k = 0; k < count; k++) {
     const event = events + (<usize>k << 5);
     if (k != 0) o = byte(o, 0x2c);
-    o = piece(o, SNAPSHOT_HEAD, 9);
+    o = piece(o, SNAPSHOT_HEAD);
     o = date(o, load<i32>(event));
-    o = piece(o, TIMESTAMP_HEAD, 14);
+    o = piece(o, TIMESTAMP_HEAD);
     o = integer(o, <i64>load<f64>(event, 24));
-    o = piece(o, BALANCE_HEAD, 11);
+    o = piece(o, BALANCE_HEAD);
     o = copy(o, <usize>load<u32>(event, 4), load<u32>(event, 8));
     o = byte(o, 0x7d);
   }
@@ -154,12 +157,13 @@ export function writeSnapshots(events: usize, count: i32, out: usize): i32 {
 }
 
 /**
- * A fixed piece of `length` bytes, copied eight at a time: it may write up to 7 bytes past its end,
- * which the next write covers (the caller reserves 8 bytes beyond the output's bound).
+ * A fixed piece made by `constant`, copied eight bytes at a time: it may write up to 7 bytes past
+ * its end, which the next write covers (the caller reserves 8 bytes beyond the output's bound).
  */
 // @ts-ignore: decorator
-@inline function piece(at: usize, from: usize, length: usize): usize {
-  for (let i: usize = 0; i < length; i += 8) store<u64>(at + i, load<u64>(from + i));
+@inline function piece(at: usize, from: usize): usize {
+  const length = <usize>load<u8>(from);
+  for (let i: usize = 0; i < length; i += 8) store<u64>(at + i, load<u64>(from + 1 + i));
   return at + length;
 }
 
