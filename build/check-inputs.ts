@@ -54,15 +54,22 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
   try {
     // Counted first, and the examples found only for the columns with violations: rendering
     // every value as text for min() costs more than the checks themselves (1.6 s on 30M points).
-    const counts = perRow.map((column, i) => `count(*) FILTER (WHERE ${column.violation}) AS bad_${i}`);
-    const [result] = (await db.rows(`SELECT ${counts.join(', ')} FROM ${input.view}`)) as [Record<string, unknown>];
-    const failing = perRow.filter((_, i) => Number(result[`bad_${i}`]) > 0);
+    // One count per column, as a WHERE rather than a FILTER of one shared aggregate: DuckDB then
+    // skips the row groups whose Parquet statistics (null counts, min and max, dictionary) rule a
+    // violation out without reading their values. On 10.6M balance rows: 0.80 s against 1.91 s,
+    // all of it left to the one check that needs every value (the balance's digits).
+    const bad: number[] = [];
+    for (const column of perRow) {
+      const [row] = await db.rows<{ bad: number }>(`SELECT count(*)::DOUBLE AS bad FROM ${input.view} WHERE ${column.violation}`);
+      bad.push(row!.bad);
+    }
+    const failing = perRow.filter((_, i) => bad[i]! > 0);
     const examples = new Map<ColumnReader, unknown>();
     if (failing.length > 0) {
       const [row] = (await db.rows(`SELECT ${failing.map((column, i) => `min(${column.shown}) FILTER (WHERE ${column.violation}) AS example_${i}`).join(', ')} FROM ${input.view}`)) as [Record<string, unknown>];
       failing.forEach((column, i) => examples.set(column, row[`example_${i}`]));
     }
-    perRow.forEach((column, i) => found.push({ column, rows: Number(result[`bad_${i}`]), example: examples.get(column) }));
+    perRow.forEach((column, i) => found.push({ column, rows: bad[i]!, example: examples.get(column) }));
     for (const column of perValue) {
       const name = `"${column.contract.name}"`;
       const [result] = await db.rows<{ bad: number | null; example: unknown }>(`
