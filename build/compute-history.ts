@@ -53,10 +53,10 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
         GROUP BY chain_id, wallet, token_index, block_number, tx
       ),
       single_summed AS (
-        SELECT chain_id, wallet, token_index, transaction_order, ts, raw_balance
-        FROM (SELECT *, lag(raw_balance, 1, 0) OVER series AS previous, row_number() OVER series AS transaction_order
-              FROM single_transactions
-              WINDOW series AS (PARTITION BY chain_id, wallet, token_index ORDER BY block_number, tx_first_log, tx))
+        SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, ts, raw_balance
+        FROM (SELECT *, lag(raw_balance, 1, 0) OVER (PARTITION BY chain_id, wallet, token_index
+                                                     ORDER BY block_number, tx_first_log, tx) AS previous
+              FROM single_transactions)
         WHERE raw_balance <> previous
       ),
       -- A wallet with sub-accounts: the general rule, for its rows only.
@@ -80,17 +80,15 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       -- minus the sum before it is the transaction's change, so "differs" is "change <> 0", and
       -- dropping the unchanged transactions leaves the running sum as it was.
       owner_summed AS (
-        SELECT chain_id, wallet, token_index, row_number() OVER series AS transaction_order, ts,
-               sum(change) OVER series AS raw_balance
+        SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, ts,
+               sum(change) OVER (PARTITION BY chain_id, wallet, token_index
+                                 ORDER BY block_number, tx_first_log, tx ROWS UNBOUNDED PRECEDING) AS raw_balance
         FROM owner_transactions
         WHERE change <> 0
-        WINDOW series AS (PARTITION BY chain_id, wallet, token_index ORDER BY block_number, tx_first_log, tx ROWS UNBOUNDED PRECEDING)
       ),
       summed AS (SELECT * FROM single_summed UNION ALL SELECT * FROM owner_summed)
       -- The sum stays an exact HUGEINT: it becomes decimal text on a document thread (exact-amount.ts).
-      -- \`transaction_order\` numbers a series' transactions in their order (gaps where a transaction
-      -- changed nothing), so that the writing stage sorts on it instead of three wide keys.
-      SELECT s.chain_id, s.wallet, s.token_index, s.transaction_order, s.ts,
+      SELECT s.chain_id, s.wallet, s.token_index, s.block_number, s.tx_first_log, s.tx, s.ts,
              CASE WHEN s.ts >= d.starts_at THEN d.day ELSE d.day - 1 END AS day, s.raw_balance
       FROM summed s
       JOIN new_york_days d ON d.day = floor((s.ts - 4 * 3600) / 86400)::BIGINT`,

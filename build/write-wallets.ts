@@ -50,7 +50,7 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
     SELECT s.wallet, c.chain_index, s.token_index, s.day, s.ts::DOUBLE AS ts, ${limbColumnsSql('s.raw_balance')}
     FROM snapshots s JOIN chains c ON c.chain_id = s.chain_id
     WHERE ${inShard}
-    ORDER BY s.wallet, c.chain_index, s.token_index, s.transaction_order`);
+    ORDER BY s.wallet, s.chain_id, s.token_index, s.block_number, s.tx_first_log, s.tx`);
   const addresses = await AddressCursor.open(db);
 
   const pool = new WriterPool(
