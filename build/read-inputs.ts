@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from './database.ts';
 import { sqlString } from './database.ts';
-import { UserError } from './errors.ts';
+import { UserError, isOutOfMemory } from './errors.ts';
 import { INPUT_FILES, type ColumnContract, type FileContract } from './input-contract.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 
@@ -48,6 +48,7 @@ async function readInput(db: Database, inputDir: string, contract: FileContract)
     await db.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM read_parquet(${sqlString(file)})`);
     described = await db.rows(`SELECT column_name, column_type FROM (DESCRIBE ${view})`);
   } catch (error) {
+    if (isOutOfMemory(firstLine(error))) throw error;
     throw new UserError(`${contract.file}: cannot be read as a Parquet file (${firstLine(error)})`);
   }
   const types = new Map(described.map((row) => [row.column_name, row.column_type]));
@@ -67,10 +68,11 @@ export function firstLine(error: unknown): string {
 
 /**
  * A failure while scanning an input file: a damaged file is the user's to fix; an error in our
- * own SQL (parser, binder, catalog) is a bug and must not be reported as a damaged file.
+ * own SQL (parser, binder, catalog) is a bug, and running out of memory a matter of settings
+ * (errors.ts): neither must be reported as a damaged file.
  */
 export function scanError(file: string, error: unknown): Error {
-  if (/^(Parser|Binder|Catalog) Error/.test(firstLine(error))) return error as Error;
+  if (/^(Parser|Binder|Catalog) Error/.test(firstLine(error)) || isOutOfMemory(firstLine(error))) return error as Error;
   return new UserError(`${file}: cannot be read as a Parquet file (${firstLine(error)})`);
 }
 

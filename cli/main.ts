@@ -1,8 +1,8 @@
 /**
  * `wallet-snapshot`: declares the commands and turns errors into exit codes, nothing more.
  * Exit codes: 0 success; 1 bad input, bad option value or failed verification; 2 usage error
- * (unknown command or option); 70 unexpected internal error (a bug; --debug prints its stack);
- * 130 interrupted.
+ * (unknown command or option); 3 out of DuckDB's memory limit; 70 unexpected internal error (a
+ * bug; --debug prints its stack); 130 interrupted.
  */
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../build/errors.ts';

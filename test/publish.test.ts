@@ -41,6 +41,26 @@ test('a failed build leaves the previous tree byte for byte and no work folder',
   assert.equal(leftovers(root), []);
 });
 
+test('running out of DuckDB\'s memory limit: exit 3 naming the settings, previous tree untouched', async () => {
+  const root = tempDir();
+  const out = path.join(root, 'public');
+  const input = await writeInputs(path.join(root, 'input'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
+  await buildSnapshot(resolveBuildConfig({ input, out, now, progress: 'quiet' }));
+  const before = [...treeHashes(out)].sort();
+  // 1MB fails while the inputs are scanned (which must not be reported as a damaged file),
+  // 16MB in a later statement.
+  for (const limit of ['1MB', '16MB']) {
+    const result = await runCli(['build', '--input', 'data/sample', '--out', out, '--now', now, '--memory-limit', limit]);
+    assert.is(result.code, 3, result.stderr);
+    assert.match(result.stderr, `wallet-snapshot: DuckDB ran out of its memory limit (--memory-limit ${limit}, --threads 2): Out of Memory Error: `);
+    assert.match(result.stderr, 'raise --memory-limit or lower --threads; the previous tree was left untouched');
+    assert.not.match(result.stderr, 'cannot be read as a Parquet file');
+    assert.not.match(result.stderr, 'internal error');
+    assert.equal([...treeHashes(out)].sort(), before);
+    assert.equal(leftovers(root), []);
+  }
+});
+
 test('Ctrl-C in the middle of a build: exit 130, previous tree untouched, no work folder', async () => {
   const root = tempDir();
   const out = path.join(root, 'public');
