@@ -94,12 +94,16 @@ async function computePointTotals(db: Database): Promise<void> {
     FROM (SELECT DISTINCT season, address FROM point_parts)`);
   await db.run('CREATE TABLE point_totals (wallet_key INTEGER, total_points DOUBLE, daily_rate DOUBLE)');
 
-  const appender = await db.connection.createAppender('point_totals');
+  // The appender has a connection of its own: its flushes (every 204,800 rows) on the streaming
+  // connection end the stream early, without an error, and the wallets after it get no totals.
+  const appending = await db.connect();
+  const appender = await appending.createAppender('point_totals');
   const result = await db.connection.stream(`
     SELECT w.wallet_key, p.bin, p.total_part, p.daily_part
     FROM point_parts p JOIN point_wallets w ON w.season = p.season AND w.address = p.address
     ORDER BY w.wallet_key, p.bin`);
   let key = -1;
+  let appended = 0;
   let bins: number[] = [];
   let totals: bigint[] = [];
   let dailies: bigint[] = [];
@@ -113,6 +117,7 @@ async function computePointTotals(db: Database): Promise<void> {
     appender.appendDouble(totalPoints);
     appender.appendDouble(dailyRate);
     appender.endRow();
+    appended++;
   };
   try {
     for (;;) {
@@ -138,5 +143,8 @@ async function computePointTotals(db: Database): Promise<void> {
     if (key !== -1) append();
   } finally {
     appender.closeSync();
+    appending.disconnectSync();
   }
+  const [{ wallets } = { wallets: 0 }] = await db.rows<{ wallets: number }>('SELECT count(*)::DOUBLE AS wallets FROM point_wallets');
+  if (appended !== wallets) throw new Error(`the stream of point sums ended after ${appended} of ${wallets} wallets`);
 }

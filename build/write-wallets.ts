@@ -101,6 +101,9 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
     addresses.close();
     await pool.close();
   }
+  // A stream that ends early does so without an error (see compute-leaderboards.ts): a tree
+  // missing wallets must not be published.
+  if (done !== total) throw new Error(`the snapshot stream ended after ${done} of ${total} wallets`);
   return { wallets: done, files: pool.files, bytes: pool.bytes, positionsWithoutPrice: pool.positionsWithoutPrice };
 }
 

@@ -103,6 +103,21 @@ test('at most 100 entries; totalParticipants counts every wallet with points > 0
   assert.equal(document.entries[99], { rank: 100, user: `0x${(99).toString(16).padStart(40, '0')}`, totalPoints: 901, dailyRate: 901 });
 });
 
+test('every participant counts, however many: 250,000 wallets in one season', async () => {
+  // The totals are appended to a table while the sums stream out of DuckDB; on one connection,
+  // the appender's first flush (at 204,800 rows) ended the stream early and the rest of the
+  // participants silently had no totals.
+  const points = `SELECT 1 AS season, DATE '2025-11-20' AS date, printf('0x%040x', i) AS address, (i % 1000 + 1)::DOUBLE AS points
+                  FROM range(250000) r(i)`;
+  const built = await build({ seasons: [{ season: 1, as_of: null }] }, { generated: { points } });
+  const document = built.json(board(1));
+  assert.is(document.totalParticipants, 250_000);
+  // 250 wallets share the top total (i % 1000 = 999), all ranked 1, in address order.
+  assert.is(document.entries.length, 100);
+  assert.equal(document.entries[0], { rank: 1, user: `0x${(999).toString(16).padStart(40, '0')}`, totalPoints: 1000, dailyRate: 1000 });
+  assert.equal(document.entries[99], { rank: 1, user: `0x${(99_999).toString(16).padStart(40, '0')}`, totalPoints: 1000, dailyRate: 1000 });
+});
+
 test('a frozen season counts points up to as_of, and asOf is as_of even without points that day', async () => {
   const built = await build({
     seasons: [{ season: 1, as_of: '2025-11-05' }],

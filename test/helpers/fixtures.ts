@@ -73,8 +73,11 @@ function literal(value: Value): string {
   return String(value);
 }
 
-/** Writes the seven Parquet files of `tables` into `dir`. A type of null leaves the column out. */
-export async function writeInputs(dir: string, tables: Tables, overrides: TypeOverrides = {}): Promise<string> {
+/**
+ * Writes the seven Parquet files of `tables` into `dir`. A type of null leaves the column out.
+ * `generated` gives a table as a SELECT instead, for tables too large to list row by row.
+ */
+export async function writeInputs(dir: string, tables: Tables, overrides: TypeOverrides = {}, generated: Partial<Record<TableName, string>> = {}): Promise<string> {
   const db = await duck();
   fs.mkdirSync(dir, { recursive: true });
   for (const [table, contractColumns] of Object.entries(COLUMNS) as [TableName, Record<string, string>][]) {
@@ -87,7 +90,7 @@ export async function writeInputs(dir: string, tables: Tables, overrides: TypeOv
       const values = rows.map((row) => `(${names.map((column) => literal(row[column] ?? null)).join(', ')})`);
       await db.run(`INSERT INTO ${name} VALUES ${values.join(', ')}`);
     }
-    await db.run(`COPY ${name} TO ${sqlString(path.join(dir, `${table}.parquet`))} (FORMAT parquet)`);
+    await db.run(`COPY ${generated[table] === undefined ? name : `(${generated[table]})`} TO ${sqlString(path.join(dir, `${table}.parquet`))} (FORMAT parquet)`);
   }
   return dir;
 }
@@ -113,9 +116,12 @@ export async function thrown(action: () => Promise<unknown>): Promise<Error> {
 export const PINNED_NOW = '2025-11-21T17:00:00Z';
 
 /** Builds `tables` into a fresh folder with `now` pinned (default: L = 2025-11-20). */
-export async function build(tables: Tables, options: { now?: string; shard?: string; overrides?: TypeOverrides } = {}): Promise<Built> {
+export async function build(
+  tables: Tables,
+  options: { now?: string; shard?: string; overrides?: TypeOverrides; generated?: Partial<Record<TableName, string>> } = {},
+): Promise<Built> {
   const root = tempDir();
-  const input = await writeInputs(path.join(root, 'input'), tables, options.overrides);
+  const input = await writeInputs(path.join(root, 'input'), tables, options.overrides, options.generated);
   const out = path.join(root, 'public');
   const summary = await buildSnapshot(resolveBuildConfig({ input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet' }));
   return {
