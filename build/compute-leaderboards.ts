@@ -94,8 +94,8 @@ async function computePointTotals(db: Database): Promise<void> {
     FROM (SELECT DISTINCT season, address FROM point_parts)`);
   await db.run('CREATE TABLE point_totals (wallet_key INTEGER, total_points DOUBLE, daily_rate DOUBLE)');
 
-  // The appender has a connection of its own: its flushes (every 204,800 rows) on the streaming
-  // connection end the stream early, without an error, and the wallets after it get no totals.
+  // The appender has a connection of its own: on the streaming connection its first flush (some
+  // 200,000 rows in) ended the stream early, without an error, and later wallets got no totals.
   const appending = await db.connect();
   const appender = await appending.createAppender('point_totals');
   const result = await db.connection.stream(`

@@ -105,7 +105,7 @@ test('at most 100 entries; totalParticipants counts every wallet with points > 0
 
 test('every participant counts, however many: 250,000 wallets in one season', async () => {
   // The totals are appended to a table while the sums stream out of DuckDB; on one connection,
-  // the appender's first flush (at 204,800 rows) ended the stream early and the rest of the
+  // the appender's first flush (some 200,000 rows in) ended the stream early and the rest of the
   // participants silently had no totals.
   const points = `SELECT 1 AS season, DATE '2025-11-20' AS date, printf('0x%040x', i) AS address, (i % 1000 + 1)::DOUBLE AS points
                   FROM range(250000) r(i)`;
