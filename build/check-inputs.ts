@@ -101,8 +101,9 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
 const distinctValuesTable = (input: InputFile, column: ColumnReader) => `distinct_${input.contract.table}_${column.contract.name}`;
 
 async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void> {
+  const inputOf = (table: string) => inputs.find((candidate) => candidate.contract.table === table)!;
   const select = (table: string, ...extra: string[]) => {
-    const input = inputs.find((candidate) => candidate.contract.table === table)!;
+    const input = inputOf(table);
     const columns = [...input.columns.map((column) => `${column.value} AS ${column.contract.name}`), ...extra].join(', ');
     return `SELECT ${columns} FROM ${input.view}`;
   };
@@ -110,7 +111,7 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
   // narrow rows, and ordering by id is ordering by address. They come from the distinct values
   // the check grouped (100k rows at SPEC 7's scale, not the 10M balance rows again).
   const normalised = (table: string, name: string) => {
-    const input = inputs.find((candidate) => candidate.contract.table === table)!;
+    const input = inputOf(table);
     const column = input.columns.find((candidate) => candidate.contract.name === name)!;
     return `SELECT ${column.value} AS address FROM ${distinctValuesTable(input, column)}`;
   };

@@ -20,7 +20,7 @@ export class InterruptedError extends UserError {
 }
 
 /** Exit status of a build that ran out of DuckDB's memory limit: the input is fine, the settings are not. */
-export const EXIT_OUT_OF_MEMORY = 3;
+const EXIT_OUT_OF_MEMORY = 3;
 
 /**
  * DuckDB's "Out of Memory Error" means its `--memory-limit` was too small for a statement
