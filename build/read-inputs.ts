@@ -48,8 +48,9 @@ async function readInput(db: Database, inputDir: string, contract: FileContract)
     await db.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM read_parquet(${sqlString(file)})`);
     described = await db.rows(`SELECT column_name, column_type FROM (DESCRIBE ${view})`);
   } catch (error) {
-    if (isOutOfMemory(firstLine(error))) throw error;
-    throw new UserError(`${contract.file}: cannot be read as a Parquet file (${firstLine(error)})`);
+    const first = firstLine(error);
+    if (isOutOfMemory(first)) throw error;
+    throw new UserError(`${contract.file}: cannot be read as a Parquet file (${first})`);
   }
   const types = new Map(described.map((row) => [row.column_name, row.column_type]));
   const columns = contract.columns.map((column) => {
@@ -72,8 +73,9 @@ export function firstLine(error: unknown): string {
  * (errors.ts): neither must be reported as a damaged file.
  */
 export function scanError(file: string, error: unknown): Error {
-  if (/^(Parser|Binder|Catalog) Error/.test(firstLine(error)) || isOutOfMemory(firstLine(error))) return error as Error;
-  return new UserError(`${file}: cannot be read as a Parquet file (${firstLine(error)})`);
+  const first = firstLine(error);
+  if (/^(Parser|Binder|Catalog) Error/.test(first) || isOutOfMemory(first)) return error as Error;
+  return new UserError(`${file}: cannot be read as a Parquet file (${first})`);
 }
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
