@@ -1,13 +1,15 @@
 /**
  * SPEC 3.1 (attribution) and 3.2 (portfolio history): the `snapshots` table, one row per
- * transaction that changed a wallet's summed balance of a token on a chain, and the JSON document
- * of `GET /v1/address/{address}/portfolio` assembled from a wallet's snapshots.
+ * transaction that changed a wallet's summed balance of a token on a chain (a series, keyed as
+ * series-key.ts says), and the JSON document of `GET /v1/address/{address}/portfolio` assembled
+ * from a wallet's snapshots.
  */
 import type { Database } from './database.ts';
 import { UserError } from './errors.ts';
 import { NEW_YORK } from './config.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import type { DocumentBytes, DocumentSink } from './document-bytes.ts';
+import { seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
 
 /** SQL giving a token key its position in INTERFACE.md 2.1 (the output order). */
 export function tokenIndexSql(column: string): string {
@@ -25,70 +27,78 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
     SELECT day::INTEGER AS day,
            epoch(timezone('${NEW_YORK}', (DATE '1970-01-01' + day::INTEGER)::TIMESTAMP))::BIGINT AS starts_at
     FROM span, range(first_day, last_day + 1) r(day)`);
+  // Chains get dense indexes in numeric chain ID order, for the series keys (series-key.ts) and
+  // the document threads. Every balance row's chain is in tokens.parquet (check-inputs.ts).
+  await db.run(`
+    CREATE TABLE chains AS
+    SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS chain_index, chain_id::VARCHAR AS chain_text
+    FROM (SELECT DISTINCT chain_id FROM tokens)`);
   try {
     await db.run(`
       CREATE TABLE snapshots AS
       WITH
       -- 3.1: on each chain a sub-account's rows count for its owner, whatever the token.
       attributed AS (
-        SELECT b.chain_id, coalesce(v.owner_id, b.account) AS wallet, b.account, b.token_index,
-               b.block_number, b.log_index, b.tx, b.ts, b.raw
+        SELECT ${seriesKeySql('coalesce(v.owner_id, b.account)', 'c.chain_index', 'b.token_index')} AS series,
+               ${seriesKeySql('b.account', 'c.chain_index', 'b.token_index')} AS account_series,
+               b.block_number, b.log_index::INTEGER AS log_index, b.tx, b.ts, b.raw
         FROM balance_rows b
+        JOIN chains c ON c.chain_id = b.chain_id
         LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account_id = b.account
         WHERE b.ts <= $now
       ),
       -- Wallets with sub-accounts on a chain, whose balance is a sum over several accounts.
-      owners AS (SELECT DISTINCT chain_id, owner_id AS wallet FROM venue_b_accounts),
-      -- 3.2: a (chain, wallet, token)'s rows are grouped by transaction; transactions are ordered
-      -- by (block_number, smallest log_index); within one, an account's rows by log_index.
+      owners AS (
+        SELECT DISTINCT ${walletChainKeySql('v.owner_id', 'c.chain_index')} AS wallet_chain
+        FROM venue_b_accounts v JOIN chains c ON c.chain_id = v.chain_id
+      ),
+      -- 3.2: a series' rows are grouped by transaction; transactions are ordered by
+      -- (block_number, smallest log_index); within one, an account's rows by log_index.
       --
       -- A wallet that is its only account on the chain (most of them): its balance after a
       -- transaction is the raw balance of the transaction's last row, and the transaction is a
       -- snapshot when that differs from the balance after the previous one (which equals the
       -- last snapshot's, since transactions in between changed nothing). One grouping, one window.
       single_transactions AS (
-        SELECT chain_id, wallet, token_index, block_number, min(log_index) AS tx_first_log, tx,
-               max(ts) AS ts, arg_max(raw, log_index) AS raw_balance
-        FROM attributed a ANTI JOIN owners o ON o.chain_id = a.chain_id AND o.wallet = a.wallet
-        GROUP BY chain_id, wallet, token_index, block_number, tx
+        SELECT series, block_number, min(log_index) AS tx_first_log, tx, max(ts) AS ts, arg_max(raw, log_index) AS raw_balance
+        FROM attributed a ANTI JOIN owners o ON o.wallet_chain = ${walletChainOfSeriesSql('a.series')}
+        GROUP BY series, block_number, tx
       ),
       single_summed AS (
-        SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, ts, raw_balance
-        FROM (SELECT *, lag(raw_balance, 1, 0) OVER (PARTITION BY chain_id, wallet, token_index
-                                                     ORDER BY block_number, tx_first_log, tx) AS previous
+        SELECT series, block_number, tx_first_log, tx, ts, raw_balance
+        FROM (SELECT *, lag(raw_balance, 1, 0) OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx) AS previous
               FROM single_transactions)
         WHERE raw_balance <> previous
       ),
       -- A wallet with sub-accounts: the general rule, for its rows only.
       owner_rows AS (
-        SELECT *, min(log_index) OVER (PARTITION BY chain_id, wallet, token_index, block_number, tx) AS tx_first_log
-        FROM attributed a SEMI JOIN owners o ON o.chain_id = a.chain_id AND o.wallet = a.wallet
+        SELECT *, min(log_index) OVER (PARTITION BY series, block_number, tx) AS tx_first_log
+        FROM attributed a SEMI JOIN owners o ON o.wallet_chain = ${walletChainOfSeriesSql('a.series')}
       ),
       -- Each row replaces its account's previous balance (0 before the first row); the wallet's sum
       -- moves by the difference. Exact HUGEINT arithmetic throughout.
       account_changes AS (
         SELECT *, raw - coalesce(lag(raw) OVER (
-                 PARTITION BY chain_id, account, token_index ORDER BY block_number, tx_first_log, tx, log_index), 0) AS change
+                 PARTITION BY account_series ORDER BY block_number, tx_first_log, tx, log_index), 0) AS change
         FROM owner_rows
       ),
       owner_transactions AS (
-        SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, max(ts) AS ts, sum(change) AS change
+        SELECT series, block_number, tx_first_log, tx, max(ts) AS ts, sum(change) AS change
         FROM account_changes
-        GROUP BY chain_id, wallet, token_index, block_number, tx_first_log, tx
+        GROUP BY series, block_number, tx_first_log, tx
       ),
       -- A snapshot exactly when the sum differs from the previous one: the sum after a transaction
       -- minus the sum before it is the transaction's change, so "differs" is "change <> 0", and
       -- dropping the unchanged transactions leaves the running sum as it was.
       owner_summed AS (
-        SELECT chain_id, wallet, token_index, block_number, tx_first_log, tx, ts,
-               sum(change) OVER (PARTITION BY chain_id, wallet, token_index
-                                 ORDER BY block_number, tx_first_log, tx ROWS UNBOUNDED PRECEDING) AS raw_balance
+        SELECT series, block_number, tx_first_log, tx, ts,
+               sum(change) OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx ROWS UNBOUNDED PRECEDING) AS raw_balance
         FROM owner_transactions
         WHERE change <> 0
       ),
       summed AS (SELECT * FROM single_summed UNION ALL SELECT * FROM owner_summed)
       -- The sum stays an exact HUGEINT: it becomes decimal text on a document thread (exact-amount.ts).
-      SELECT s.chain_id, s.wallet, s.token_index, s.block_number, s.tx_first_log, s.tx, s.ts,
+      SELECT s.series, s.block_number, s.tx_first_log, s.tx, s.ts,
              CASE WHEN s.ts >= d.starts_at THEN d.day ELSE d.day - 1 END AS day, s.raw_balance
       FROM summed s
       JOIN new_york_days d ON d.day = floor((s.ts - 4 * 3600) / 86400)::BIGINT`,

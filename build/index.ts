@@ -19,6 +19,7 @@ import { writeWallets } from './write-wallets.ts';
 import { writeSharedFiles } from './write-shared.ts';
 import { dayNumber } from './days.ts';
 import { ManifestWriter } from './manifest.ts';
+import { walletOfSeriesSql } from './series-key.ts';
 
 export interface BuildSummary {
   wallets: number;
@@ -150,7 +151,7 @@ function moveFile(from: string, to: string): void {
 async function findExampleWallet(db: Database): Promise<string | null> {
   const [row] = await db.rows<{ address: string }>(`
     SELECT a.address
-    FROM (SELECT DISTINCT wallet FROM snapshots) w
+    FROM (SELECT DISTINCT ${walletOfSeriesSql('series')} AS wallet FROM snapshots) w
     JOIN addresses a ON a.id = w.wallet
     ORDER BY EXISTS (SELECT 1 FROM venue_b_accounts v WHERE v.owner_id = w.wallet) DESC, a.address
     LIMIT 1`);

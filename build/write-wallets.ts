@@ -10,6 +10,7 @@ import type { Shard } from './config.ts';
 import type { Progress } from './progress.ts';
 import type { PriceBook } from './compute-daily.ts';
 import { shardFilterSql } from './shard.ts';
+import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, walletOfSeriesSql } from './series-key.ts';
 import { WalletBatchBuilder, type AmountFormat } from './wallet-batch.ts';
 import { limbColumnsSql } from './exact-amount.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
@@ -40,17 +41,19 @@ const BATCH_SNAPSHOTS = 20_000;
 const SAMPLE_EVERY_BATCHES = 10;
 
 export async function writeWallets(db: Database, options: WalletWriteOptions): Promise<WalletWriteResult> {
-  const inShard = options.shard === null ? 'true' : `s.wallet IN (SELECT id FROM addresses WHERE ${shardFilterSql(options.shard, 'address')})`;
+  const walletSql = walletOfSeriesSql('s.series');
+  const inShard = options.shard === null ? 'true' : `${walletSql} IN (SELECT id FROM addresses WHERE ${shardFilterSql(options.shard, 'address')})`;
   const [{ wallets: total } = { wallets: 0 }] = await db.rows<{ wallets: number }>(
-    `SELECT count(DISTINCT s.wallet)::INTEGER AS wallets FROM snapshots s WHERE ${inShard}`,
+    `SELECT count(DISTINCT ${walletSql})::INTEGER AS wallets FROM snapshots s WHERE ${inShard}`,
   );
   const format = await loadAmountFormat(db);
-  // Address ids are numbered in address order, so wallets arrive in address order.
+  // Ordering by series key is ordering by wallet (so by address), chain, then token.
   const result = await db.connection.stream(`
-    SELECT s.wallet, c.chain_index, s.token_index, s.day, s.ts::DOUBLE AS ts, ${limbColumnsSql('s.raw_balance')}
-    FROM snapshots s JOIN chains c ON c.chain_id = s.chain_id
+    SELECT ${walletSql} AS wallet, ${chainIndexOfSeriesSql('s.series')} AS chain_index, ${tokenIndexOfSeriesSql('s.series')} AS token_index,
+           s.day, s.ts::DOUBLE AS ts, ${limbColumnsSql('s.raw_balance')}
+    FROM snapshots s
     WHERE ${inShard}
-    ORDER BY s.wallet, s.chain_id, s.token_index, s.block_number, s.tx_first_log, s.tx`);
+    ORDER BY s.series, s.block_number, s.tx_first_log, s.tx`);
   const addresses = await AddressCursor.open(db);
 
   const pool = new WriterPool(
@@ -107,12 +110,8 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
   return { wallets: done, files: pool.files, bytes: pool.bytes, positionsWithoutPrice: pool.positionsWithoutPrice };
 }
 
-/** Chains get dense indexes in chain ID order; the document threads get their text and the decimals. */
+/** The document threads get each chain's text by its index (compute-history.ts) and the decimals. */
 async function loadAmountFormat(db: Database): Promise<AmountFormat> {
-  await db.run(`
-    CREATE TABLE chains AS
-    SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS chain_index, chain_id::VARCHAR AS chain_text
-    FROM (SELECT DISTINCT chain_id FROM tokens)`);
   const chains = await db.rows<{ chain_text: string }>('SELECT chain_text FROM chains ORDER BY chain_index');
   const tokens = await db.rows<{ chain_index: number; token_index: number; decimals: number }>(
     'SELECT c.chain_index, t.token_index::INTEGER AS token_index, t.decimals::INTEGER AS decimals FROM tokens t JOIN chains c ON c.chain_id = t.chain_id',
