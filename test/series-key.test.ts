@@ -1,0 +1,41 @@
+/** The series key (build/series-key.ts): exact round trips at its bounds, and the documents' order. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DuckDBInstance } from '@duckdb/node-api';
+import {
+  chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletChainKeySql, walletChainOfSeriesSql, walletOfSeriesSql,
+} from '../build/series-key.ts';
+
+const MAX_WALLET = 2 ** 31 - 1;
+const MAX_CHAIN = 2 ** 29 - 1;
+const triples: [number, number, number][] = [];
+for (const wallet of [1, 2, 255, 256, 2 ** 24, MAX_WALLET]) {
+  for (const chain of [0, 1, 7, 8, MAX_CHAIN]) for (const token of [0, 1, 6]) triples.push([wallet, chain, token]);
+}
+
+test('wallet, chain and token come back exactly from the key, at the largest values too', async () => {
+  const connection = await (await DuckDBInstance.create(':memory:')).connect();
+  const values = triples.map(([w, c, t]) => `(${w}, ${c}, ${t})`).join(', ');
+  const reader = await connection.runAndReadAll(`
+    WITH t(wallet, chain, token) AS (VALUES ${values}),
+         k AS (SELECT *, ${seriesKeySql('wallet', 'chain', 'token')} AS series FROM t)
+    SELECT wallet, chain, token,
+           ${walletOfSeriesSql('series')} AS wallet_back, ${chainIndexOfSeriesSql('series')} AS chain_back,
+           ${tokenIndexOfSeriesSql('series')} AS token_back,
+           ${walletChainOfSeriesSql('series')} = ${walletChainKeySql('wallet', 'chain')} AS same_wallet_chain,
+           series >= 0 AS non_negative,
+           row_number() OVER (ORDER BY series) AS by_key, row_number() OVER (ORDER BY wallet, chain, token) AS by_triple
+    FROM k`);
+  const rows = reader.getRowObjectsJS() as Record<string, unknown>[];
+  assert.is(rows.length, triples.length);
+  for (const row of rows) {
+    assert.equal([row.wallet_back, row.chain_back, row.token_back], [row.wallet, row.chain, row.token]);
+    assert.ok(row.same_wallet_chain);
+    assert.ok(row.non_negative);
+    // Ordering by the key is ordering by (wallet, chain, token): the order documents are written in.
+    assert.is(row.by_key, row.by_triple);
+  }
+  connection.closeSync();
+});
+
+test.run();
