@@ -9,7 +9,7 @@ import { UserError } from './errors.ts';
 import { NEW_YORK } from './config.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import type { DocumentBytes, DocumentSink } from './document-bytes.ts';
-import { seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
+import { MAX_CHAINS, seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
 
 /** SQL giving a token key its position in INTERFACE.md 2.1 (the output order). */
 export function tokenIndexSql(column: string): string {
@@ -33,6 +33,8 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
     CREATE TABLE chains AS
     SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS chain_index, chain_id::VARCHAR AS chain_text
     FROM (SELECT DISTINCT chain_id FROM tokens)`);
+  const [{ chains } = { chains: 0 }] = await db.rows<{ chains: number }>('SELECT count(*)::DOUBLE AS chains FROM chains');
+  if (chains > MAX_CHAINS) throw new UserError(`tokens.parquet: column "chain_id": ${chains} distinct chains, more than the ${MAX_CHAINS} a series key holds`);
   try {
     await db.run(`
       CREATE TABLE snapshots AS

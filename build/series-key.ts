@@ -10,8 +10,12 @@
  * INTERFACE.md order), which is the order the documents are written in.
  *
  * Bounds: token indexes are below 8 (seven keys), chain indexes below 2^29 (one per distinct chain
- * ID of tokens.parquet), wallet ids below 2^31 (INTEGER), so the key is a non-negative BIGINT.
+ * ID of tokens.parquet, checked), wallet ids below 2^31 (INTEGER, which DuckDB's cast enforces),
+ * so the key is a non-negative BIGINT.
  */
+
+/** Chain indexes take 29 bits (compute-history.ts refuses more chains). */
+export const MAX_CHAINS = 2 ** 29;
 
 /** A (wallet, chain) pair as wallet id << 29 | chain index: a series key without its token. */
 export function walletChainKeySql(wallet: string, chainIndex: string): string {
@@ -27,6 +31,6 @@ export const walletChainOfSeriesSql = (series: string) => `(${series} >> 3)`;
 
 export const walletOfSeriesSql = (series: string) => `CAST(${series} >> 32 AS INTEGER)`;
 
-export const chainIndexOfSeriesSql = (series: string) => `CAST((${series} >> 3) & ${2 ** 29 - 1} AS INTEGER)`;
+export const chainIndexOfSeriesSql = (series: string) => `CAST((${series} >> 3) & ${MAX_CHAINS - 1} AS INTEGER)`;
 
 export const tokenIndexOfSeriesSql = (series: string) => `CAST(${series} & 7 AS INTEGER)`;
