@@ -61,14 +61,17 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       -- transaction is the raw balance of the transaction's last row, and the transaction is a
       -- snapshot when that differs from the balance after the previous one (which equals the
       -- last snapshot's, since transactions in between changed nothing). One grouping, one window.
+      -- The window that sorts each series also numbers its transactions (with gaps once filtered),
+      -- so that the stream sorts on (series, number) instead of the transaction order's three keys.
       single_transactions AS (
         SELECT series, block_number, min(log_index) AS tx_first_log, tx, max(ts) AS ts, arg_max(raw, log_index) AS raw_balance
         FROM attributed a ANTI JOIN owners o ON o.wallet_chain = ${walletChainOfSeriesSql('a.series')}
         GROUP BY series, block_number, tx
       ),
       single_summed AS (
-        SELECT series, block_number, tx_first_log, tx, ts, raw_balance
-        FROM (SELECT *, lag(raw_balance, 1, 0) OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx) AS previous
+        SELECT series, number, ts, raw_balance
+        FROM (SELECT *, lag(raw_balance, 1, 0) OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx) AS previous,
+                     row_number() OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx)::INTEGER AS number
               FROM single_transactions)
         WHERE raw_balance <> previous
       ),
@@ -93,14 +96,14 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       -- minus the sum before it is the transaction's change, so "differs" is "change <> 0", and
       -- dropping the unchanged transactions leaves the running sum as it was.
       owner_summed AS (
-        SELECT series, block_number, tx_first_log, tx, ts,
+        SELECT series, row_number() OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx)::INTEGER AS number, ts,
                sum(change) OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx ROWS UNBOUNDED PRECEDING) AS raw_balance
         FROM owner_transactions
         WHERE change <> 0
       ),
       summed AS (SELECT * FROM single_summed UNION ALL SELECT * FROM owner_summed)
       -- The sum stays an exact HUGEINT: it becomes decimal text on a document thread (exact-amount.ts).
-      SELECT s.series, s.block_number, s.tx_first_log, s.tx, s.ts,
+      SELECT s.series, s.number, s.ts,
              CASE WHEN s.ts >= d.starts_at THEN d.day ELSE d.day - 1 END AS day, s.raw_balance
       FROM summed s
       JOIN new_york_days d ON d.day = floor((s.ts - 4 * 3600) / 86400)::BIGINT`,

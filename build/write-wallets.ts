@@ -54,13 +54,14 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
     `SELECT count(DISTINCT ${walletSql})::INTEGER AS wallets FROM snapshots s WHERE ${inShard}`,
   );
   const format = await loadAmountFormat(db);
-  // Ordering by series key is ordering by wallet (so by address), chain, then token.
+  // Ordering by series key is ordering by wallet (so by address), chain, then token; `number` is
+  // the transaction order within a series (compute-history.ts).
   const result = await db.connection.stream(`
     SELECT ${walletSql} AS wallet, ${chainIndexOfSeriesSql('s.series')} AS chain_index, ${tokenIndexOfSeriesSql('s.series')} AS token_index,
            s.day, s.ts::DOUBLE AS ts, ${limbColumnsSql('s.raw_balance')}
     FROM snapshots s
     WHERE ${inShard}
-    ORDER BY s.series, s.block_number, s.tx_first_log, s.tx`);
+    ORDER BY s.series, s.number`);
   const addresses = await AddressCursor.open(db);
 
   const pool = new WriterPool(
