@@ -70,9 +70,9 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       ),
       single_summed AS (
         SELECT series, number, ts, raw_balance
-        FROM (SELECT *, lag(raw_balance, 1, 0) OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx) AS previous,
-                     row_number() OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx)::INTEGER AS number
-              FROM single_transactions)
+        FROM (SELECT *, lag(raw_balance, 1, 0) OVER in_order AS previous, row_number() OVER in_order::INTEGER AS number
+              FROM single_transactions
+              WINDOW in_order AS (PARTITION BY series ORDER BY block_number, tx_first_log, tx))
         WHERE raw_balance <> previous
       ),
       -- A wallet with sub-accounts: the general rule, for its rows only.
@@ -96,10 +96,10 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       -- minus the sum before it is the transaction's change, so "differs" is "change <> 0", and
       -- dropping the unchanged transactions leaves the running sum as it was.
       owner_summed AS (
-        SELECT series, row_number() OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx)::INTEGER AS number, ts,
-               sum(change) OVER (PARTITION BY series ORDER BY block_number, tx_first_log, tx ROWS UNBOUNDED PRECEDING) AS raw_balance
+        SELECT series, row_number() OVER in_order::INTEGER AS number, ts, sum(change) OVER (in_order ROWS UNBOUNDED PRECEDING) AS raw_balance
         FROM owner_transactions
         WHERE change <> 0
+        WINDOW in_order AS (PARTITION BY series ORDER BY block_number, tx_first_log, tx)
       ),
       summed AS (SELECT * FROM single_summed UNION ALL SELECT * FROM owner_summed)
       -- The sum stays an exact HUGEINT: it becomes decimal text on a document thread (exact-amount.ts).
