@@ -121,6 +121,15 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
     FROM (${normalised('balances', 'address')}
           UNION ${normalised('venue_b_accounts', 'account')}
           UNION ${normalised('venue_b_accounts', 'owner')})`);
+  // Each balance row finds its id by the address as written: lower-casing 10.6M addresses per row
+  // cost 1.3 s when half of them were written in mixed case (checksummed), 0.3 s otherwise.
+  const balances = inputOf('balances');
+  const balanceAddress = balances.columns.find((column) => column.contract.name === 'address')!;
+  await db.run(`
+    CREATE TABLE balance_address_ids AS
+    SELECT w.written, a.id
+    FROM (SELECT "address" AS written, ${balanceAddress.value} AS address FROM ${distinctValuesTable(balances, balanceAddress)}) w
+    JOIN addresses a ON a.address = w.address`);
   for (const input of inputs) {
     for (const column of input.columns) {
       if (column.contract.kind === 'address') await db.run(`DROP TABLE ${distinctValuesTable(input, column)}`);
@@ -143,8 +152,9 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
   await db.run(`
     CREATE TABLE balance_rows AS
     SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index, b.balance AS raw, b.tx, b.timestamp AS ts
-    FROM (SELECT *, hash(tx_hash) AS tx, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('balances')})) b
-    JOIN addresses a ON a.address = b.address`);
+    FROM (SELECT *, hash(tx_hash) AS tx, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('balances', '"address" AS address_as_written')})) b
+    JOIN balance_address_ids a ON a.written = b.address_as_written`);
+  await db.run('DROP TABLE balance_address_ids');
   await db.run(`
     CREATE TABLE repeated_balance_keys AS
     SELECT chain_id, block_number, log_index, account, token_index FROM balance_rows
