@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { build, type Row, PINNED_NOW } from './helpers/fixtures.ts';
+import { build, treeHashes, type Row, PINNED_NOW } from './helpers/fixtures.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 
 const NOW = PINNED_NOW;
@@ -188,5 +188,35 @@ for (const seed of [1, 2, 3, 4, 5, 6]) {
     }
   });
 }
+
+/**
+ * The same exports as another writer may produce them: rows in another order, balances as
+ * DECIMAL(38,0), addresses in mixed case row by row. The tree must not change by one byte.
+ */
+test('rows shuffled, balances as DECIMAL(38,0), addresses in mixed case: the same bytes', async () => {
+  const data = dataset(7);
+  // Letters in every address (0 -> a), so that letter case has something to change.
+  const lettered = (address: unknown) => `0x${String(address).slice(2).replaceAll('0', 'a')}`;
+  const base = {
+    ...data,
+    balances: data.balances.map((row) => ({ ...row, address: lettered(row.address) })),
+    venue_b_accounts: data.venue_b_accounts.map((row) => ({ ...row, account: lettered(row.account), owner: lettered(row.owner) })),
+  };
+  const next = random(99);
+  const mixedCase = (address: unknown) => `0x${[...String(address).slice(2)].map((c) => (next() < 0.5 ? c.toUpperCase() : c)).join('')}`;
+  const shuffled = <T>(rows: T[]) => rows.map((row) => ({ row, key: next() })).sort((a, b) => a.key - b.key).map(({ row }) => row);
+  const variant = {
+    ...base,
+    balances: shuffled(base.balances.map((row) => ({ ...row, address: mixedCase(row.address) }))),
+    venue_b_accounts: shuffled(base.venue_b_accounts.map((row) => ({ ...row, account: mixedCase(row.account), owner: mixedCase(row.owner) }))),
+    prices: shuffled(base.prices),
+  };
+  assert.ok(variant.balances.some((row) => /[A-F]/.test(String(row.address))), 'no address in mixed case');
+  const expected = await build(base, { now: NOW });
+  const written = await build(variant, { now: NOW, overrides: { balances: { balance: 'DECIMAL(38,0)' } } });
+  const files = [...treeHashes(expected.out)].sort();
+  assert.ok(files.length >= 10, `too few files: ${files.length}`);
+  assert.equal([...treeHashes(written.out)].sort(), files);
+});
 
 test.run();
