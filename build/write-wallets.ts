@@ -1,8 +1,8 @@
 /**
- * Stage 4, write the wallets: one ordered stream over the snapshots table. A wallet's rows are
- * contiguous, so wallets are packed into batches as their rows pass and handed to the writer
- * pool (document threads assemble, one file thread writes). Only a few batches are ever held in
- * memory.
+ * Stage 4, write the wallets: one ordered stream over the snapshots table (read in ranges of
+ * wallets, see sliceStream). A wallet's rows are contiguous, so wallets are packed into batches
+ * as their rows pass and handed to the writer pool (document threads assemble, one file thread
+ * writes). Only a few batches are ever held in memory.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
 import type { Database } from './database.ts';
@@ -10,7 +10,7 @@ import type { Shard } from './config.ts';
 import type { Progress } from './progress.ts';
 import type { PriceBook } from './compute-daily.ts';
 import { shardFilterSql } from './shard.ts';
-import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, walletOfSeriesSql } from './series-key.ts';
+import { chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletOfSeriesSql } from './series-key.ts';
 import { WalletBatchBuilder, type AmountFormat } from './wallet-batch.ts';
 import { limbColumnsSql } from './exact-amount.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
@@ -54,14 +54,6 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
     `SELECT count(DISTINCT ${walletSql})::INTEGER AS wallets FROM snapshots s WHERE ${inShard}`,
   );
   const format = await loadAmountFormat(db);
-  // Ordering by series key is ordering by wallet (so by address), chain, then token; `number` is
-  // the transaction order within a series (compute-history.ts).
-  const result = await db.connection.stream(`
-    SELECT ${walletSql} AS wallet, ${chainIndexOfSeriesSql('s.series')} AS chain_index, ${tokenIndexOfSeriesSql('s.series')} AS token_index,
-           s.day, s.ts::DOUBLE AS ts, ${limbColumnsSql('s.raw_balance')}
-    FROM snapshots s
-    WHERE ${inShard}
-    ORDER BY s.series, s.number`);
   const addresses = await AddressCursor.open(db);
 
   const pool = new WriterPool(
@@ -78,13 +70,15 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
     await pool.submit(builder.take(), batches++ % SAMPLE_EVERY_BATCHES === 0);
     options.progress.tick(done, total, 'wallets');
   };
+  let slices: SnapshotStream | null = null;
   try {
+    slices = await sliceStream(db, inShard);
     let wallet = -1;
     let chain = -1;
     let token = -1;
     for (;;) {
       if (options.signal.aborted) throw options.signal.reason;
-      const chunk = await result.fetchChunk();
+      const chunk = await slices.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;
       const column = (index: number) => chunk.getColumnVector(index) as DuckDBVector<number>;
       const [wallets, chains, tokens, days, timestamps] = [column(0), column(1), column(2), column(3), column(4)];
@@ -110,12 +104,74 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
     if (builder.walletCount > 0) await submit();
   } finally {
     addresses.close();
+    await slices?.close();
     await pool.close();
   }
   // A stream that ends early does so without an error (see compute-leaderboards.ts): a tree
   // missing wallets must not be published.
   if (done !== total) throw new Error(`the snapshot stream ended after ${done} of ${total} wallets`);
   return { wallets: done, files: pool.files, bytes: pool.bytes, positionsWithoutPrice: pool.positionsWithoutPrice };
+}
+
+/**
+ * The stream is cut into this many ranges of wallet ids, each sorted by a query of its own: the
+ * first files are written after sorting a quarter of the snapshots instead of all of them, and
+ * each next range is sorted on a second connection while the one before it is written. At 100k
+ * wallets into tmpfs, five alternated runs: the wallet stage 13.2 to 13.7 s against 13.9 to
+ * 15.5 s for one sort (README, Scale); 8 ranges measured the same as 4.
+ */
+const STREAM_SLICES = 4;
+
+interface SnapshotStream {
+  fetchChunk(): Promise<DuckDBDataChunk | null>;
+  /** Stops the ranges still being sorted, and waits for them before the connection goes. */
+  close(): Promise<void>;
+}
+
+async function sliceStream(db: Database, inShard: string): Promise<SnapshotStream> {
+  const [{ last } = { last: 0 }] = await db.rows<{ last: number }>('SELECT coalesce(max(id), 0)::INTEGER AS last FROM addresses');
+  const step = Math.ceil((last + 1) / STREAM_SLICES);
+  const connections = [db.connection, await db.connect()];
+  const sorting = new Map<Promise<DuckDBResult>, DuckDBConnection>();
+  const start = (slice: number): Promise<DuckDBResult> => {
+    const low = slice * step;
+    const high = slice === STREAM_SLICES - 1 ? last + 1 : (slice + 1) * step;
+    // Ordering by series key is ordering by wallet (so by address), chain, then token; `number`
+    // is the transaction order within a series (compute-history.ts).
+    const result = connections[slice % 2]!.stream(`
+      SELECT ${walletOfSeriesSql('s.series')} AS wallet, ${chainIndexOfSeriesSql('s.series')} AS chain_index, ${tokenIndexOfSeriesSql('s.series')} AS token_index,
+             s.day, s.ts::DOUBLE AS ts, ${limbColumnsSql('s.raw_balance')}
+      FROM snapshots s
+      WHERE s.series >= ${seriesKeySql(String(low), '0', '0')} AND s.series < ${seriesKeySql(String(high), '0', '0')} AND ${inShard}
+      ORDER BY s.series, s.number`);
+    // Settled here too, so that a failure before its turn does not count as unhandled.
+    sorting.set(result, connections[slice % 2]!);
+    const settled = () => void sorting.delete(result);
+    result.then(settled, settled);
+    return result;
+  };
+  let slice = 0;
+  let current: Promise<DuckDBResult> | null = start(0);
+  let next: Promise<DuckDBResult> | null = null;
+  return {
+    async fetchChunk() {
+      while (current) {
+        const result = await current;
+        if (next === null && slice + 1 < STREAM_SLICES) next = start(slice + 1);
+        const chunk = await result.fetchChunk();
+        if (chunk && chunk.rowCount > 0) return chunk;
+        slice++;
+        current = next;
+        next = null;
+      }
+      return null;
+    },
+    async close() {
+      for (const connection of sorting.values()) connection.interrupt();
+      await Promise.allSettled(sorting.keys());
+      connections[1]!.disconnectSync();
+    },
+  };
 }
 
 /** The document threads get each chain's text by its index (compute-history.ts) and the decimals. */
