@@ -22,6 +22,9 @@ import { ManifestWriter } from './manifest.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 
 export interface BuildSummary {
+  /** The build instant (--now) and the last closed day it gives. */
+  now: string;
+  lastClosedDay: string;
   wallets: number;
   files: number;
   bytes: number;
@@ -85,7 +88,6 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const writer = new TreeWriter(work.tree, manifest ? (file, text) => manifest.add(file, text) : undefined);
     await writeSharedFiles(writer, leaderboards, {
       format: 1,
-      now: config.nowIso,
       lastClosedDay: config.lastClosedDay,
       dailyAsOf,
       seasons: leaderboards.map((board) => board.season),
@@ -110,6 +112,8 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       warnings.push(`${written.positionsWithoutPrice} daily positions had no price on or before their day (usdPerToken 0)`);
     }
     return {
+      now: config.nowIso,
+      lastClosedDay: config.lastClosedDay,
       wallets: written.wallets,
       files: written.files + writer.files,
       bytes: written.bytes + writer.bytes,

@@ -39,6 +39,7 @@ export function formatSummary(summary: BuildSummary, outDir: string): string {
     .join(', ');
   const lines = [
     `built ${outDir}: ${summary.wallets} wallets, ${summary.files} files, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}, peak RSS ${formatBytes(summary.peakRssBytes)}`,
+    `now: ${summary.now} (last closed day ${summary.lastClosedDay})`,
     `asOf: daily ${summary.dailyAsOf ?? 'null'}; leaderboards ${seasons || 'none'}`,
     `stages: ${stages}`,
     ...(summary.warnings.length ? summary.warnings.map((warning) => `warning: ${warning}`) : ['warnings: none']),

@@ -3,12 +3,12 @@ import { DateStringSchema, LowerCaseAddressSchema } from './common.ts';
 
 /**
  * `_snapshot/meta.json`: facts the server and `verify` need about the whole tree. Identical in
- * every shard of a sharded build, so it holds nothing shard-specific.
+ * every shard of a sharded build, so it holds nothing shard-specific, and not the build instant
+ * either: builds of the same exports on the same day write the same bytes (README, Decisions).
  */
 export const SnapshotMetaSchema = z
   .object({
     format: z.literal(1),
-    now: z.string().meta({ description: 'the build instant (--now), ISO 8601 UTC' }),
     lastClosedDay: DateStringSchema,
     dailyAsOf: DateStringSchema.nullable(),
     seasons: z.array(z.number().int().min(1)),

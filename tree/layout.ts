@@ -9,7 +9,7 @@
  *   v1/openapi.json                        GET /v1/openapi.json
  *   _snapshot/no-history/portfolio.json    answer for an address without history ({})
  *   _snapshot/no-history/daily.json        answer for an address without daily rows
- *   _snapshot/meta.json                    asOf, now and the known seasons (for the server and verify)
+ *   _snapshot/meta.json                    asOf and the known seasons (for the server and verify)
  */
 import path from 'node:path';
 
