@@ -136,16 +136,17 @@ async function sliceStream(db: Database, inShard: string): Promise<SnapshotStrea
   const start = (slice: number): Promise<DuckDBResult> => {
     const low = slice * step;
     const high = slice === STREAM_SLICES - 1 ? last + 1 : (slice + 1) * step;
+    const connection = connections[slice % 2]!;
     // Ordering by series key is ordering by wallet (so by address), chain, then token; `number`
     // is the transaction order within a series (compute-history.ts).
-    const result = connections[slice % 2]!.stream(`
+    const result = connection.stream(`
       SELECT ${walletOfSeriesSql('s.series')} AS wallet, ${chainIndexOfSeriesSql('s.series')} AS chain_index, ${tokenIndexOfSeriesSql('s.series')} AS token_index,
              s.day, s.ts::DOUBLE AS ts, ${limbColumnsSql('s.raw_balance')}
       FROM snapshots s
       WHERE s.series >= ${seriesKeySql(String(low), '0', '0')} AND s.series < ${seriesKeySql(String(high), '0', '0')} AND ${inShard}
       ORDER BY s.series, s.number`);
     // Settled here too, so that a failure before its turn does not count as unhandled.
-    sorting.set(result, connections[slice % 2]!);
+    sorting.set(result, connection);
     const settled = () => void sorting.delete(result);
     result.then(settled, settled);
     return result;
