@@ -122,13 +122,14 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
  */
 const STREAM_SLICES = 4;
 
-interface SnapshotStream {
+export interface SnapshotStream {
+  /** The next chunk in (wallet, chain, token, transaction) order; null once every range is read. */
   fetchChunk(): Promise<DuckDBDataChunk | null>;
   /** Stops the ranges still being sorted, and waits for them before the connection goes. */
   close(): Promise<void>;
 }
 
-async function sliceStream(db: Database, inShard: string): Promise<SnapshotStream> {
+export async function sliceStream(db: Database, inShard: string): Promise<SnapshotStream> {
   const [{ last } = { last: 0 }] = await db.rows<{ last: number }>('SELECT coalesce(max(id), 0)::INTEGER AS last FROM addresses');
   const step = Math.ceil((last + 1) / STREAM_SLICES);
   const connections = [db.connection, await db.connect()];
