@@ -5,7 +5,7 @@
  *
  * The snapshots' grouping, window and final sort then compare one 8-byte key where they compared
  * three columns: at 100k wallets the snapshots statement took 5.9 to 6.2 s against 7.0 to 7.2 s
- * (README, Scale). Ordering by the key is ordering by wallet (ids are
+ * (bench/MEASUREMENTS.md). Ordering by the key is ordering by wallet (ids are
  * numbered in address order), then chain (indexes in numeric chain ID order), then token (in
  * INTERFACE.md order), which is the order the documents are written in.
  *

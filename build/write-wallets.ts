@@ -41,7 +41,7 @@ export interface WalletWriteResult {
  * and a small batch (about 3 MB at SPEC 7's scale) is still in the CPU's cache when it is copied
  * into the kernel. Against 20,000 snapshots at 100k wallets: peak RSS 1.55 GB against 1.68 to
  * 1.84 GB, 1 to 2 fewer system CPU-seconds, the wallet stage 0.3 to 0.8 s slower into tmpfs and
- * within noise on ext4 (README, Scale).
+ * within noise on ext4 (bench/MEASUREMENTS.md).
  */
 const BATCH_SNAPSHOTS = 4_000;
 /** One batch in this many has its first wallet's documents checked against the schemas. */
@@ -118,7 +118,7 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
  * first files are written after sorting a quarter of the snapshots instead of all of them, and
  * each next range is sorted on a second connection while the one before it is written. At 100k
  * wallets into tmpfs, five alternated runs: the wallet stage 13.2 to 13.7 s against 13.9 to
- * 15.5 s for one sort (README, Scale); 8 ranges measured the same as 4.
+ * 15.5 s for one sort (bench/MEASUREMENTS.md); 8 ranges measured the same as 4.
  */
 const STREAM_SLICES = 4;
 
