@@ -8,19 +8,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, type Row } from './helpers/fixtures.ts';
+import { random } from './helpers/random.ts';
 
 const LAST_DAY = '2025-11-20';
 const LEADERBOARD_SIZE = 100;
-
-/** mulberry32, as in reference.test.ts: a failing seed can be replayed. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VALUES = [1, 2, 5, 10, 100, 0, -3, 0.1, 0.2, 0.3, 1 / 3, 2.5, 1e-9, 2 ** -60, 1e15, 123456.789, -0.1, 7e22];
 

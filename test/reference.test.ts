@@ -11,22 +11,13 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import { build, treeHashes, type Row, PINNED_NOW } from './helpers/fixtures.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import { random } from './helpers/random.ts';
 
 const NOW = PINNED_NOW;
 const LAST_DAY = '2025-11-20';
 const CHAINS = [1, 10];
 const TOKENS = ['uty', 'venueBUsdc', 'venueALp'] as const;
 const DECIMALS: Record<string, number> = { uty: 18, venueBUsdc: 6, venueALp: 0 };
-
-/** mulberry32: a tiny seeded generator, so a failing seed can be replayed. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function dataset(seed: number) {
   const next = random(seed);
