@@ -15,6 +15,12 @@ const LEADERBOARD_SIZE = 100;
 
 const VALUES = [1, 2, 5, 10, 100, 0, -3, 0.1, 0.2, 0.3, 1 / 3, 2.5, 1e-9, 2 ** -60, 1e15, 123456.789, -0.1, 7e22];
 
+/** The same rows for the two wallets of a pair. */
+function pairRows(seed: number, pair: number) {
+  const next = random(seed * 100 + pair);
+  return Array.from({ length: 3 }, () => ({ season: 2, offset: Math.floor(next() * 28), value: VALUES[Math.floor(next() * 6)]! }));
+}
+
 function dataset(seed: number) {
   const next = random(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
@@ -32,7 +38,7 @@ function dataset(seed: number) {
   // two by two, so that their totals tie exactly.
   for (let w = 0; w < 170; w++) {
     const address = `0x${(0xabc000 + w).toString(16).padStart(40, '0')}`;
-    const rows = w < 10 ? dataset.shared(seed, Math.floor(w / 2)) : Array.from({ length: 1 + Math.floor(next() * 6) }, () => ({ season: pick([1, 1, 2, 2, 2, 4]), offset: Math.floor(next() * 30), value: pick(VALUES) }));
+    const rows = w < 10 ? pairRows(seed, Math.floor(w / 2)) : Array.from({ length: 1 + Math.floor(next() * 6) }, () => ({ season: pick([1, 1, 2, 2, 2, 4]), offset: Math.floor(next() * 30), value: pick(VALUES) }));
     for (const row of rows) {
       points.push({ season: row.season, date: day(row.offset), address: next() < 0.2 ? address.toUpperCase().replace('0X', '0x') : address, points: row.value });
     }
@@ -52,12 +58,6 @@ function dataset(seed: number) {
   }
   return { seasons, points, multipliers };
 }
-/** The same rows for the two wallets of a pair. */
-dataset.shared = (seed: number, pair: number) => {
-  const next = random(seed * 100 + pair);
-  return Array.from({ length: 3 }, () => ({ season: 2, offset: Math.floor(next() * 28), value: VALUES[Math.floor(next() * 6)]! }));
-};
-
 /** A double's exact value, as an integer count of 2^-1074. */
 function exactUnits(value: number): bigint {
   const view = new DataView(new ArrayBuffer(8));
