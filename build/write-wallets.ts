@@ -136,7 +136,8 @@ export async function sliceStream(db: Database, inShard: string): Promise<Snapsh
   const sorting = new Map<Promise<DuckDBResult>, DuckDBConnection>();
   const start = (slice: number): Promise<DuckDBResult> => {
     const low = slice * step;
-    const high = slice === STREAM_SLICES - 1 ? last + 1 : (slice + 1) * step;
+    // The last range's end is at or past the last id: step is rounded up.
+    const high = (slice + 1) * step;
     const connection = connections[slice % 2]!;
     // Ordering by series key is ordering by wallet (so by address), chain, then token; `number`
     // is the transaction order within a series (compute-history.ts).
