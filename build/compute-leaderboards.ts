@@ -122,11 +122,13 @@ async function computePointTotals(db: Database): Promise<void> {
   try {
     for (;;) {
       const chunk = await result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
+      // rowCount is a call into DuckDB: read once per chunk, not once per row.
+      const rows = chunk ? chunk.rowCount : 0;
+      if (!chunk || rows === 0) break;
       const [keys, binColumn, totalColumn, dailyColumn] = [0, 1, 2, 3].map((column) => chunk.getColumnVector(column)) as [
         DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<bigint>, DuckDBVector<bigint>,
       ];
-      for (let row = 0; row < chunk.rowCount; row++) {
+      for (let row = 0; row < rows; row++) {
         const rowKey = keys.getItem(row)!;
         if (rowKey !== key) {
           if (key !== -1) append();

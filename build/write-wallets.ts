@@ -79,11 +79,13 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
     for (;;) {
       if (options.signal.aborted) throw options.signal.reason;
       const chunk = await slices.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
+      // rowCount is a call into DuckDB: read once per chunk, not once per row.
+      const rows = chunk ? chunk.rowCount : 0;
+      if (!chunk || rows === 0) break;
       const column = (index: number) => chunk.getColumnVector(index) as DuckDBVector<number>;
       const [wallets, chains, tokens, days, timestamps] = [column(0), column(1), column(2), column(3), column(4)];
       const [limbs3, limbs2, limbs1, limbs0] = [column(5), column(6), column(7), column(8)];
-      for (let row = 0; row < chunk.rowCount; row++) {
+      for (let row = 0; row < rows; row++) {
         const rowWallet = wallets.getItem(row)!;
         if (rowWallet !== wallet) {
           if (builder.snapshotCount >= BATCH_SNAPSHOTS) await submit();
