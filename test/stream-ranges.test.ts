@@ -1,7 +1,8 @@
 /**
  * The wallet stage reads the snapshots in ranges of wallet ids, each sorted by a query of its own
  * (write-wallets.ts, sliceStream): every row once, in (wallet, chain, token, number) order,
- * whatever the number of wallets; and closing it while a range is still being sorted is clean.
+ * whatever the number of wallets; and closing it while a range is still being sorted interrupts
+ * that sort (a build stopped by Ctrl-C does not wait for it) and is clean.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -78,7 +79,7 @@ test('wallets without snapshots (sub-accounts, empty histories) leave ranges emp
   }
 });
 
-test('closing while the next range is being sorted stops it cleanly, and the database stays usable', async () => {
+test('closing while the next range is being sorted interrupts that sort, cleanly, and the database stays usable', async () => {
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   process.on('unhandledRejection', onUnhandled);
@@ -91,11 +92,24 @@ test('closing while the next range is being sorted stops it cleanly, and the dat
       SELECT ${seriesKeySql('1 + i % 4000', '0', '0')} AS series, (i // 4000)::INTEGER AS number, i::BIGINT AS ts,
              (19000 + i % 365)::INTEGER AS day, i::HUGEINT AS raw_balance
       FROM range(2000000) r(i)`);
+    // The second range is sorted on the connection sliceStream asks for: count its interrupts.
+    let interrupts = 0;
+    const connect = db.connect;
+    db.connect = async () => {
+      const connection = await connect();
+      const interrupt = connection.interrupt.bind(connection);
+      connection.interrupt = () => {
+        interrupts++;
+        interrupt();
+      };
+      return connection;
+    };
     const stream = await sliceStream(db, 'true');
-    // The first chunk starts the second range's sort on the other connection.
+    // The first chunk starts the second range's sort (half a million rows) on the other connection.
     const first = await stream.fetchChunk();
     assert.ok(first && first.rowCount > 0);
     await stream.close();
+    assert.is(interrupts, 1, 'the sort still running is interrupted, not waited for');
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(unhandled, []);
     const [row] = await db.rows<{ n: number }>('SELECT count(*)::INTEGER AS n FROM snapshots');
