@@ -14,7 +14,7 @@ export function buildCommand(): Command {
     .option('--manifest <file>', 'also write "<sha256>  <path>" for every file written (for incremental uploads)')
     .option('--summary-json <file>', 'also write the closing summary as JSON (for a CI history)')
     .option('--threads <n>', 'threads for DuckDB and for assembling documents; one more thread writes the files (a CI runner has 2 cores)', positiveInteger, 2)
-    .option('--memory-limit <size>', 'DuckDB memory limit (it spills to disk beyond it)', '1GB')
+    .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 1GB or 512MiB (it spills to disk beyond it)', memorySize, '1GB')
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .action(async (options: { input: string; out: string; now?: string; shard?: string; manifest?: string; summaryJson?: string; threads: number; memoryLimit: string; progress: ProgressMode }) => {
       const config = resolveBuildConfig(options);
@@ -28,6 +28,16 @@ function positiveInteger(text: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError('expected a positive integer');
   return value;
+}
+
+/**
+ * A size DuckDB reads as its memory limit. Checked here because DuckDB only says "Failed to set
+ * config", and takes a negative size as no limit at all.
+ */
+function memorySize(text: string): string {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$/i.exec(text);
+  if (!match || Number(match[1]) <= 0) throw new InvalidArgumentError('expected a positive size with a unit: B, KB, MB, GB, TB, KiB, MiB, GiB or TiB (e.g. 1GB)');
+  return text.trim();
 }
 
 export function formatSummary(summary: BuildSummary, outDir: string): string {

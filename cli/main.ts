@@ -10,6 +10,7 @@ import { buildCommand } from './build.ts';
 import { verifyCommand } from './verify.ts';
 import { serveCommand } from './serve.ts';
 
+const EXIT_BAD_INPUT = 1;
 const EXIT_USAGE = 2;
 const EXIT_INTERNAL = 70;
 
@@ -32,8 +33,10 @@ try {
 
 function exitCodeOf(error: unknown): number {
   if (error instanceof CommanderError) {
-    // Commander has printed its message already; help and version end successfully.
-    return error.exitCode === 0 ? 0 : EXIT_USAGE;
+    // Commander has printed its message already; help and version end successfully, and an
+    // option given a value it cannot take is a bad option value, like a bad --now.
+    if (error.exitCode === 0) return 0;
+    return error.code === 'commander.invalidArgument' ? EXIT_BAD_INPUT : EXIT_USAGE;
   }
   if (error instanceof UserError) {
     process.stderr.write(`wallet-snapshot: ${error.message}\n`);

@@ -51,6 +51,24 @@ test('bad input and a bad --now exit 1 with a message and no stack', async () =>
   const shard = await runCli(['build', '--input', input, '--shard', '5/4']);
   assert.is(shard.code, 1);
   assert.match(shard.stderr, '--shard "5/4" is not K/N');
+  const notFolder = await runCli(['build', '--input', path.join(input, 'balances.parquet')]);
+  assert.is(notFolder.code, 1);
+  assert.match(notFolder.stderr, 'balances.parquet is a file, not a directory holding the seven Parquet files');
+});
+
+test('an option given a value it cannot take exits 1, before anything is read', async () => {
+  // DuckDB would only say "Failed to set config", and would take a negative size as no limit.
+  for (const size of ['lots', '-1GB', '0GB', '100']) {
+    const result = await runCli(['build', '--memory-limit', size]);
+    assert.is(result.code, 1, size);
+    assert.match(result.stderr, `option '--memory-limit <size>' argument '${size}' is invalid. expected a positive size with a unit`);
+  }
+  const threads = await runCli(['build', '--threads', '0']);
+  assert.is(threads.code, 1);
+  assert.match(threads.stderr, "option '--threads <n>' argument '0' is invalid. expected a positive integer");
+  const port = await runCli(['serve', '--port', 'http']);
+  assert.is(port.code, 1);
+  assert.match(port.stderr, "option '--port <n>' argument 'http' is invalid");
 });
 
 test('serve prints its URL and examples, answers, and stops cleanly on SIGTERM; a busy port exits 1', async () => {
