@@ -2,7 +2,6 @@
  * The snapshot build: read -> check -> compute -> write -> publish, each stage in its own module.
  * The tree is written into a work folder beside `--out` and swapped in only when complete.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { BuildConfig } from './config.ts';
 import { openDatabase, type Database } from './database.ts';
@@ -45,6 +44,8 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
   const work = createWorkFolder(config.outDir);
   const interruption = new AbortController();
   let db: Database | null = null;
+  /** Discarded on failure; moved into place once the tree is published. */
+  let unpublishedManifest: ManifestWriter | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
     interruption.abort(new InterruptedError(signal));
     db?.connection.interrupt();
@@ -52,6 +53,9 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    // Opened first, so that a manifest path that cannot be written fails before any work.
+    const manifest = config.manifest ? new ManifestWriter(config.manifest) : null;
+    unpublishedManifest = manifest;
     db = await openDatabase({
       file: path.join(work.scratch, 'build.duckdb'),
       tempDir: path.join(work.scratch, 'spill'),
@@ -72,7 +76,6 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const leaderboards = await computeLeaderboards(db, config.lastClosedDay);
 
     progress.start('write wallets');
-    const manifest = config.manifest ? new ManifestWriter(path.join(work.root, 'manifest.sha256')) : null;
     const written = await writeWallets(db, {
       root: work.tree,
       shard: config.shard,
@@ -98,7 +101,8 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
 
     progress.start('publish');
     const replaced = publishTree(work, config.outDir);
-    if (manifest && config.manifest) moveFile(manifest.path, config.manifest);
+    manifest?.moveIntoPlace();
+    unpublishedManifest = null;
     // Deleting the tree that was replaced (200,000 files at 100k wallets) takes as long as a good
     // part of the build, so it is a stage of its own rather than time hidden after the summary.
     if (replaced) progress.start('remove previous tree');
@@ -136,18 +140,8 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     db?.close();
+    unpublishedManifest?.discard();
     removeWorkFolder(work);
-  }
-}
-
-/** rename(2), or a copy when the destination is on another filesystem. */
-function moveFile(from: string, to: string): void {
-  fs.mkdirSync(path.dirname(to), { recursive: true });
-  try {
-    fs.renameSync(from, to);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    fs.copyFileSync(from, to);
   }
 }
 

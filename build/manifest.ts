@@ -2,16 +2,37 @@
  * `build --manifest FILE`: one line per file written, `<sha256>  <path>` (the format of
  * `sha256sum`, so `sha256sum -c` checks a tree against it). A nightly upload compares it with
  * the previous night's and sends only the files whose content changed. Lines are appended as
- * files are written (never held in memory) and the file is moved into place with the tree.
+ * files are written (never held in memory).
+ *
+ * The lines go to a partial file beside FILE, opened before the build starts, so that a FILE that
+ * cannot be written fails the build at once and not after the tree is published; once the tree
+ * is published the partial file becomes FILE by one rename, on the same filesystem.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from './errors.ts';
 
 export class ManifestWriter {
   private readonly stream: fs.WriteStream;
+  private readonly partial: string;
+  private failure: Error | null = null;
 
-  constructor(readonly path: string) {
-    this.stream = fs.createWriteStream(path);
+  constructor(private readonly destination: string) {
+    this.partial = path.join(path.dirname(destination), `.${path.basename(destination)}.partial-${process.pid}`);
+    let fd: number;
+    try {
+      if (fs.existsSync(destination) && fs.statSync(destination).isDirectory()) throw new Error('it is a directory');
+      fs.mkdirSync(path.dirname(destination), { recursive: true });
+      fd = fs.openSync(this.partial, 'w');
+    } catch (error) {
+      throw new UserError(`--manifest ${destination} cannot be written (${error instanceof Error ? error.message : String(error)})`);
+    }
+    this.stream = fs.createWriteStream('', { fd });
+    // Kept for close(): an error event with no listener would end the process.
+    this.stream.on('error', (error) => {
+      this.failure ??= error;
+    });
   }
 
   add(file: string, text: string): void {
@@ -23,10 +44,25 @@ export class ManifestWriter {
     this.stream.write(lines);
   }
 
+  /** Flushes every line; rejects if any could not be written. */
   close(): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.stream.once('error', reject);
-      this.stream.end(() => resolve());
+      this.stream.end((error?: Error | null) => {
+        const failure = this.failure ?? error;
+        if (failure) reject(new UserError(`--manifest ${this.destination} cannot be written (${failure.message}); the previous tree was left untouched`));
+        else resolve();
+      });
     });
+  }
+
+  /** Once the tree is published: the manifest takes its place. */
+  moveIntoPlace(): void {
+    fs.renameSync(this.partial, this.destination);
+  }
+
+  /** After a failure: nothing is left beside the destination. */
+  discard(): void {
+    this.stream.destroy();
+    fs.rmSync(this.partial, { force: true });
   }
 }

@@ -19,12 +19,18 @@ const WORK_PREFIX = (outDir: string) => `.${path.basename(outDir)}.build-`;
 
 export function createWorkFolder(outDir: string): WorkFolder {
   const parent = path.dirname(outDir);
-  fs.mkdirSync(parent, { recursive: true });
   if (fs.existsSync(outDir) && !fs.statSync(outDir).isDirectory()) {
     throw new UserError(`--out ${outDir} exists and is not a directory`);
   }
-  removeAbandonedWorkFolders(outDir);
-  const root = fs.mkdtempSync(path.join(parent, `${WORK_PREFIX(outDir)}${process.pid}-`));
+  let root: string;
+  try {
+    fs.mkdirSync(parent, { recursive: true });
+    removeAbandonedWorkFolders(outDir);
+    root = fs.mkdtempSync(path.join(parent, `${WORK_PREFIX(outDir)}${process.pid}-`));
+  } catch (error) {
+    // The folder named by --out, or its parent, is not ours to write (read-only, a file, ...).
+    throw new UserError(`--out ${outDir}: cannot create the work folder beside it in ${parent} (${error instanceof Error ? error.message : String(error)})`);
+  }
   const work = { root, tree: path.join(root, 'tree'), scratch: path.join(root, 'scratch') };
   fs.mkdirSync(work.tree);
   fs.mkdirSync(work.scratch);

@@ -3,10 +3,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, PINNED_NOW as now, balance, tempDir, treeHashes, writeInputs } from './helpers/fixtures.ts';
+import { A, B, PINNED_NOW as now, balance, tempDir, thrown, treeHashes, writeInputs } from './helpers/fixtures.ts';
 import { runCli } from './helpers/process.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
+import { UserError } from '../build/errors.ts';
 import { generateDataset } from '../data/generate.ts';
 
 const leftovers = (root: string) => fs.readdirSync(root).filter((name) => name.includes('.build-'));
@@ -39,6 +40,48 @@ test('a failed build leaves the previous tree byte for byte and no work folder',
   assert.match(result.stderr, 'balances.parquet: column "address"');
   assert.equal([...treeHashes(out)].sort(), before);
   assert.equal(leftovers(root), []);
+});
+
+test('--manifest: a path that cannot be written fails before any work; a failed build keeps the previous manifest', async () => {
+  const root = tempDir();
+  const out = path.join(root, 'public');
+  const manifest = path.join(root, 'upload', 'manifest.sha256');
+  const good = await writeInputs(path.join(root, 'good'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
+  const bad = await writeInputs(path.join(root, 'bad'), { balances: [balance({ address: A, block_number: 1, balance: '-1' })] });
+  await buildSnapshot(resolveBuildConfig({ input: good, out, now, manifest, progress: 'quiet' }));
+  const tree = [...treeHashes(out)].sort();
+  const lines = fs.readFileSync(manifest, 'utf8');
+  assert.is(lines.trim().split('\n').length, tree.length);
+  const besideManifest = () => fs.readdirSync(path.dirname(manifest));
+  assert.equal(besideManifest(), ['manifest.sha256']);
+
+  // Its folder would be a file: refused at once, the tree and the manifest as they were.
+  const blocked = path.join(root, 'a-file');
+  fs.writeFileSync(blocked, '');
+  const failure = async (input: string, manifest: string) => {
+    const error = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out, now, manifest, progress: 'quiet' })));
+    assert.instance(error, UserError);
+    return error.message;
+  };
+  assert.match(await failure(good, path.join(blocked, 'manifest.sha256')), `--manifest ${path.join(blocked, 'manifest.sha256')} cannot be written (`);
+  assert.is(await failure(good, root), `--manifest ${root} cannot be written (it is a directory)`);
+  // A build that fails on its input publishes neither the tree nor the manifest, and leaves no partial file.
+  assert.match(await failure(bad, manifest), 'balances.parquet: column "balance"');
+  assert.equal([...treeHashes(out)].sort(), tree);
+  assert.is(fs.readFileSync(manifest, 'utf8'), lines);
+  assert.equal(besideManifest(), ['manifest.sha256']);
+  assert.equal(leftovers(root), []);
+});
+
+test('--out inside a file: a clear error, nothing created', async () => {
+  const root = tempDir();
+  const blocked = path.join(root, 'a-file');
+  fs.writeFileSync(blocked, '');
+  const input = await writeInputs(path.join(root, 'input'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
+  const result = await runCli(['build', '--input', input, '--out', path.join(blocked, 'public'), '--now', now]);
+  assert.is(result.code, 1);
+  assert.match(result.stderr, `wallet-snapshot: --out ${path.join(blocked, 'public')}: cannot create the work folder beside it in ${blocked} (`);
+  assert.equal(fs.readdirSync(root).sort(), ['a-file', 'input']);
 });
 
 test('running out of DuckDB\'s memory limit: exit 3 naming the settings, previous tree untouched', async () => {
