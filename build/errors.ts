@@ -38,3 +38,29 @@ export function outOfMemory(error: unknown, settings: { memoryLimit: string; thr
 }
 
 export const isOutOfMemory = (message: string) => /\bOut of Memory Error\b/.test(message);
+
+/** Exit status of a build that could not write its files: the input is fine, the disk is not. */
+export const EXIT_CANNOT_WRITE = 4;
+
+/**
+ * Writes the system refused for lack of room or a read-only disk, as Node (error codes) and DuckDB
+ * (the system's texts) report them. Only conditions that a read cannot cause, so that an input
+ * file that cannot be read is never reported as a full disk.
+ */
+const WRITE_REFUSED = /\b(ENOSPC|EFBIG|EDQUOT|EROFS)\b|No space left on device|File too large|Disk quota exceeded|Read-only file system/;
+
+export const isWriteRefused = (message: string) => WRITE_REFUSED.test(message);
+
+/**
+ * The new tree, or DuckDB's scratch files beside it, could not be written (disk full, a file
+ * size limit, a read-only disk): not a bug and not bad input.
+ */
+export function cannotWrite(error: unknown, outDir: string): UserError | null {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!isWriteRefused(message)) return null;
+  return new UserError(
+    `could not write the new tree or its scratch files beside ${outDir} (${message.split('\n')[0]}); ` +
+      'free some space there or move --out; the previous tree was left untouched',
+    EXIT_CANNOT_WRITE,
+  );
+}

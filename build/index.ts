@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { BuildConfig } from './config.ts';
 import { openDatabase, type Database } from './database.ts';
-import { InterruptedError, outOfMemory } from './errors.ts';
+import { InterruptedError, cannotWrite, outOfMemory } from './errors.ts';
 import { TreeWriter } from './tree-writer.ts';
 import { Progress } from './progress.ts';
 import { createWorkFolder, publishTree, removeWorkFolder } from './publish.ts';
@@ -135,7 +135,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     progress.end();
     // DuckDB reports an interrupted query as its own error; the user wants to hear why.
     if (interruption.signal.aborted) throw interruption.signal.reason;
-    throw outOfMemory(error, config) ?? error;
+    throw outOfMemory(error, config) ?? cannotWrite(error, config.outDir) ?? error;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

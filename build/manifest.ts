@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from './errors.ts';
+import { EXIT_CANNOT_WRITE, UserError, isWriteRefused } from './errors.ts';
 
 export class ManifestWriter {
   private readonly stream: fs.WriteStream;
@@ -49,8 +49,9 @@ export class ManifestWriter {
     return new Promise((resolve, reject) => {
       this.stream.end((error?: Error | null) => {
         const failure = this.failure ?? error;
-        if (failure) reject(new UserError(`--manifest ${this.destination} cannot be written (${failure.message}); the previous tree was left untouched`));
-        else resolve();
+        if (!failure) return resolve();
+        const message = `--manifest ${this.destination} cannot be written (${failure.message}); the previous tree was left untouched`;
+        reject(new UserError(message, isWriteRefused(failure.message) ? EXIT_CANNOT_WRITE : 1));
       });
     });
   }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from './database.ts';
 import { sqlString } from './database.ts';
-import { UserError, isOutOfMemory } from './errors.ts';
+import { UserError, isOutOfMemory, isWriteRefused } from './errors.ts';
 import { INPUT_FILES, type ColumnContract, type FileContract } from './input-contract.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 
@@ -48,7 +48,7 @@ async function readInput(db: Database, inputDir: string, contract: FileContract)
     described = await db.rows(`SELECT column_name, column_type FROM (DESCRIBE ${view})`);
   } catch (error) {
     const first = firstLine(error);
-    if (isOutOfMemory(first)) throw error;
+    if (isOutOfMemory(first) || isWriteRefused(first)) throw error;
     throw new UserError(`${contract.file}: cannot be read as a Parquet file (${first})`);
   }
   const types = new Map(described.map((row) => [row.column_name, row.column_type]));
@@ -73,7 +73,7 @@ export function firstLine(error: unknown): string {
  */
 export function scanError(file: string, error: unknown): Error {
   const first = firstLine(error);
-  if (/^(Parser|Binder|Catalog) Error/.test(first) || isOutOfMemory(first)) return error as Error;
+  if (/^(Parser|Binder|Catalog) Error/.test(first) || isOutOfMemory(first) || isWriteRefused(first)) return error as Error;
   return new UserError(`${file}: cannot be read as a Parquet file (${first})`);
 }
 

@@ -1,8 +1,9 @@
 /**
  * `wallet-snapshot`: declares the commands and turns errors into exit codes, nothing more.
  * Exit codes: 0 success; 1 bad input, bad option value or failed verification; 2 usage error
- * (unknown command or option); 3 out of DuckDB's memory limit; 70 unexpected internal error (a
- * bug; --debug prints its stack); 130 interrupted.
+ * (unknown command or option); 3 out of DuckDB's memory limit; 4 the disk refused the writes
+ * (full, read-only, a file size limit); 70 unexpected internal error (a bug; --debug prints its
+ * stack); 130 interrupted.
  */
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../build/errors.ts';

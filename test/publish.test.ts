@@ -8,6 +8,7 @@ import { runCli } from './helpers/process.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { UserError } from '../build/errors.ts';
+import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { generateDataset } from '../data/generate.ts';
 
 const leftovers = (root: string) => fs.readdirSync(root).filter((name) => name.includes('.build-'));
@@ -82,6 +83,29 @@ test('--out inside a file: a clear error, nothing created', async () => {
   assert.is(result.code, 1);
   assert.match(result.stderr, `wallet-snapshot: --out ${path.join(blocked, 'public')}: cannot create the work folder beside it in ${blocked} (`);
   assert.equal(fs.readdirSync(root).sort(), ['a-file', 'input']);
+});
+
+test('a disk that refuses the writes (here a file size limit): exit 4 naming the cause, previous tree untouched', async () => {
+  const root = tempDir();
+  const out = path.join(root, 'public');
+  // One wallet holding every token on three chains for a year: a daily document of about 800 KB,
+  // while DuckDB's own files stay small.
+  const rows = Array.from({ length: 3 }, (_, c) => TOKEN_KEYS.map((token, t) =>
+    balance({ address: A, chain_id: [1, 10, 8453][c]!, token, block_number: 1 + c * 10 + t, timestamp: 1_732_000_000 + c * 10 + t, balance: '1000' }))).flat();
+  const year = await writeInputs(path.join(root, 'input'), { balances: rows });
+  await buildSnapshot(resolveBuildConfig({ input: 'data/sample', out, now, progress: 'quiet' }));
+  const before = [...treeHashes(out)].sort();
+  // 200 KB: the file thread's write of that daily document fails; 32 KB with the bundled sample:
+  // DuckDB's log, before anything is written.
+  for (const [input, limit, cause] of [[year, 400, 'EFBIG: file too large'], ['data/sample', 64, 'Could not write file']] as const) {
+    const result = await runCli(['build', '--input', input, '--out', out, '--now', now], { fileSizeLimit: limit });
+    assert.is(result.code, 4, result.stderr);
+    assert.match(result.stderr, `wallet-snapshot: could not write the new tree or its scratch files beside ${out} (`);
+    assert.match(result.stderr, cause);
+    assert.match(result.stderr, 'free some space there or move --out; the previous tree was left untouched');
+    assert.equal([...treeHashes(out)].sort(), before);
+    assert.equal(leftovers(root), []);
+  }
 });
 
 test('running out of DuckDB\'s memory limit: exit 3 naming the settings, previous tree untouched', async () => {

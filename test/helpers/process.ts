@@ -14,9 +14,13 @@ export interface Finished {
 /** Runs the real CLI as a child process; `onStderr` may act on progress lines (e.g. send a signal). */
 type Watcher = (text: string, child: ReturnType<typeof spawn>) => void;
 
-export function runCli(args: string[], options: { onStderr?: Watcher; onStdout?: Watcher } = {}): Promise<Finished> {
+/** `fileSizeLimit`: the largest file the CLI may write, in blocks of 512 bytes (`ulimit -f`). */
+export function runCli(args: string[], options: { onStderr?: Watcher; onStdout?: Watcher; fileSizeLimit?: number } = {}): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const command = options.fileSizeLimit === undefined
+      ? [process.execPath, CLI, ...args]
+      : ['/bin/sh', '-c', `ulimit -f ${options.fileSizeLimit} && exec "$0" "$@"`, process.execPath, CLI, ...args];
+    const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (data) => {
