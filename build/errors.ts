@@ -56,6 +56,8 @@ export const isWriteRefused = (message: string) => WRITE_REFUSED.test(message);
  * size limit, a read-only disk): not a bug and not bad input.
  */
 export function cannotWrite(error: unknown, outDir: string): UserError | null {
+  // A user error has said what is wrong already (and may quote input values that read like these).
+  if (error instanceof UserError) return null;
   const message = error instanceof Error ? error.message : String(error);
   if (!isWriteRefused(message)) return null;
   return new UserError(

@@ -7,7 +7,7 @@ import { A, B, PINNED_NOW as now, balance, tempDir, thrown, treeHashes, writeInp
 import { runCli } from './helpers/process.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
-import { UserError } from '../build/errors.ts';
+import { UserError, cannotWrite } from '../build/errors.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { generateDataset } from '../data/generate.ts';
 
@@ -95,17 +95,29 @@ test('a disk that refuses the writes (here a file size limit): exit 4 naming the
   const year = await writeInputs(path.join(root, 'input'), { balances: rows });
   await buildSnapshot(resolveBuildConfig({ input: 'data/sample', out, now, progress: 'quiet' }));
   const before = [...treeHashes(out)].sort();
-  // 200 KB: the file thread's write of that daily document fails; 32 KB with the bundled sample:
-  // DuckDB's log, before anything is written.
-  for (const [input, limit, cause] of [[year, 400, 'EFBIG: file too large'], ['data/sample', 64, 'Could not write file']] as const) {
+  // 3,000 addresses: the check's table of distinct addresses, written while balances.parquet is
+  // scanned (not a damaged file).
+  const addresses = Array.from({ length: 3000 }, (_, i) => balance({ address: `0x${(i + 1).toString(16).padStart(40, '0')}`, block_number: i + 1, balance: '1' }));
+  const many = await writeInputs(path.join(root, 'many'), { balances: addresses });
+  // 200 KB: the file thread's write of that daily document fails; 32 KB: DuckDB's log, before
+  // anything is written, with the bundled sample and while the 3,000 addresses are grouped.
+  for (const [input, limit, cause] of [[year, 400, 'EFBIG: file too large'], ['data/sample', 64, 'Could not write file'], [many, 64, 'Could not write file']] as const) {
     const result = await runCli(['build', '--input', input, '--out', out, '--now', now], { fileSizeLimit: limit });
     assert.is(result.code, 4, result.stderr);
     assert.match(result.stderr, `wallet-snapshot: could not write the new tree or its scratch files beside ${out} (`);
     assert.match(result.stderr, cause);
+    assert.not.match(result.stderr, 'cannot be read as a Parquet file');
     assert.match(result.stderr, 'free some space there or move --out; the previous tree was left untouched');
     assert.equal([...treeHashes(out)].sort(), before);
     assert.equal(leftovers(root), []);
   }
+});
+
+test('exit 4 only for writes the disk refused: not for a read, nor for a user error quoting such words', () => {
+  assert.is(cannotWrite(new Error('IO Error: Could not write file "x": No space left on device'), '/o')?.exitCode, 4);
+  assert.is(cannotWrite(new Error('ENOSPC: no space left on device, write'), '/o')?.exitCode, 4);
+  assert.is(cannotWrite(new Error('IO Error: Cannot open file "in/balances.parquet": Permission denied'), '/o'), null);
+  assert.is(cannotWrite(new UserError('balances.parquet: column "token": 1 row with a value that is not a token key, e.g. "EROFS"'), '/o'), null);
 });
 
 test('running out of DuckDB\'s memory limit: exit 3 naming the settings, previous tree untouched', async () => {
