@@ -62,8 +62,17 @@ export function treeHashes(dir: string): Map<string, string> {
   return result;
 }
 
+const tempDirs: string[] = [];
+// Removed when the test process ends, so that runs of the suite do not pile up trees in /tmp.
+process.on('exit', () => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder under the system's temporary folder, removed when the test process ends. */
 export function tempDir(prefix = 'ws-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
 }
 
 function literal(value: Value): string {
