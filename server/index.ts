@@ -12,6 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import type { Duplex } from 'node:stream';
 import compression from 'compression';
 import sirv from 'sirv';
 import { route } from './routes.ts';
@@ -72,7 +73,7 @@ export function createPreviewServer(options: ServerOptions): http.Server {
     files(req, res, () => sendError(res, 404, 'No such document in the snapshot.'));
   };
 
-  return http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       const code = (error as NodeJS.ErrnoException).code;
       // A tree swapped between the existence check and the read: the client may simply retry.
@@ -82,6 +83,28 @@ export function createPreviewServer(options: ServerOptions): http.Server {
       else res.destroy();
     });
   });
+  // Requests that Node's HTTP parser refuses never reach the handler (a request line or headers
+  // over its 16 KB limit, bytes that are not HTTP): they get the same JSON error and headers as
+  // any other, not Node's bare status line.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const [status, message] = error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request line and headers are larger than the server accepts (16 KB).']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request did not arrive in time.']
+        : [400, 'The request is not well-formed HTTP.'];
+    const { body, etag } = errorBody(message);
+    const headers = {
+      'Content-Type': JSON_CONTENT_TYPE,
+      ...CORS_HEADERS,
+      'Cache-Control': ERROR_CACHE_CONTROL,
+      ETag: etag,
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+    };
+    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`);
+  });
+  return server;
 }
 
 /** A daily document from the cache, whole or filtered; the body is made only when it is sent. */
@@ -101,12 +124,17 @@ function sendDocument(req: Request, res: Response, etag: string, body: () => Buf
 }
 
 function sendError(res: Response, status: number, message: string): void {
-  const body = JSON.stringify({ error: message });
+  const { body, etag } = errorBody(message);
   res.statusCode = status;
   res.setHeader('Content-Type', JSON_CONTENT_TYPE);
   res.setHeader('Cache-Control', ERROR_CACHE_CONTROL);
-  res.setHeader('ETag', `"${crypto.createHash('sha1').update(body).digest('base64url')}"`);
+  res.setHeader('ETag', etag);
   res.end(body);
+}
+
+function errorBody(message: string): { body: string; etag: string } {
+  const body = JSON.stringify({ error: message });
+  return { body, etag: `"${crypto.createHash('sha1').update(body).digest('base64url')}"` };
 }
 
 export interface RunningServer {

@@ -2,6 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { A, B, SUB, balance, build, tempDir, unix, writeInputs, type Built, PINNED_NOW } from './helpers/fixtures.ts';
 import { request, withServer } from './helpers/http.ts';
@@ -179,6 +180,37 @@ Server('hostile paths get a 4xx, never a file from outside the tree, and the ser
       const answer = await request(base, path);
       assert.ok(answer.status >= 400 && answer.status < 500, `${path} answered ${answer.status}`);
       assert.not.match(answer.text, 'secret":true');
+    }
+    assert.is((await request(base, portfolio)).status, 200);
+  });
+});
+
+/** Raw bytes to the server and everything it answers until it closes the connection. */
+function rawExchange(base: string, bytes: string): Promise<string> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (data) => (answer += data));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+Server('requests Node\'s HTTP parser refuses get the JSON error and the common headers too', async () => {
+  await withServer(built.out, async (base) => {
+    const cases = [
+      [`GET /v1/address/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, '431 Request Header Fields Too Large', 'The request line and headers are larger than the server accepts (16 KB).'],
+      ['GARBAGE\r\n\r\n', '400 Bad Request', 'The request is not well-formed HTTP.'],
+    ] as const;
+    for (const [bytes, status, error] of cases) {
+      const answer = await rawExchange(base, bytes);
+      const [head, body] = answer.split('\r\n\r\n') as [string, string];
+      assert.ok(head.startsWith(`HTTP/1.1 ${status}\r\n`), head);
+      for (const header of ['Content-Type: application/json; charset=utf-8', 'Access-Control-Allow-Origin: *', 'Cache-Control: no-cache', 'ETag: "']) {
+        assert.match(head, header);
+      }
+      assert.equal(JSON.parse(body), { error });
     }
     assert.is((await request(base, portfolio)).status, 200);
   });
