@@ -2,7 +2,7 @@
  * The preview server (SPEC section 5): serves a snapshot tree exactly as a CDN would, plus what a
  * static file cannot do (from/to filtering, 400s, no-history fallbacks). It never opens DuckDB.
  *
- * Order of work per request: common headers -> method check -> compression -> route (validate,
+ * Order of work per request: common headers -> compression -> method check -> route (validate,
  * pick the file or fallback, or answer an error / a daily document from the document cache,
  * whole or filtered) -> sirv, last, which sends the other files with their validators. sirv runs
  * in "dev" mode, which looks files up per request, and the cache checks each file's identity on
@@ -43,13 +43,13 @@ export function createPreviewServer(options: ServerOptions): http.Server {
   const handle = async (req: Request, res: Response) => {
     res.setHeader('Access-Control-Allow-Origin', CORS_HEADERS['Access-Control-Allow-Origin']);
     res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD');
-      return sendError(res, 405, `The method ${req.method} is not allowed; use GET or HEAD.`);
-    }
     // The compression wrapper costs something on every response: only when it can pay off.
     if (/\b(gzip|br)\b/.test(req.headers['accept-encoding'] ?? '')) {
       await new Promise<void>((resolve) => compress(req as never, res as never, () => resolve()));
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return sendError(res, 405, `The method ${req.method} is not allowed; use GET or HEAD.`);
     }
     const target = route(req.url ?? '/');
     if (target.kind === 'error') return sendError(res, target.status, target.message);

@@ -117,6 +117,10 @@ Server('404 for any other path, 405 for other methods, each with an error body',
       assert.is(answer.status, 405, method);
       assert.is(answer.headers.allow, 'GET, HEAD');
       assert.type(answer.json.error, 'string');
+      // Compressed like every other response when the client accepts it.
+      const gzipped = await request(base, portfolio, { method, headers: { 'Accept-Encoding': 'gzip' } });
+      assert.is(gzipped.headers['content-encoding'], 'gzip', method);
+      assert.equal(gzipped.json, answer.json);
     }
   });
 });
