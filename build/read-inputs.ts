@@ -30,7 +30,7 @@ export interface InputFile {
 
 export async function readInputs(db: Database, inputDir: string): Promise<InputFile[]> {
   if (!fs.existsSync(inputDir)) throw new UserError(`input directory ${inputDir} does not exist (set it with --input DIR)`);
-  if (!fs.statSync(inputDir).isDirectory()) throw new UserError(`--input ${inputDir} is a file, not a directory holding the seven Parquet files`);
+  if (!fs.statSync(inputDir).isDirectory()) throw new UserError(`--input ${inputDir} is not a directory (it must be the folder holding the seven Parquet files)`);
   const files: InputFile[] = [];
   for (const contract of INPUT_FILES) files.push(await readInput(db, inputDir, contract));
   return files;

@@ -53,7 +53,7 @@ test('bad input and a bad --now exit 1 with a message and no stack', async () =>
   assert.match(shard.stderr, '--shard "5/4" is not K/N');
   const notFolder = await runCli(['build', '--input', path.join(input, 'balances.parquet')]);
   assert.is(notFolder.code, 1);
-  assert.match(notFolder.stderr, 'balances.parquet is a file, not a directory holding the seven Parquet files');
+  assert.match(notFolder.stderr, 'balances.parquet is not a directory (it must be the folder holding the seven Parquet files)');
 });
 
 test('an option given a value it cannot take exits 1, before anything is read', async () => {
