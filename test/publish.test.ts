@@ -59,8 +59,8 @@ test('--manifest: a path that cannot be written fails before any work; a failed 
   // Its folder would be a file: refused at once, the tree and the manifest as they were.
   const blocked = path.join(root, 'a-file');
   fs.writeFileSync(blocked, '');
-  const failure = async (input: string, manifest: string) => {
-    const error = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out, now, manifest, progress: 'quiet' })));
+  const failure = async (input: string, manifestFile: string) => {
+    const error = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out, now, manifest: manifestFile, progress: 'quiet' })));
     assert.instance(error, UserError);
     return error.message;
   };
