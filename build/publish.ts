@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from './errors.ts';
+import { META_FILE } from '../tree/layout.ts';
 
 export interface WorkFolder {
   root: string;
@@ -21,6 +22,10 @@ export function createWorkFolder(outDir: string): WorkFolder {
   const parent = path.dirname(outDir);
   if (fs.existsSync(outDir) && !fs.statSync(outDir).isDirectory()) {
     throw new UserError(`--out ${outDir} exists and is not a directory`);
+  }
+  // The swap deletes whatever --out held: only a snapshot tree (or nothing) may be replaced.
+  if (fs.existsSync(outDir) && !fs.existsSync(path.join(outDir, META_FILE)) && fs.readdirSync(outDir).length > 0) {
+    throw new UserError(`--out ${outDir} is a folder with other content than a snapshot tree (no ${META_FILE}); the build replaces --out as a whole, so give it a new or empty folder, or one a build wrote`);
   }
   let root: string;
   try {

@@ -74,6 +74,35 @@ test('--manifest: a path that cannot be written fails before any work; a failed 
   assert.equal(leftovers(root), []);
 });
 
+test('--out is never a folder the swap would wrongly delete: the exports, a manifest, other content', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'exports', 'input'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
+  fs.mkdirSync(path.join(root, 'notes'));
+  fs.writeFileSync(path.join(root, 'notes', 'todo.txt'), 'keep me');
+  const files = () => [...treeHashes(root)].sort();
+  const before = files();
+  const failure = async (options: { out: string; manifest?: string }) => {
+    const error = await thrown(async () => buildSnapshot(resolveBuildConfig({ input, now, progress: 'quiet', ...options })));
+    assert.instance(error, UserError);
+    return error.message;
+  };
+  for (const out of [input, path.join(root, 'exports'), root]) {
+    assert.is(await failure({ out }), `--out ${out} holds the input folder ${input}: the build replaces --out as a whole and would delete the exports; choose another --out`);
+  }
+  const out = path.join(root, 'public');
+  assert.is(await failure({ out, manifest: path.join(out, 'upload.sha256') }), `--manifest ${path.join(out, 'upload.sha256')} is inside --out ${out}, which the build replaces as a whole; write it beside the tree`);
+  assert.match(await failure({ out: path.join(root, 'notes') }), `--out ${path.join(root, 'notes')} is a folder with other content than a snapshot tree (no _snapshot/meta.json)`);
+  assert.equal(files(), before);
+  assert.equal(leftovers(root), []);
+  // A folder inside the exports, an empty folder, and a tree a build wrote (the same one again) are fine.
+  fs.mkdirSync(path.join(root, 'empty'));
+  for (const target of [path.join(input, 'public'), path.join(root, 'empty'), path.join(root, 'empty')]) {
+    await buildSnapshot(resolveBuildConfig({ input, out: target, now, progress: 'quiet' }));
+    assert.ok(fs.existsSync(path.join(target, '_snapshot', 'meta.json')));
+  }
+  assert.ok(fs.existsSync(path.join(input, 'balances.parquet')));
+});
+
 test('--out inside a file: a clear error, nothing created', async () => {
   const root = tempDir();
   const blocked = path.join(root, 'a-file');
