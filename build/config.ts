@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import { UserError } from './errors.ts';
@@ -43,45 +42,18 @@ export interface BuildOptions {
 
 export function resolveBuildConfig(options: BuildOptions): BuildConfig {
   const now = parseNow(options.now);
-  const inputDir = path.resolve(options.input ?? 'data/sample');
-  const outDir = path.resolve(options.out ?? 'public');
-  const manifest = options.manifest === undefined ? null : path.resolve(options.manifest);
-  // The build replaces --out as a whole: whatever is inside it when the tree is swapped is deleted.
-  if (isWithin(inputDir, outDir)) {
-    throw new UserError(`--out ${outDir} holds the input folder ${inputDir}: the build replaces --out as a whole and would delete the exports; choose another --out`);
-  }
-  if (manifest !== null && isWithin(manifest, outDir)) {
-    throw new UserError(`--manifest ${manifest} is inside --out ${outDir}, which the build replaces as a whole; write it beside the tree`);
-  }
   return {
-    inputDir,
-    outDir,
+    inputDir: path.resolve(options.input ?? 'data/sample'),
+    outDir: path.resolve(options.out ?? 'public'),
     nowSeconds: Math.floor(now.toMillis() / 1000),
     nowIso: now.toUTC().toISO({ suppressMilliseconds: true })!,
     lastClosedDay: lastClosedDayOf(now),
     shard: options.shard === undefined ? null : parseShard(options.shard),
-    manifest,
+    manifest: options.manifest === undefined ? null : path.resolve(options.manifest),
     threads: options.threads ?? 2,
     memoryLimit: options.memoryLimit ?? '1GB',
     progress: options.progress ?? 'auto',
   };
-}
-
-/** Whether `inner` is `outer` or inside it, symbolic links followed where the paths exist. */
-function isWithin(inner: string, outer: string): boolean {
-  const relative = path.relative(realPath(outer), realPath(inner));
-  return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
-}
-
-/** The real path of the longest existing part of `file`, with the rest appended. */
-function realPath(file: string): string {
-  const missing: string[] = [];
-  let existing = file;
-  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) {
-    missing.unshift(path.basename(existing));
-    existing = path.dirname(existing);
-  }
-  return path.join(fs.realpathSync.native(existing), ...missing);
 }
 
 /**

@@ -41,7 +41,7 @@ export interface BuildSummary {
 export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> {
   const started = performance.now();
   const progress = new Progress(config.progress);
-  const work = createWorkFolder(config.outDir);
+  const work = createWorkFolder(config.outDir, { input: config.inputDir, manifest: config.manifest });
   const interruption = new AbortController();
   let db: Database | null = null;
   /** Discarded on failure; moved into place once the tree is published. */

@@ -18,12 +18,21 @@ export interface WorkFolder {
 
 const WORK_PREFIX = (outDir: string) => `.${path.basename(outDir)}.build-`;
 
-export function createWorkFolder(outDir: string): WorkFolder {
+/**
+ * The swap deletes whatever `--out` held: only a snapshot tree (or nothing) may be replaced, and
+ * never a folder holding the input or the manifest being written.
+ */
+export function createWorkFolder(outDir: string, keep: { input: string; manifest: string | null }): WorkFolder {
   const parent = path.dirname(outDir);
+  if (isWithin(keep.input, outDir)) {
+    throw new UserError(`--out ${outDir} holds the input folder ${keep.input}: the build replaces --out as a whole and would delete the exports; choose another --out`);
+  }
+  if (keep.manifest !== null && isWithin(keep.manifest, outDir)) {
+    throw new UserError(`--manifest ${keep.manifest} is inside --out ${outDir}, which the build replaces as a whole; write it beside the tree`);
+  }
   if (fs.existsSync(outDir) && !fs.statSync(outDir).isDirectory()) {
     throw new UserError(`--out ${outDir} exists and is not a directory`);
   }
-  // The swap deletes whatever --out held: only a snapshot tree (or nothing) may be replaced.
   if (fs.existsSync(outDir) && !fs.existsSync(path.join(outDir, META_FILE)) && fs.readdirSync(outDir).length > 0) {
     throw new UserError(`--out ${outDir} is a folder with other content than a snapshot tree (no ${META_FILE}); the build replaces --out as a whole, so give it a new or empty folder, or one a build wrote`);
   }
@@ -57,6 +66,23 @@ export function publishTree(work: WorkFolder, outDir: string): boolean {
     throw error;
   }
   return hadPrevious;
+}
+
+/** Whether `inner` is `outer` or inside it, symbolic links followed where the paths exist. */
+function isWithin(inner: string, outer: string): boolean {
+  const relative = path.relative(realPath(outer), realPath(inner));
+  return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
+}
+
+/** The real path of the longest existing part of `file`, with the rest appended. */
+function realPath(file: string): string {
+  const missing: string[] = [];
+  let existing = file;
+  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) {
+    missing.unshift(path.basename(existing));
+    existing = path.dirname(existing);
+  }
+  return path.join(fs.realpathSync.native(existing), ...missing);
 }
 
 export function removeWorkFolder(work: WorkFolder): void {
