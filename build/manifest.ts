@@ -12,6 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXIT_CANNOT_WRITE, UserError, isWriteRefused } from './errors.ts';
+import { removeAbandoned } from './publish.ts';
 
 export class ManifestWriter {
   private readonly stream: fs.WriteStream;
@@ -19,11 +20,14 @@ export class ManifestWriter {
   private failure: Error | null = null;
 
   constructor(private readonly destination: string) {
-    this.partial = path.join(path.dirname(destination), `.${path.basename(destination)}.partial-${process.pid}`);
+    const folder = path.dirname(destination);
+    const prefix = `.${path.basename(destination)}.partial-`;
+    this.partial = path.join(folder, `${prefix}${process.pid}`);
     let fd: number;
     try {
       if (fs.existsSync(destination) && fs.statSync(destination).isDirectory()) throw new Error('it is a directory');
-      fs.mkdirSync(path.dirname(destination), { recursive: true });
+      fs.mkdirSync(folder, { recursive: true });
+      removeAbandoned(folder, prefix);
       fd = fs.openSync(this.partial, 'w');
     } catch (error) {
       throw new UserError(`--manifest ${destination} cannot be written (${error instanceof Error ? error.message : String(error)})`);

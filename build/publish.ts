@@ -39,7 +39,7 @@ export function createWorkFolder(outDir: string, keep: { input: string; manifest
   let root: string;
   try {
     fs.mkdirSync(parent, { recursive: true });
-    removeAbandonedWorkFolders(outDir);
+    removeAbandoned(parent, WORK_PREFIX(outDir));
     root = fs.mkdtempSync(path.join(parent, `${WORK_PREFIX(outDir)}${process.pid}-`));
   } catch (error) {
     // The folder named by --out, or its parent, is not ours to write (read-only, a file, ...).
@@ -89,14 +89,15 @@ export function removeWorkFolder(work: WorkFolder): void {
   fs.rmSync(work.root, { recursive: true, force: true });
 }
 
-/** Work folders of builds that were killed outright (SIGKILL, power loss) and could not clean up. */
-function removeAbandonedWorkFolders(outDir: string): void {
-  const parent = path.dirname(outDir);
-  const prefix = WORK_PREFIX(outDir);
-  for (const name of fs.readdirSync(parent)) {
+/**
+ * Entries of `folder` named `<prefix><pid>...` (work folders, partial manifests) left by builds
+ * that were killed outright (SIGKILL, power loss) and could not clean up.
+ */
+export function removeAbandoned(folder: string, prefix: string): void {
+  for (const name of fs.readdirSync(folder)) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (Number.isInteger(pid) && !isRunning(pid)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && !isRunning(pid)) fs.rmSync(path.join(folder, name), { recursive: true, force: true });
   }
 }
 

@@ -193,14 +193,19 @@ test('Ctrl-C in the middle of a build: exit 130, previous tree untouched, no wor
   assert.equal(leftovers(root), []);
 });
 
-test('work folders abandoned by a killed build are removed by the next build', async () => {
+test('work folders and partial manifests abandoned by a killed build are removed by the next build', async () => {
   const root = tempDir();
   const out = path.join(root, 'public');
   const abandoned = path.join(root, '.public.build-999999999-x');
   fs.mkdirSync(path.join(abandoned, 'tree'), { recursive: true });
+  const manifest = path.join(root, 'upload', 'manifest.sha256');
+  const partial = path.join(root, 'upload', '.manifest.sha256.partial-999999999');
+  fs.mkdirSync(path.dirname(partial));
+  fs.writeFileSync(partial, 'half a manifest');
   const input = await writeInputs(path.join(root, 'input'), {});
-  await buildSnapshot(resolveBuildConfig({ input, out, now, progress: 'quiet' }));
+  await buildSnapshot(resolveBuildConfig({ input, out, now, manifest, progress: 'quiet' }));
   assert.not.ok(fs.existsSync(abandoned));
+  assert.equal(fs.readdirSync(path.dirname(manifest)), ['manifest.sha256']);
 });
 
 test.run();
