@@ -37,4 +37,45 @@ test('a daily document with another asOf, a missing leaderboard, an upper-case f
   assert.match(text, '_snapshot/no-history/portfolio.json: does not match its schema');
 });
 
+test('each daily document must read off its own history: first day, positions and balances', async () => {
+  // A holds 1 on chain 1 from 2025-11-17 and 3 on chain 10 from 2025-11-18; B holds 2 from 2025-11-19.
+  const built = await build({
+    balances: [
+      balance({ address: A, block_number: 1, timestamp: 1_763_400_000, balance: '1000000000000000000' }),
+      balance({ address: A, block_number: 2, timestamp: 1_763_486_400, chain_id: 10, balance: '3000000000000000000' }),
+      balance({ address: B, block_number: 3, timestamp: 1_763_572_800, balance: '2000000000000000000' }),
+    ],
+  });
+  assert.equal((await verifyTree(built.out)).failures, []);
+  const file = (address: string, name: string) => path.join(built.out, `v1/address/${address}/${name}`);
+  /** Verifies the tree with one document changed, then puts the document back. */
+  const failuresWith = async (target: string, change: (document: any) => any) => {
+    const original = fs.readFileSync(target, 'utf8');
+    const document = JSON.parse(original);
+    fs.writeFileSync(target, JSON.stringify(change(document) ?? document));
+    const { failures } = await verifyTree(built.out);
+    fs.writeFileSync(target, original);
+    return failures.join('\n');
+  };
+
+  // B's history in A's folder: A's rows start before B's first snapshot.
+  const historyOfB = JSON.parse(fs.readFileSync(file(B, 'portfolio.json'), 'utf8'));
+  assert.match(await failuresWith(file(A, 'portfolio.json'), () => historyOfB),
+    `v1/address/${A}/portfolio/daily.json: the rows must start on 2025-11-19, the date of the earliest snapshot in portfolio.json`);
+  // The first row dropped: the days still follow each other and end on asOf.
+  assert.match(await failuresWith(file(A, 'portfolio/daily.json'), (daily) => void daily.days.shift()),
+    `v1/address/${A}/portfolio/daily.json: the rows must start on 2025-11-17`);
+  // A balance doubled, with its value and the day's total to match: only the history tells.
+  assert.match(await failuresWith(file(B, 'portfolio/daily.json'), (daily) => {
+    const position = daily.days[0].positions[0];
+    position.balance *= 2;
+    position.valueUsd = position.balance * position.usdPerToken;
+    daily.days[0].totalValueUsd = position.valueUsd;
+  }), `v1/address/${B}/portfolio/daily.json: the positions of 2025-11-19 are not the end-of-day balances of portfolio.json (expected 1 uty 2; found 1 uty 4)`);
+  // A position of A's on chain 10 dropped from its last day.
+  assert.match(await failuresWith(file(A, 'portfolio/daily.json'), (daily) => void daily.days.at(-1).positions.pop()),
+    `v1/address/${A}/portfolio/daily.json: the positions of 2025-11-20 are not the end-of-day balances of portfolio.json (expected 1 uty 1, 10 uty 3; found 1 uty 1)`);
+  assert.equal((await verifyTree(built.out)).failures, []);
+});
+
 test.run();

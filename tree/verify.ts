@@ -1,7 +1,8 @@
 /**
  * `wallet-snapshot verify`: every document of a tree against its zod schema, plus the invariants
  * that span files: one `asOf` in every daily document, lower-case address folders holding exactly
- * their two documents, one leaderboard per known season and no other, ordered rows.
+ * their two documents, each wallet's daily rows read off its history (SPEC 3.3), one leaderboard
+ * per known season and no other, ordered rows.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -108,6 +109,36 @@ async function verifyWallet(address: string, meta: SnapshotMeta, read: Read, fai
   if (history) checkHistory(portfolioFile(address), history, fail);
   if (daily) checkDaily(dailyFile(address), daily, meta, fail);
   if (history && Object.keys(history).length === 0) fail(`${portfolioFile(address)}: a wallet without history has no files`);
+  if (history && daily) checkDailyAgainstHistory(dailyFile(address), history, daily, fail);
+}
+
+/**
+ * SPEC 3.3 read off the wallet's own history: the rows run from the date of its earliest snapshot
+ * to `asOf`, and each day holds exactly the (chain, token) whose last snapshot dated on or before
+ * it is not zero, with that balance, in the history's own order (chains ascending, then tokens).
+ */
+function checkDailyAgainstHistory(file: string, history: PortfolioHistory, daily: DailyPortfolio, fail: Fail): void {
+  const series = Object.entries(history).flatMap(([chain, tokens]) =>
+    TOKEN_KEYS.filter((token) => tokens[token].length > 0).map((token) => ({ chainId: Number(chain), token, snapshots: tokens[token], next: 0, balance: 0 })));
+  if (series.length === 0) return;
+  const firstDate = series.map((one) => one.snapshots[0]!.date).reduce((first, date) => (date < first ? date : first));
+  const days = daily.days;
+  if (daily.asOf !== null && firstDate <= daily.asOf ? days[0]?.date !== firstDate : days.length > 0) {
+    fail(`${file}: the rows must start on ${firstDate}, the date of the earliest snapshot in portfolio.json (or be empty after asOf)`);
+    return;
+  }
+  for (const day of days) {
+    const expected: string[] = [];
+    for (const one of series) {
+      while (one.next < one.snapshots.length && one.snapshots[one.next]!.date <= day.date) one.balance = one.snapshots[one.next++]!.balance;
+      if (one.balance !== 0) expected.push(`${one.chainId} ${one.token} ${one.balance}`);
+    }
+    const found = day.positions.map((position) => `${position.chainId} ${position.token} ${position.balance}`);
+    if (found.join() !== expected.join()) {
+      fail(`${file}: the positions of ${day.date} are not the end-of-day balances of portfolio.json (expected ${expected.join(', ') || 'none'}; found ${found.join(', ') || 'none'})`);
+      return;
+    }
+  }
 }
 
 function checkHistory(file: string, history: PortfolioHistory, fail: Fail): void {
