@@ -3,11 +3,9 @@
  */
 import type { Database } from './database.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
-import type { Leaderboard } from '../schemas/leaderboard.ts';
+import { LEADERBOARD_SIZE, type Leaderboard } from '../schemas/leaderboard.ts';
 import { UserError } from './errors.ts';
 import { binnedPartsSql, roundBinnedSum } from './exact-sum.ts';
-
-export const LEADERBOARD_SIZE = 100;
 
 export async function computeLeaderboards(db: Database, lastClosedDay: string): Promise<Leaderboard[]> {
   // Cut-off C = min(as_of, L) for a frozen season, else L. Day A = C for a frozen season, the

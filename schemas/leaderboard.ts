@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { DateStringSchema, FiniteNumberSchema, LowerCaseAddressSchema } from './common.ts';
 
+/** SPEC 3.4: a leaderboard lists the first 100 participants. */
+export const LEADERBOARD_SIZE = 100;
+
 export const MultiplierSchema = z
   .object({
     position: z.string().meta({ example: 'hold_uty' }),
@@ -28,7 +31,7 @@ export const LeaderboardSchema = z
     asOf: DateStringSchema.nullable(),
     totalParticipants: z.number().int().nonnegative(),
     multipliers: z.array(MultiplierSchema),
-    entries: z.array(LeaderboardEntrySchema).max(100),
+    entries: z.array(LeaderboardEntrySchema).max(LEADERBOARD_SIZE),
   })
   .strict()
   .meta({ id: 'Leaderboard' });

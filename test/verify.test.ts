@@ -78,4 +78,37 @@ test('each daily document must read off its own history: first day, positions an
   assert.equal((await verifyTree(built.out)).failures, []);
 });
 
+test('a leaderboard lists the first min(100, participants) entries and its multipliers in order', async () => {
+  const built = await build({
+    seasons: [{ season: 1, as_of: null }],
+    points: [{ season: 1, date: '2025-11-20', address: A, points: 3 }, { season: 1, date: '2025-11-20', address: B, points: 2 }],
+    multipliers: [
+      { season: 1, position: 'hold_uty', multiplier: 1, first_day: '2025-11-01', last_day: '2025-11-30' },
+      { season: 1, position: 'lp_venue_a', multiplier: 2, first_day: '2025-11-01', last_day: '2025-11-30' },
+    ],
+  });
+  assert.equal((await verifyTree(built.out)).failures, []);
+  const file = path.join(built.out, 'v1/leaderboard/s1.json');
+  const board = JSON.parse(fs.readFileSync(file, 'utf8'));
+  fs.writeFileSync(file, JSON.stringify({ ...board, entries: board.entries.slice(0, 1), multipliers: [...board.multipliers].reverse() }));
+  const text = (await verifyTree(built.out)).failures.join('\n');
+  assert.match(text, 'v1/leaderboard/s1.json: 1 entries for 2 participants (the first 2 are listed)');
+  assert.match(text, 'v1/leaderboard/s1.json: multipliers are not ordered by position then firstDay');
+});
+
+test('a later block with an earlier timestamp: the days follow the transaction order and the tree verifies', async () => {
+  // Block 2 is stamped a day before block 1: its snapshot is the last in transaction order on both days.
+  const built = await build({
+    balances: [
+      balance({ address: A, block_number: 1, timestamp: 1_763_486_400, balance: '1000000000000000000' }),
+      balance({ address: A, block_number: 2, timestamp: 1_763_400_000, balance: '5000000000000000000' }),
+    ],
+  });
+  const daily = built.json(`v1/address/${A}/portfolio/daily.json`);
+  assert.equal(daily.days.map((day: any) => [day.date, day.positions.map((position: any) => position.balance)]), [
+    ['2025-11-17', [5]], ['2025-11-18', [5]], ['2025-11-19', [5]], ['2025-11-20', [5]],
+  ]);
+  assert.equal((await verifyTree(built.out)).failures, []);
+});
+
 test.run();

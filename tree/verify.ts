@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { DailyPortfolioSchema, type DailyPortfolio } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema, type PortfolioHistory } from '../schemas/portfolio-history.ts';
-import { LeaderboardSchema } from '../schemas/leaderboard.ts';
+import { LEADERBOARD_SIZE, LeaderboardSchema } from '../schemas/leaderboard.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { ADDRESS_DIR, LEADERBOARD_DIR, META_FILE, NO_HISTORY_DAILY_FILE, NO_HISTORY_PORTFOLIO_FILE, dailyFile, leaderboardFile, portfolioFile } from './layout.ts';
@@ -114,14 +114,20 @@ async function verifyWallet(address: string, meta: SnapshotMeta, read: Read, fai
 
 /**
  * SPEC 3.3 read off the wallet's own history: the rows run from the date of its earliest snapshot
- * to `asOf`, and each day holds exactly the (chain, token) whose last snapshot dated on or before
- * it is not zero, with that balance, in the history's own order (chains ascending, then tokens).
+ * to `asOf`, and each day holds exactly the (chain, token) whose last snapshot (in transaction
+ * order, the history's order) dated on or before it is not zero, with that balance, in the
+ * history's own order (chains ascending, then tokens). Dates need not grow with the transaction
+ * order (a later block may carry an earlier timestamp), so each series is swept in date order.
  */
 function checkDailyAgainstHistory(file: string, history: PortfolioHistory, daily: DailyPortfolio, fail: Fail): void {
   const series = Object.entries(history).flatMap(([chain, tokens]) =>
-    TOKEN_KEYS.filter((token) => tokens[token].length > 0).map((token) => ({ chainId: Number(chain), token, snapshots: tokens[token], next: 0, balance: 0 })));
+    TOKEN_KEYS.filter((token) => tokens[token].length > 0).map((token) => {
+      const snapshots = tokens[token];
+      const byDate = snapshots.map((_, i) => i).sort((a, b) => (snapshots[a]!.date < snapshots[b]!.date ? -1 : snapshots[a]!.date > snapshots[b]!.date ? 1 : a - b));
+      return { chainId: Number(chain), token, snapshots, byDate, swept: 0, last: -1 };
+    }));
   if (series.length === 0) return;
-  const firstDate = series.map((one) => one.snapshots[0]!.date).reduce((first, date) => (date < first ? date : first));
+  const firstDate = series.map((one) => one.snapshots[one.byDate[0]!]!.date).reduce((first, date) => (date < first ? date : first));
   const days = daily.days;
   if (daily.asOf !== null && firstDate <= daily.asOf ? days[0]?.date !== firstDate : days.length > 0) {
     fail(`${file}: the rows must start on ${firstDate}, the date of the earliest snapshot in portfolio.json (or be empty after asOf)`);
@@ -130,8 +136,11 @@ function checkDailyAgainstHistory(file: string, history: PortfolioHistory, daily
   for (const day of days) {
     const expected: string[] = [];
     for (const one of series) {
-      while (one.next < one.snapshots.length && one.snapshots[one.next]!.date <= day.date) one.balance = one.snapshots[one.next++]!.balance;
-      if (one.balance !== 0) expected.push(`${one.chainId} ${one.token} ${one.balance}`);
+      for (; one.swept < one.byDate.length && one.snapshots[one.byDate[one.swept]!]!.date <= day.date; one.swept++) {
+        one.last = Math.max(one.last, one.byDate[one.swept]!);
+      }
+      const balance = one.last < 0 ? 0 : one.snapshots[one.last]!.balance;
+      if (balance !== 0) expected.push(`${one.chainId} ${one.token} ${balance}`);
     }
     const found = day.positions.map((position) => `${position.chainId} ${position.token} ${position.balance}`);
     if (found.join() !== expected.join()) {
@@ -184,7 +193,14 @@ function checkDaily(file: string, daily: DailyPortfolio, meta: SnapshotMeta, fai
 
 function checkLeaderboard(file: string, board: z.infer<typeof LeaderboardSchema>, season: number, fail: Fail): void {
   if (board.season !== season) fail(`${file}: season is ${board.season}`);
-  if (board.entries.length > board.totalParticipants) fail(`${file}: more entries than participants`);
+  const listed = Math.min(LEADERBOARD_SIZE, board.totalParticipants);
+  if (board.entries.length !== listed) fail(`${file}: ${board.entries.length} entries for ${board.totalParticipants} participants (the first ${listed} are listed)`);
+  board.multipliers.forEach((row, i) => {
+    const previous = board.multipliers[i - 1];
+    if (previous && (previous.position > row.position || (previous.position === row.position && previous.firstDay > row.firstDay))) {
+      fail(`${file}: multipliers are not ordered by position then firstDay`);
+    }
+  });
   board.entries.forEach((entry, i) => {
     const previous = board.entries[i - 1];
     const expectedRank = previous && previous.totalPoints === entry.totalPoints ? previous.rank : i + 1;
