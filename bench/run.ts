@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { generateDataset } from '../data/generate.ts';
@@ -20,15 +21,26 @@ const CLI = path.join(ROOT, 'bin/wallet-snapshot.js');
 const NOW = '2025-11-21T17:00:00Z';
 const AS_OF = '2025-11-20';
 
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at === -1 ? fallback : Number(process.argv[at + 1]);
+function readOptions() {
+  try {
+    const { values } = parseArgs({
+      options: { wallets: { type: 'string' }, seed: { type: 'string' }, 'server-seconds': { type: 'string' }, keep: { type: 'boolean' } },
+    });
+    const whole = (name: keyof typeof values, fallback: number, least: number): number => {
+      const text = values[name];
+      if (text === undefined) return fallback;
+      const value = Number(text);
+      if (typeof text !== 'string' || !/^\d+$/.test(text) || value < least) throw new Error(`--${name} "${text}" is not a whole number of at least ${least}`);
+      return value;
+    };
+    return { wallets: whole('wallets', 100_000, 1), seed: whole('seed', 1, 0), serverSeconds: whole('server-seconds', 10, 1), keep: values.keep === true };
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]\n`);
+    process.exit(2);
+  }
 }
 
-const wallets = option('wallets', 100_000);
-const seed = option('seed', 1);
-const serverSeconds = option('server-seconds', 10);
-const keep = process.argv.includes('--keep');
+const { wallets, seed, serverSeconds, keep } = readOptions();
 const work = path.join(ROOT, 'bench-data', `w${wallets}-seed${seed}`);
 const input = path.join(work, 'input');
 const out = path.join(work, 'public');
