@@ -26,12 +26,11 @@ function readOptions() {
     const { values } = parseArgs({
       options: { wallets: { type: 'string' }, seed: { type: 'string' }, 'server-seconds': { type: 'string' }, keep: { type: 'boolean' } },
     });
-    const whole = (name: keyof typeof values, fallback: number, least: number): number => {
+    const whole = (name: 'wallets' | 'seed' | 'server-seconds', fallback: number, least: number): number => {
       const text = values[name];
       if (text === undefined) return fallback;
-      const value = Number(text);
-      if (typeof text !== 'string' || !/^\d+$/.test(text) || value < least) throw new Error(`--${name} "${text}" is not a whole number of at least ${least}`);
-      return value;
+      if (!/^\d+$/.test(text) || Number(text) < least) throw new Error(`--${name} "${text}" is not a whole number of at least ${least}`);
+      return Number(text);
     };
     return { wallets: whole('wallets', 100_000, 1), seed: whole('seed', 1, 0), serverSeconds: whole('server-seconds', 10, 1), keep: values.keep === true };
   } catch (error) {
