@@ -105,6 +105,7 @@ test('serve prints its URL and examples, answers, and stops cleanly on SIGTERM; 
 test('verify of a missing tree exits 1', async () => {
   const result = await runCli(['verify', '--dir', path.join(tempDir(), 'nothing')]);
   assert.is(result.code, 1);
+  assert.match(result.stderr, '(1 problem, first listed)');
   assert.match(result.stderr, '_snapshot/meta.json: missing');
 });
 
