@@ -58,3 +58,12 @@ export async function openDatabase(options: { file: string; threads: number; mem
 export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
+
+/**
+ * A file path as a SQL literal that DuckDB's file readers take as that one path. They expand `*`,
+ * `?` and `[...]` as a glob, so `--input exports[1]` read `exports1/` when both existed; a
+ * bracket class holding the one character is the escape their glob knows.
+ */
+export function literalPathSql(file: string): string {
+  return sqlString(file.replace(/[*?[]/g, (character) => `[${character}]`));
+}

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from './database.ts';
-import { sqlString } from './database.ts';
+import { literalPathSql } from './database.ts';
 import { UserError, isOutOfMemory, isWriteRefused } from './errors.ts';
 import { INPUT_FILES, type ColumnContract, type FileContract } from './input-contract.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
@@ -44,7 +44,7 @@ async function readInput(db: Database, inputDir: string, contract: FileContract)
   const view = `input_${contract.table}`;
   let described: { column_name: string; column_type: string }[];
   try {
-    await db.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM read_parquet(${sqlString(file)})`);
+    await db.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM read_parquet(${literalPathSql(file)})`);
     described = await db.rows(`SELECT column_name, column_type FROM (DESCRIBE ${view})`);
   } catch (error) {
     const first = firstLine(error);

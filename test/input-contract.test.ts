@@ -163,4 +163,17 @@ test('a missing file, a missing column, an unreadable file, a bad --now, a missi
   await rejects(() => run(path.join(dir, 'nope')), /input directory .*nope does not exist/);
 });
 
+test('an input folder named with glob characters is read as named, not as a pattern', async () => {
+  for (const [name, decoy] of [['exports[1]', 'exports1'], ['exports*x', 'exportsAx'], ['exports?y', 'exportsBy']]) {
+    const root = tempDir();
+    const dir = await writeInputs(path.join(root, name), { balances: [row] });
+    // As a pattern, the name matches the decoy, whose balances cannot be read.
+    fs.mkdirSync(path.join(root, decoy));
+    fs.writeFileSync(path.join(root, decoy, 'balances.parquet'), 'this is not parquet');
+    const summary = await buildSnapshot(resolveBuildConfig({ input: dir, out: path.join(root, 'out'), now: PINNED_NOW, progress: 'quiet' }));
+    assert.is(summary.wallets, 1, name);
+    assert.is(summary.balanceRows, 1, name);
+  }
+});
+
 test.run();
