@@ -30,6 +30,11 @@ export function createWorkFolder(outDir: string, keep: { input: string; manifest
   if (keep.manifest !== null && isWithin(keep.manifest, outDir)) {
     throw new UserError(`--manifest ${keep.manifest} is inside --out ${outDir}, which the build replaces as a whole; write it beside the tree`);
   }
+  // DuckDB reads a '?' in its database file's path as the start of options, and its scratch files
+  // (database and spill) live in the work folder beside --out.
+  if (outDir.includes('?')) {
+    throw new UserError(`--out ${outDir}: the path holds a "?", which DuckDB cannot take in the path of the database file the build keeps beside --out; choose a path without one`);
+  }
   if (fs.existsSync(outDir) && !fs.statSync(outDir).isDirectory()) {
     throw new UserError(`--out ${outDir} exists and is not a directory`);
   }

@@ -114,6 +114,20 @@ test('--out inside a file: a clear error, nothing created', async () => {
   assert.equal(fs.readdirSync(root).sort(), ['a-file', 'input']);
 });
 
+test('--out paths with pattern characters build; one with "?" (DuckDB reads options after it) is refused up front', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
+  const out = path.join(root, "o[1]'x*");
+  const built = await buildSnapshot(resolveBuildConfig({ input, out, now, progress: 'quiet' }));
+  assert.is(built.wallets, 1);
+  assert.ok(fs.existsSync(path.join(out, 'v1', 'address', A, 'portfolio.json')));
+  const questioned = path.join(root, 'what?', 'public');
+  const error = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out: questioned, now, progress: 'quiet' })));
+  assert.instance(error, UserError);
+  assert.match(error.message, `--out ${questioned}: the path holds a "?"`);
+  assert.not.ok(fs.existsSync(path.join(root, 'what?')));
+});
+
 test('a disk that refuses the writes (here a file size limit): exit 4 naming the cause, previous tree untouched', async () => {
   const root = tempDir();
   const out = path.join(root, 'public');
