@@ -1,8 +1,10 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildSnapshot, type BuildSummary } from '../build/index.ts';
 import { resolveBuildConfig, type ProgressMode } from '../build/config.ts';
 import { formatSeconds } from '../build/progress.ts';
+import { EXIT_CANNOT_WRITE, UserError, isWriteRefused } from '../build/errors.ts';
 
 export function buildCommand(): Command {
   return new Command('build')
@@ -18,10 +20,38 @@ export function buildCommand(): Command {
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .action(async (options: { input: string; out: string; now?: string; shard?: string; manifest?: string; summaryJson?: string; threads: number; memoryLimit: string; progress: ProgressMode }) => {
       const config = resolveBuildConfig(options);
+      const writeSummaryJson = options.summaryJson ? summaryJsonWriter(options.summaryJson) : null;
       const summary = await buildSnapshot(config);
       process.stdout.write(formatSummary(summary, config.outDir));
-      if (options.summaryJson) fs.writeFileSync(options.summaryJson, `${JSON.stringify(summary)}\n`);
+      writeSummaryJson?.(summary);
     });
+}
+
+/**
+ * `--summary-json FILE` is checked before the build, so that a path that cannot be written fails
+ * at once (exit 1) and not, as an internal error, after the tree is published.
+ */
+function summaryJsonWriter(file: string): (summary: BuildSummary) => void {
+  const problem = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  try {
+    if (fs.existsSync(file)) {
+      if (fs.statSync(file).isDirectory()) throw new Error('it is a directory');
+      fs.accessSync(file, fs.constants.W_OK);
+    } else {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.accessSync(path.dirname(file), fs.constants.W_OK);
+    }
+  } catch (error) {
+    throw new UserError(`--summary-json ${file} cannot be written (${problem(error)})`);
+  }
+  return (summary) => {
+    try {
+      fs.writeFileSync(file, `${JSON.stringify(summary)}\n`);
+    } catch (error) {
+      const message = `--summary-json ${file} cannot be written (${problem(error)}); the tree was published`;
+      throw new UserError(message, isWriteRefused(problem(error)) ? EXIT_CANNOT_WRITE : 1);
+    }
+  };
 }
 
 function positiveInteger(text: string): number {

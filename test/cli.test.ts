@@ -1,6 +1,7 @@
 /** The CLI as a real process: help, exit codes, stderr, the closing summary. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import fs from 'node:fs';
 import path from 'node:path';
 import { balance, tempDir, writeInputs, A, PINNED_NOW } from './helpers/fixtures.ts';
 import { runCli } from './helpers/process.ts';
@@ -36,6 +37,26 @@ test('a successful build exits 0 and prints the summary; verify accepts the tree
   const verify = await runCli(['verify', '--dir', out]);
   assert.is(verify.code, 0, verify.stderr);
   assert.match(verify.stdout, 'verified');
+});
+
+test('--summary-json writes the summary; a path that cannot be written fails before the build', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
+  const out = path.join(root, 'public');
+  const file = path.join(root, 'ci', 'summary.json');
+  const result = await runCli(['build', '--input', input, '--out', out, '--now', PINNED_NOW, '--summary-json', file]);
+  assert.is(result.code, 0, result.stderr);
+  const summary = JSON.parse(fs.readFileSync(file, 'utf8'));
+  assert.equal([summary.wallets, summary.files, summary.dailyAsOf, summary.lastClosedDay, summary.balanceRows], [1, 9, '2025-11-20', '2025-11-20', 1]);
+  assert.equal(Object.keys(summary.stageSeconds).slice(0, 3), ['read inputs', 'check inputs', 'compute snapshots']);
+  const blocked = path.join(root, 'ci', 'summary.json', 'nested.json');
+  const refused = await runCli(['build', '--input', input, '--out', path.join(root, 'other'), '--now', PINNED_NOW, '--summary-json', blocked]);
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, `wallet-snapshot: --summary-json ${blocked} cannot be written (`);
+  assert.not.ok(fs.existsSync(path.join(root, 'other')), 'the build ran before the summary path was checked');
+  const folder = await runCli(['build', '--input', input, '--out', path.join(root, 'other'), '--now', PINNED_NOW, '--summary-json', root]);
+  assert.is(folder.code, 1);
+  assert.match(folder.stderr, `--summary-json ${root} cannot be written (it is a directory)`);
 });
 
 test('bad input and a bad --now exit 1 with a message and no stack', async () => {
