@@ -7,6 +7,7 @@
 import type { Database } from './database.ts';
 import { UserError } from './errors.ts';
 import { scanError, type ColumnReader, type InputFile } from './read-inputs.ts';
+import { countOf } from './progress.ts';
 import { tokenIndexSql } from './compute-history.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 
@@ -19,8 +20,7 @@ export interface Violation {
 }
 
 export function formatViolation(violation: Violation): string {
-  const rows = `${violation.rows} row${violation.rows === 1 ? '' : 's'}`;
-  return `${violation.file}: column "${violation.column}": ${rows} with ${violation.problem}, e.g. ${violation.example}`;
+  return `${violation.file}: column "${violation.column}": ${countOf(violation.rows, 'row')} with ${violation.problem}, e.g. ${violation.example}`;
 }
 
 export async function checkInputs(db: Database, inputs: InputFile[]): Promise<void> {

@@ -7,7 +7,7 @@ import type { BuildConfig } from './config.ts';
 import { openDatabase, type Database } from './database.ts';
 import { InterruptedError, cannotWrite, outOfMemory } from './errors.ts';
 import { TreeWriter } from './tree-writer.ts';
-import { Progress } from './progress.ts';
+import { Progress, countOf } from './progress.ts';
 import { createWorkFolder, publishTree, removeWorkFolder } from './publish.ts';
 import { readInputs } from './read-inputs.ts';
 import { checkInputs } from './check-inputs.ts';
@@ -113,7 +113,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
 
     const warnings: string[] = [];
     if (written.positionsWithoutPrice > 0) {
-      warnings.push(`${written.positionsWithoutPrice} daily positions had no price on or before their day (usdPerToken 0)`);
+      warnings.push(`${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0)`);
     }
     return {
       now: config.nowIso,

@@ -60,3 +60,8 @@ export function formatSeconds(seconds: number): string {
   const minutes = Math.floor(seconds / 60);
   return `${minutes}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
 }
+
+/** `1 wallet`, `2 wallets`: counts in messages and summaries read as English. */
+export function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

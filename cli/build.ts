@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildSnapshot, type BuildSummary } from '../build/index.ts';
 import { resolveBuildConfig, type ProgressMode } from '../build/config.ts';
-import { formatSeconds } from '../build/progress.ts';
+import { countOf, formatSeconds } from '../build/progress.ts';
 import { EXIT_CANNOT_WRITE, UserError, isWriteRefused } from '../build/errors.ts';
 
 export function buildCommand(): Command {
@@ -72,13 +72,13 @@ function memorySize(text: string): string {
 
 export function formatSummary(summary: BuildSummary, outDir: string): string {
   const seasons = summary.seasons
-    .map((season) => `s${season.season} ${season.asOf ?? 'null'} (${season.participants} participants)`)
+    .map((season) => `s${season.season} ${season.asOf ?? 'null'} (${countOf(season.participants, 'participant')})`)
     .join(', ');
   const stages = Object.entries(summary.stageSeconds)
     .map(([stage, seconds]) => `${stage} ${formatSeconds(seconds)}`)
     .join(', ');
   const lines = [
-    `built ${outDir}: ${summary.wallets} wallets, ${summary.files} files, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}, peak RSS ${formatBytes(summary.peakRssBytes)}`,
+    `built ${outDir}: ${countOf(summary.wallets, 'wallet')}, ${countOf(summary.files, 'file')}, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}, peak RSS ${formatBytes(summary.peakRssBytes)}`,
     `now: ${summary.now} (last closed day ${summary.lastClosedDay})`,
     `asOf: daily ${summary.dailyAsOf ?? 'null'}; leaderboards ${seasons || 'none'}`,
     `stages: ${stages}`,

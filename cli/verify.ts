@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { verifyTree } from '../tree/verify.ts';
 import { UserError } from '../build/errors.ts';
+import { countOf } from '../build/progress.ts';
 
 export function verifyCommand(): Command {
   return new Command('verify')
@@ -10,7 +11,7 @@ export function verifyCommand(): Command {
       const result = await verifyTree(options.dir);
       if (result.failures.length > 0) {
         const shown = result.failures.map((failure) => `  - ${failure}`).join('\n');
-        throw new UserError(`${options.dir} fails verification (${result.failures.length}${result.truncated ? '+' : ''} ${result.failures.length === 1 && !result.truncated ? 'problem' : 'problems'}, first listed):\n${shown}`);
+        throw new UserError(`${options.dir} fails verification (${result.truncated ? `${result.failures.length}+ problems` : countOf(result.failures.length, 'problem')}, first listed):\n${shown}`);
       }
       process.stdout.write(`verified ${options.dir}: ${result.files} files conform to their schemas and invariants\n`);
     });

@@ -31,7 +31,7 @@ test('a successful build exits 0 and prints the summary; verify accepts the tree
   const out = path.join(root, 'public');
   const result = await runCli(['build', '--input', input, '--out', out, '--now', PINNED_NOW]);
   assert.is(result.code, 0, result.stderr);
-  assert.match(result.stdout, /built .*public: 1 wallets, 10 files, [\d.]+ (B|KiB) in /);
+  assert.match(result.stdout, /built .*public: 1 wallet, 10 files, [\d.]+ (B|KiB) in /);
   assert.match(result.stdout, 'asOf: daily 2025-11-20; leaderboards s1 null (0 participants)');
   assert.match(result.stdout, /warning: \d+ daily positions had no price/);
   const verify = await runCli(['verify', '--dir', out]);
