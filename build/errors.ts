@@ -11,6 +11,11 @@ export class UserError extends Error {
   }
 }
 
+/** The text of anything thrown, Error or not. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Thrown when the build is interrupted (SIGINT/SIGTERM) so that cleanup runs before exit. */
 export class InterruptedError extends UserError {
   constructor(signal: string) {
@@ -28,7 +33,7 @@ const EXIT_OUT_OF_MEMORY = 3;
  * settings to change.
  */
 export function outOfMemory(error: unknown, settings: { memoryLimit: string; threads: number }): UserError | null {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (!isOutOfMemory(message)) return null;
   return new UserError(
     `DuckDB ran out of its memory limit (--memory-limit ${settings.memoryLimit}, --threads ${settings.threads}): ${message.split('\n')[0]}; ` +
@@ -58,7 +63,7 @@ export const isWriteRefused = (message: string) => WRITE_REFUSED.test(message);
 export function cannotWrite(error: unknown, outDir: string): UserError | null {
   // A user error has said what is wrong already (and may quote input values that read like these).
   if (error instanceof UserError) return null;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (!isWriteRefused(message)) return null;
   return new UserError(
     `could not write the new tree or its scratch files beside ${outDir} (${message.split('\n')[0]}); ` +

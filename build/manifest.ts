@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EXIT_CANNOT_WRITE, UserError, isWriteRefused } from './errors.ts';
+import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from './errors.ts';
 import { removeAbandoned } from './publish.ts';
 
 export class ManifestWriter {
@@ -30,7 +30,7 @@ export class ManifestWriter {
       removeAbandoned(folder, prefix);
       fd = fs.openSync(this.partial, 'w');
     } catch (error) {
-      throw new UserError(`--manifest ${destination} cannot be written (${error instanceof Error ? error.message : String(error)})`);
+      throw new UserError(`--manifest ${destination} cannot be written (${messageOf(error)})`);
     }
     this.stream = fs.createWriteStream('', { fd });
     // Kept for close(): an error event with no listener would end the process.

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from './errors.ts';
+import { UserError, messageOf } from './errors.ts';
 import { META_FILE } from '../tree/layout.ts';
 
 export interface WorkFolder {
@@ -48,7 +48,7 @@ export function createWorkFolder(outDir: string, keep: { input: string; manifest
     root = fs.mkdtempSync(path.join(parent, `${WORK_PREFIX(outDir)}${process.pid}-`));
   } catch (error) {
     // The folder named by --out, or its parent, is not ours to write (read-only, a file, ...).
-    throw new UserError(`--out ${outDir}: cannot create the work folder beside it in ${parent} (${error instanceof Error ? error.message : String(error)})`);
+    throw new UserError(`--out ${outDir}: cannot create the work folder beside it in ${parent} (${messageOf(error)})`);
   }
   const work = { root, tree: path.join(root, 'tree'), scratch: path.join(root, 'scratch') };
   fs.mkdirSync(work.tree);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from './database.ts';
 import { literalPathSql } from './database.ts';
-import { UserError, isOutOfMemory, isWriteRefused } from './errors.ts';
+import { UserError, isOutOfMemory, isWriteRefused, messageOf } from './errors.ts';
 import { INPUT_FILES, type ColumnContract, type FileContract } from './input-contract.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 
@@ -63,7 +63,7 @@ async function readInput(db: Database, inputDir: string, contract: FileContract)
 }
 
 export function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+  return messageOf(error).split('\n')[0]!;
 }
 
 /**

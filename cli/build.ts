@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildSnapshot, type BuildSummary } from '../build/index.ts';
 import { resolveBuildConfig, type ProgressMode } from '../build/config.ts';
 import { countOf, formatSeconds } from '../build/progress.ts';
-import { EXIT_CANNOT_WRITE, UserError, isWriteRefused } from '../build/errors.ts';
+import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from '../build/errors.ts';
 
 export function buildCommand(): Command {
   return new Command('build')
@@ -32,7 +32,6 @@ export function buildCommand(): Command {
  * at once (exit 1) and not, as an internal error, after the tree is published.
  */
 function summaryJsonWriter(file: string): (summary: BuildSummary) => void {
-  const problem = (error: unknown) => (error instanceof Error ? error.message : String(error));
   try {
     if (fs.existsSync(file)) {
       if (fs.statSync(file).isDirectory()) throw new Error('it is a directory');
@@ -42,14 +41,14 @@ function summaryJsonWriter(file: string): (summary: BuildSummary) => void {
       fs.accessSync(path.dirname(file), fs.constants.W_OK);
     }
   } catch (error) {
-    throw new UserError(`--summary-json ${file} cannot be written (${problem(error)})`);
+    throw new UserError(`--summary-json ${file} cannot be written (${messageOf(error)})`);
   }
   return (summary) => {
     try {
       fs.writeFileSync(file, `${JSON.stringify(summary)}\n`);
     } catch (error) {
-      const message = `--summary-json ${file} cannot be written (${problem(error)}); the tree was published`;
-      throw new UserError(message, isWriteRefused(problem(error)) ? EXIT_CANNOT_WRITE : 1);
+      const message = `--summary-json ${file} cannot be written (${messageOf(error)}); the tree was published`;
+      throw new UserError(message, isWriteRefused(messageOf(error)) ? EXIT_CANNOT_WRITE : 1);
     }
   };
 }

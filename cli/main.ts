@@ -6,7 +6,7 @@
  * stack); 130 interrupted.
  */
 import { Command, CommanderError } from 'commander';
-import { UserError } from '../build/errors.ts';
+import { UserError, messageOf } from '../build/errors.ts';
 import { buildCommand } from './build.ts';
 import { verifyCommand } from './verify.ts';
 import { serveCommand } from './serve.ts';
@@ -44,7 +44,7 @@ function exitCodeOf(error: unknown): number {
     return error.exitCode;
   }
   const debug = program.opts<{ debug?: boolean }>().debug || process.argv.includes('--debug');
-  process.stderr.write(`wallet-snapshot: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`wallet-snapshot: internal error: ${messageOf(error)}\n`);
   process.stderr.write(debug && error instanceof Error ? `${error.stack}\n` : '(run again with --debug for the stack)\n');
   return EXIT_INTERNAL;
 }
