@@ -121,13 +121,21 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
     FROM (${normalised('balances', 'address')}
           UNION ${normalised('venue_b_accounts', 'account')}
           UNION ${normalised('venue_b_accounts', 'owner')})`);
+  await db.run(`
+    CREATE TABLE venue_b_accounts AS
+    SELECT DISTINCT v.chain_id, v.account, v.owner, account.id AS account_id, owner.id AS owner_id
+    FROM (${select('venue_b_accounts')}) v
+    JOIN addresses account ON account.address = v.account
+    JOIN addresses owner ON owner.address = v.owner`);
   // Each balance row finds its id by the address as written: lower-casing 10.6M addresses per row
   // cost 1.3 s when half of them were written in mixed case (checksummed), 0.3 s otherwise.
+  // Addresses named in venue_b_accounts keep their rows' tx_hash text (compute-history.ts orders
+  // tied transactions of a wallet's several accounts by it); the others need only its hash.
   const balances = inputOf('balances');
   const balanceAddress = balances.columns.find((column) => column.contract.name === 'address')!;
   await db.run(`
     CREATE TABLE balance_address_ids AS
-    SELECT w.written, a.id
+    SELECT w.written, a.id, a.id IN (SELECT account_id FROM venue_b_accounts UNION ALL SELECT owner_id FROM venue_b_accounts) AS keeps_tx_hash
     FROM (SELECT "address" AS written, ${balanceAddress.value} AS address FROM ${distinctValuesTable(balances, balanceAddress)}) w
     JOIN addresses a ON a.address = w.address`);
   for (const input of inputs) {
@@ -138,12 +146,6 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
   await db.run(`
     CREATE TABLE tokens AS
     SELECT DISTINCT *, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('tokens')})`);
-  await db.run(`
-    CREATE TABLE venue_b_accounts AS
-    SELECT DISTINCT v.chain_id, v.account, v.owner, account.id AS account_id, owner.id AS owner_id
-    FROM (${select('venue_b_accounts')}) v
-    JOIN addresses account ON account.address = v.account
-    JOIN addresses owner ON owner.address = v.owner`);
   // Exports overlap, so a key may repeat; the rows are kept as they are, because an identical copy
   // changes no snapshot (SPEC 3.2 reads the latest balance of an account, and a copy repeats it) and
   // grouping ten million rows by their key only to merge a handful cost seconds. Only the repeated
@@ -151,7 +153,8 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
   // by a 64-bit hash of tx_hash (see README, Decisions).
   await db.run(`
     CREATE TABLE balance_rows AS
-    SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index, b.balance AS raw, b.tx, b.timestamp AS ts
+    SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index, b.balance AS raw, b.tx,
+           CASE WHEN a.keeps_tx_hash THEN b.tx_hash END AS tx_hash, b.timestamp AS ts
     FROM (SELECT *, hash(tx_hash) AS tx, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('balances', '"address" AS address_as_written')})) b
     JOIN balance_address_ids a ON a.written = b.address_as_written`);
   await db.run('DROP TABLE balance_address_ids');

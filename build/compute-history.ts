@@ -40,27 +40,22 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       CREATE TABLE snapshots AS
       WITH
       -- 3.1: on each chain a sub-account's rows count for its owner, whatever the token.
-      attributed AS (
-        SELECT ${seriesKeySql('coalesce(v.owner_id, b.account)', 'c.chain_index', 'b.token_index')} AS series,
-               ${seriesKeySql('b.account', 'c.chain_index', 'b.token_index')} AS account_series,
-               b.block_number, b.log_index::INTEGER AS log_index, b.tx, b.ts, b.raw
-        FROM balance_rows b
-        JOIN chains c ON c.chain_id = b.chain_id
-        LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account_id = b.account
-        WHERE b.ts <= $now
-      ),
+      attributed AS (${attributedRowsSql('true')}),
       -- Wallets with sub-accounts on a chain, whose balance is a sum over several accounts.
       owners AS (
         SELECT DISTINCT ${walletChainKeySql('v.owner_id', 'c.chain_index')} AS wallet_chain
         FROM venue_b_accounts v JOIN chains c ON c.chain_id = v.chain_id
       ),
       -- 3.2: a series' rows are grouped by transaction; transactions are ordered by
-      -- (block_number, smallest log_index); within one, an account's rows by log_index.
+      -- (block_number, smallest log_index), then tx_hash; within one, an account's rows by log_index.
       --
       -- A wallet that is its only account on the chain (most of them): its balance after a
       -- transaction is the raw balance of the transaction's last row, and the transaction is a
       -- snapshot when that differs from the balance after the previous one (which equals the
       -- last snapshot's, since transactions in between changed nothing). One grouping, one window.
+      -- Two of its transactions never tie on (block_number, smallest log_index): their first rows
+      -- would repeat a key of balances.parquet with another tx_hash, which the check refuses. So
+      -- the hash, not the text, breaks the order here.
       -- The window that sorts each series also numbers its transactions (with gaps once filtered),
       -- so that the stream sorts on (series, number) instead of the transaction order's three keys.
       single_transactions AS (
@@ -75,22 +70,27 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
               WINDOW in_order AS (PARTITION BY series ORDER BY block_number, tx_first_log, tx))
         WHERE raw_balance <> previous
       ),
-      -- A wallet with sub-accounts: the general rule, for its rows only.
+      -- A wallet with sub-accounts: the general rule, for its rows only. Transactions of different
+      -- accounts may tie on (block_number, smallest log_index); tx_hash orders them. Only the rows
+      -- of addresses named in venue_b_accounts keep it (check-inputs.ts): all of these rows, and
+      -- few others, so they are read apart from the rest (carried beside every row, the text cost
+      -- the statement a second at 100k wallets).
       owner_rows AS (
         SELECT *, min(log_index) OVER (PARTITION BY series, block_number, tx) AS tx_first_log
-        FROM attributed a SEMI JOIN owners o ON o.wallet_chain = ${walletChainOfSeriesSql('a.series')}
+        FROM (${attributedRowsSql('b.tx_hash IS NOT NULL', ', b.tx_hash')}) a
+        SEMI JOIN owners o ON o.wallet_chain = ${walletChainOfSeriesSql('a.series')}
       ),
       -- Each row replaces its account's previous balance (0 before the first row); the wallet's sum
       -- moves by the difference. Exact HUGEINT arithmetic throughout.
       account_changes AS (
         SELECT *, raw - coalesce(lag(raw) OVER (
-                 PARTITION BY account_series ORDER BY block_number, tx_first_log, tx, log_index), 0) AS change
+                 PARTITION BY account_series ORDER BY block_number, tx_first_log, tx_hash, tx, log_index), 0) AS change
         FROM owner_rows
       ),
       owner_transactions AS (
-        SELECT series, block_number, tx_first_log, tx, max(ts) AS ts, sum(change) AS change
+        SELECT series, block_number, tx_first_log, tx_hash, tx, max(ts) AS ts, sum(change) AS change
         FROM account_changes
-        GROUP BY series, block_number, tx_first_log, tx
+        GROUP BY series, block_number, tx_first_log, tx_hash, tx
       ),
       -- A snapshot exactly when the sum differs from the previous one: the sum after a transaction
       -- minus the sum before it is the transaction's change, so "differs" is "change <> 0", and
@@ -99,7 +99,7 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
         SELECT series, row_number() OVER in_order::INTEGER AS number, ts, sum(change) OVER (in_order ROWS UNBOUNDED PRECEDING) AS raw_balance
         FROM owner_transactions
         WHERE change <> 0
-        WINDOW in_order AS (PARTITION BY series ORDER BY block_number, tx_first_log, tx)
+        WINDOW in_order AS (PARTITION BY series ORDER BY block_number, tx_first_log, tx_hash, tx)
       ),
       summed AS (SELECT * FROM single_summed UNION ALL SELECT * FROM owner_summed)
       -- The sum stays an exact HUGEINT: it becomes decimal text on a document thread (exact-amount.ts).
@@ -115,6 +115,22 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
     }
     throw error;
   }
+}
+
+/**
+ * 3.1's attribution of the balance rows up to now that pass `where`: each row's series (its
+ * owner's on that chain when the account is a sub-account there, else its own) and its account's
+ * series.
+ */
+function attributedRowsSql(where: string, extraColumns = ''): string {
+  return `
+    SELECT ${seriesKeySql('coalesce(v.owner_id, b.account)', 'c.chain_index', 'b.token_index')} AS series,
+           ${seriesKeySql('b.account', 'c.chain_index', 'b.token_index')} AS account_series,
+           b.block_number, b.log_index::INTEGER AS log_index, b.tx, b.ts, b.raw${extraColumns}
+    FROM balance_rows b
+    JOIN chains c ON c.chain_id = b.chain_id
+    LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account_id = b.account
+    WHERE b.ts <= $now AND ${where}`;
 }
 
 /** A wallet's snapshots of one token on one chain, oldest first. */

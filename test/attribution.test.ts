@@ -52,6 +52,22 @@ test('a move between a wallet and its own sub-account in one transaction emits n
   assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [100]);
 });
 
+test('transactions of different accounts tied on (block, smallest log index) are ordered by tx_hash', async () => {
+  // DuckDB's 64-bit hash orders these four the other way round (0xtie-d lowest), so a tie broken
+  // by the hash that tells transactions apart would give 10, 30, 34, 35.
+  const built = await build({
+    balances: [
+      balance({ address: A, block_number: 5, log_index: 0, tx_hash: '0xtie-b', balance: '10' }),
+      balance({ address: SUB, block_number: 5, log_index: 0, tx_hash: '0xtie-a', balance: '20' }),
+      balance({ address: SUB2, block_number: 6, log_index: 3, tx_hash: '0xtie-d', balance: '1' }),
+      balance({ address: A, block_number: 6, log_index: 3, tx_hash: '0xtie-c', balance: '14' }),
+    ],
+    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }, { chain_id: 1, account: SUB2, owner: A }],
+    tokens: decimalsZero,
+  });
+  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [20, 30, 34, 35]);
+});
+
 test('every token of a sub-account counts, and an owner with no rows of its own is a wallet', async () => {
   const built = await build({
     balances: [balance({ address: SUB, block_number: 1, token: 'venueBUsdc', balance: '25' })],

@@ -1,7 +1,8 @@
 /**
  * SPEC 3.1-3.3 against a second, deliberately naive implementation: plain JavaScript with BigInt,
  * one transaction at a time, New York dates from luxon. Random seeded exports with sub-accounts,
- * shared transactions, repeated balances, zeros, amounts above 2^64, several decimals, DST
+ * shared transactions, transactions tied on (block, smallest log index), repeated balances, zeros,
+ * amounts above 2^64, several decimals, DST
  * changes, rows after `now` and price gaps; every wallet's two documents must match exactly.
  */
 import { test } from 'uvu';
@@ -31,20 +32,41 @@ function dataset(seed: number) {
     { chain_id: 10, account: subAccounts[2]!, owner: wallets[1]! },
   ];
   const accounts = [...wallets, ...subAccounts];
+  const walletOn = (account: string, chain: number) => (venueB.find((row) => row.chain_id === chain && row.account === account)?.owner as string) ?? account;
+  /** The other accounts of the wallet `account` counts for on `chain`, or every account when it has none. */
+  const siblings = (account: string, chain: number) => {
+    const others = accounts.filter((other) => other !== account && walletOn(other, chain) === walletOn(account, chain));
+    return others.length > 0 ? others : accounts;
+  };
   const balances: Row[] = [];
   const start = Date.parse('2025-10-30T00:00:00Z') / 1000; // spans the 2025-11-02 DST change
   let previous = new Map<string, string>();
   for (let block = 1; block <= 60; block++) {
     const timestamp = start + block * 13_000 + Math.floor(next() * 1000);
     let log = 0;
+    const keysOfBlock = new Set<string>();
+    type FirstRow = { chain: number; token: string; account: string };
+    let first: FirstRow | null = null;
     for (let tx = 0; tx < 1 + Math.floor(next() * 2); tx++) {
       const hash = `0x${seed}-${block}-${tx}`;
-      const chain = pick(CHAINS);
-      const token = pick(TOKENS);
+      // Often the second transaction starts with another account of the wallet the first one
+      // started with (same chain, token and log index): the two tie on (block, smallest log
+      // index), and tx_hash orders them.
+      const tie: FirstRow | null = first !== null && next() < 0.5 ? first : null;
+      const chain: number = tie ? tie.chain : pick(CHAINS);
+      const token: string = tie ? tie.token : pick(TOKENS);
+      if (tie) log = 0;
       // 1 to 3 rows in the transaction, often a wallet and one of its sub-accounts
       for (let k = 0; k < 1 + Math.floor(next() * 3); k++) {
-        const account = pick(accounts);
+        const account: string = tie && k === 0 ? pick(siblings(tie.account, chain)) : pick(accounts);
+        if (tx === 0 && k === 0) first = { chain, token, account };
         const key = `${chain}:${account}:${token}`;
+        // A key of balances.parquet names one log: a row that would repeat one is left out.
+        if (keysOfBlock.has(`${key}:${log}`)) {
+          log++;
+          continue;
+        }
+        keysOfBlock.add(`${key}:${log}`);
         const roll = next();
         const raw =
           roll < 0.15 ? '0'
@@ -102,7 +124,8 @@ function referenceHistories(data: ReturnType<typeof dataset>) {
     }
     const ordered = [...transactions.values()].sort((a, b) => {
       const firstLog = (rows: Row[]) => Math.min(...rows.map((row) => row.log_index as number));
-      return (a[0]!.block_number as number) - (b[0]!.block_number as number) || firstLog(a) - firstLog(b);
+      const byTxHash = (a[0]!.tx_hash as string) < (b[0]!.tx_hash as string) ? -1 : (a[0]!.tx_hash as string) > (b[0]!.tx_hash as string) ? 1 : 0;
+      return (a[0]!.block_number as number) - (b[0]!.block_number as number) || firstLog(a) - firstLog(b) || byTxHash;
     });
     const latest = new Map<string, bigint>();
     let previous = 0n;
