@@ -54,7 +54,7 @@ test('a move between a wallet and its own sub-account in one transaction emits n
 
 test('transactions of different accounts tied on (block, smallest log index) are ordered by tx_hash', async () => {
   // DuckDB's 64-bit hash orders these four the other way round (0xtie-d lowest), so a tie broken
-  // by the hash that tells transactions apart would give 10, 30, 34, 35.
+  // by the hash that tells transactions apart would give 10, 30, 31, 35.
   const built = await build({
     balances: [
       balance({ address: A, block_number: 5, log_index: 0, tx_hash: '0xtie-b', balance: '10' }),
