@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { startPreviewServer } from '../server/index.ts';
+import { startWorkerd } from '../server/workerd.ts';
 import { UserError } from '../build/errors.ts';
 import { DateTime } from 'luxon';
 import { META_FILE } from '../tree/layout.ts';
@@ -13,18 +14,21 @@ export function serveCommand(): Command {
     .option('--dir <dir>', 'the tree to serve', 'public')
     .option('--port <n>', 'port (0 picks a free one)', port, 8080)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .action(async (options: { dir: string; port: number; host: string }) => {
+    .addOption(new Option('--runtime <runtime>', 'node: the Node server; workerd: the Cloudflare Worker over a local R2 bucket loaded from --dir').choices(['node', 'workerd']).default('node'))
+    .action(async (options: { dir: string; port: number; host: string; runtime: 'node' | 'workerd' }) => {
       const dir = path.resolve(options.dir);
       if (!fs.existsSync(path.join(dir, META_FILE))) {
         throw new UserError(`${dir} holds no snapshot tree (run wallet-snapshot build first)`);
       }
-      let running;
+      let running: { url: string; close(): Promise<void> };
       try {
-        running = await startPreviewServer({ dir, port: options.port, host: options.host });
+        running = options.runtime === 'workerd'
+          ? await startWorkerd({ dir, port: options.port, host: options.host })
+          : await startPreviewServer({ dir, port: options.port, host: options.host });
       } catch (error) {
         throw new UserError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
       }
-      process.stdout.write(`serving ${dir} at ${running.url}\n`);
+      process.stdout.write(`serving ${dir} at ${running.url}${options.runtime === 'workerd' ? ' (Cloudflare Worker in workerd, R2 loaded from the folder)' : ''}\n`);
       printExamples(dir, running.url);
       const stop = async () => {
         await running.close();

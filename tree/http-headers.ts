@@ -14,3 +14,9 @@ export const DOCUMENT_CACHE_CONTROL = 'public, max-age=300, must-revalidate';
 export const ERROR_CACHE_CONTROL = 'no-cache';
 
 export const CORS_HEADERS = { 'Access-Control-Allow-Origin': '*' } as const;
+
+/** The methods every host answers; any other gets 405 with these in `Allow`. */
+export const ALLOWED_METHODS = ['GET', 'HEAD', 'OPTIONS'] as const;
+
+/** How long a browser may keep a CORS preflight's answer. */
+export const CORS_MAX_AGE_SECONDS = 86400;

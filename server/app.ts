@@ -1,0 +1,274 @@
+/**
+ * The one request handler of the `/v1` interface, for every host: the Node server and the
+ * Cloudflare Worker wrap this same Hono app, each over its own store (store.ts). Only web
+ * standards are used here (Request, Response, Headers, URL, CompressionStream, crypto.subtle), so
+ * it runs unchanged on Node and in workerd.
+ *
+ * Middleware, outermost first: the headers every response carries -> CORS (answers OPTIONS) ->
+ * the method and URL checks -> compression -> conditional requests -> the routes.
+ */
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
+import { compress } from 'hono/compress';
+import { getMimeType } from 'hono/utils/mime';
+import fresh from 'fresh';
+import { ADDRESS_PATTERN, isRealCalendarDate, SEASON_SEGMENT_PATTERN } from '../schemas/common.ts';
+import {
+  dailyFile,
+  EXPLORER_DIR,
+  EXPLORER_PAGE,
+  leaderboardFile,
+  NO_HISTORY_DAILY_FILE,
+  NO_HISTORY_POINTS_FILE,
+  NO_HISTORY_PORTFOLIO_FILE,
+  OPENAPI_FILE,
+  pointsFile,
+  portfolioFile,
+  SEASONS_FILE,
+} from '../tree/layout.ts';
+import { ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, DOCUMENT_CACHE_CONTROL, JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
+import { filterDaily } from './daily-range.ts';
+import { errorResponse, weakEtag } from './responses.ts';
+import { StoreUnavailableError, type StoredFile, type TreeStore } from './store.ts';
+
+/** Longest request target (path and query) accepted, in characters. */
+export const MAX_URL_LENGTH = 4096;
+
+const ENDPOINTS = '/v1/address/{address}/portfolio, /v1/address/{address}/portfolio/daily, /v1/address/{address}/points, /v1/leaderboard/s{N} and /v1/seasons';
+
+export interface HostOptions {
+  /**
+   * Who compresses responses for clients that accept gzip: the handler itself (Node), or the
+   * runtime (workerd compresses a body sent with `Content-Encoding: gzip`, and would compress an
+   * already compressed one again).
+   */
+  compression: 'handler' | 'runtime';
+}
+
+export function createApp(store: TreeStore, host: HostOptions = { compression: 'handler' }): Hono {
+  const app = new Hono({ strict: true });
+
+  app.use(everyResponseHeaders);
+  app.use(cors({ origin: '*', allowMethods: [...ALLOWED_METHODS], maxAge: CORS_MAX_AGE_SECONDS }));
+  app.use(async (c, next) => {
+    if (!ALLOWED_METHODS.includes(c.req.method as (typeof ALLOWED_METHODS)[number])) {
+      const response = errorResponse(405, `The method ${c.req.method.slice(0, 20)} is not allowed; use GET, HEAD or OPTIONS.`);
+      response.headers.set('Allow', ALLOWED_METHODS.join(', '));
+      return response;
+    }
+    const target = c.req.url.length - new URL(c.req.url).origin.length;
+    if (target > MAX_URL_LENGTH) return errorResponse(414, `The request URL is longer than ${MAX_URL_LENGTH} characters.`);
+    await next();
+  });
+  app.use(host.compression === 'handler' ? compress({ threshold: 0 }) : runtimeCompression);
+  app.use(conditionalRequests);
+
+  const address = (c: Context): string | Response => {
+    const value = c.req.param('address') ?? '';
+    if (!ADDRESS_PATTERN.test(value)) return badRequest(`The address "${truncate(value)}" is not 0x followed by 40 hex digits.`);
+    return value.toLowerCase();
+  };
+
+  app.get('/v1/address/:address/portfolio', async (c) => {
+    const wallet = address(c);
+    if (typeof wallet !== 'string') return wallet;
+    return documentOrFallback(c, store, portfolioFile(wallet), NO_HISTORY_PORTFOLIO_FILE);
+  });
+
+  app.get('/v1/address/:address/portfolio/daily', async (c) => {
+    const wallet = address(c);
+    if (typeof wallet !== 'string') return wallet;
+    const range = dateRange(new URL(c.req.url).search.slice(1));
+    if ('error' in range) return badRequest(range.error);
+    if (range.from === null && range.to === null) return documentOrFallback(c, store, dailyFile(wallet), NO_HISTORY_DAILY_FILE);
+    const tree = await store.open();
+    const file = (await tree.read(dailyFile(wallet))) ?? (await tree.read(NO_HISTORY_DAILY_FILE));
+    if (!file) return snapshotMissing();
+    const body = filterDaily(await uncompressed(file), range.from, range.to);
+    return documentResponse(body, {
+      etag: weakEtag(`${file.digest.slice(0, 32)}-${range.from ?? ''}-${range.to ?? ''}`),
+      modified: file.modified,
+      contentType: JSON_CONTENT_TYPE,
+    });
+  });
+
+  app.get('/v1/address/:address/points', async (c) => {
+    const wallet = address(c);
+    if (typeof wallet !== 'string') return wallet;
+    return documentOrFallback(c, store, pointsFile(wallet), NO_HISTORY_POINTS_FILE);
+  });
+
+  const seasonRequired = () => badRequest('The season segment is required, e.g. /v1/leaderboard/s1.');
+  app.get('/v1/leaderboard', seasonRequired);
+  app.get('/v1/leaderboard/', seasonRequired);
+  app.get('/v1/leaderboard/:season', async (c) => {
+    const season = c.req.param('season');
+    if (!SEASON_SEGMENT_PATTERN.test(season)) return badRequest(`The season "${truncate(season)}" is not s followed by a season number, e.g. s1.`);
+    const file = await (await store.open()).read(leaderboardFile(Number(season.slice(1))));
+    if (!file) return badRequest(`The season "${season}" is not a known season.`);
+    return storedResponse(c, file, JSON_CONTENT_TYPE);
+  });
+
+  app.get('/v1/seasons', (c) => documentOrFallback(c, store, SEASONS_FILE, null));
+  app.get('/v1/openapi.json', (c) => documentOrFallback(c, store, OPENAPI_FILE, null));
+
+  // The explorer page and its assets (their own content types, not JSON).
+  const staticFile = async (c: Context, path: string) => {
+    const file = await (await store.open()).read(path);
+    if (!file) return notFound();
+    return storedResponse(c, file, getMimeType(path) ?? 'application/octet-stream');
+  };
+  app.get('/', (c) => staticFile(c, EXPLORER_PAGE));
+  app.get(`/${EXPLORER_PAGE}`, (c) => staticFile(c, EXPLORER_PAGE));
+  app.get(`/${EXPLORER_DIR}/:name{[A-Za-z0-9][A-Za-z0-9_-]*(\\.[A-Za-z0-9_-]+)*}`, (c) => staticFile(c, `${EXPLORER_DIR}/${c.req.param('name')}`));
+
+  app.notFound(() => notFound());
+  app.onError((error) => {
+    if (error instanceof StoreUnavailableError) {
+      return errorResponse(503, `The server cannot read the snapshot right now (${error.message}); retry shortly.`, { 'Retry-After': '1' });
+    }
+    console.error(`wallet-snapshot server: ${error instanceof Error ? error.stack : String(error)}`);
+    return errorResponse(500, 'The server failed to answer this request.');
+  });
+  return app;
+}
+
+/**
+ * Compression by the runtime (workerd): the responses Hono's compress middleware would compress
+ * are sent with `Content-Encoding: gzip`, which workerd applies as it sends them.
+ */
+const runtimeCompression: MiddlewareHandler = async (c, next) => {
+  await next();
+  const headers = c.res.headers;
+  if (c.req.method === 'HEAD' || !c.res.body || headers.has('Content-Encoding') || !acceptsGzip(c.req.header('Accept-Encoding'))) return;
+  headers.set('Vary', 'Accept-Encoding');
+  headers.set('Content-Encoding', 'gzip');
+  headers.delete('Content-Length');
+};
+
+/** Content-Type, CORS, a validator and Cache-Control on every response, whatever produced it. */
+const everyResponseHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  const headers = c.res.headers;
+  headers.set('Access-Control-Allow-Origin', '*');
+  if (!headers.has('Content-Type')) headers.set('Content-Type', JSON_CONTENT_TYPE);
+  if (c.req.method === 'OPTIONS') {
+    // Hono's cors middleware answers the preflight; the lists are written as the interface
+    // documents them (it joins without spaces), and the requested headers echoed as sent.
+    headers.set('Access-Control-Allow-Methods', ALLOWED_METHODS.join(', '));
+    const requested = c.req.header('Access-Control-Request-Headers');
+    if (requested !== undefined) headers.set('Access-Control-Allow-Headers', requested);
+    // A preflight's answer is the same for every path: the browser may keep it for a day.
+    headers.set('Cache-Control', `public, max-age=${CORS_MAX_AGE_SECONDS}`);
+    headers.set('ETag', weakEtag('options'));
+  }
+};
+
+/**
+ * RFC 9110 conditional GET and HEAD: If-None-Match (a list, weak comparison, `*`) and, only
+ * without it, If-Modified-Since, by `fresh` (jshttp). A 304 keeps the validators, caching and
+ * CORS headers the 200 would have had.
+ */
+const conditionalRequests: MiddlewareHandler = async (c, next) => {
+  await next();
+  if (c.res.status !== 200 || (c.req.method !== 'GET' && c.req.method !== 'HEAD')) return;
+  const request = {
+    'if-none-match': c.req.header('If-None-Match'),
+    'if-modified-since': c.req.header('If-Modified-Since'),
+    'cache-control': c.req.header('Cache-Control'),
+  };
+  const response = { etag: c.res.headers.get('ETag') ?? undefined, 'last-modified': c.res.headers.get('Last-Modified') ?? undefined };
+  if (!fresh(request, response)) return;
+  await c.res.body?.cancel();
+  const kept = new Headers();
+  for (const name of ['ETag', 'Last-Modified', 'Cache-Control', 'Content-Type', 'Vary']) {
+    const value = c.res.headers.get(name);
+    if (value !== null) kept.set(name, value);
+  }
+  c.res = new Response(null, { status: 304, headers: kept });
+};
+
+/** The document at `path`, else the one at `fallback` (the no-history answers). */
+async function documentOrFallback(c: Context, store: TreeStore, path: string, fallback: string | null): Promise<Response> {
+  const tree = await store.open();
+  const file = (await tree.read(path)) ?? (fallback === null ? null : await tree.read(fallback));
+  if (!file) return fallback === null ? notFound() : snapshotMissing();
+  return storedResponse(c, file, JSON_CONTENT_TYPE);
+}
+
+/**
+ * A stored file as it is: a compressed one goes out compressed to a client that accepts gzip and
+ * is decompressed for one that does not, and for HEAD, whose headers describe the identity body
+ * on every host (as the compression middleware leaves HEAD alone).
+ */
+async function storedResponse(c: Context, file: StoredFile, contentType: string): Promise<Response> {
+  const options = { etag: weakEtag(file.digest.slice(0, 32)), modified: file.modified, contentType };
+  if (file.encoding === 'gzip' && c.req.method !== 'HEAD' && acceptsGzip(c.req.header('Accept-Encoding'))) {
+    const response = documentResponse(file.bytes, options, { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
+    return response;
+  }
+  return documentResponse(await uncompressed(file), options);
+}
+
+function documentResponse(body: Uint8Array<ArrayBuffer>, options: { etag: string; modified: number; contentType: string }, extra: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status: 200,
+    // Workers only: a body that is already compressed is sent as it is (other runtimes ignore this).
+    ...(extra['Content-Encoding'] ? { encodeBody: 'manual' } : {}),
+    headers: {
+      ...extra,
+      'Content-Type': options.contentType,
+      'Content-Length': String(body.length),
+      'Cache-Control': DOCUMENT_CACHE_CONTROL,
+      ETag: options.etag,
+      'Last-Modified': new Date(options.modified).toUTCString(),
+    },
+  });
+}
+
+async function uncompressed(file: StoredFile): Promise<Uint8Array<ArrayBuffer>> {
+  if (file.encoding !== 'gzip') return file.bytes;
+  const stream = new Blob([file.bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** Whether Accept-Encoding admits gzip (named, or `*`, with a non-zero q). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  let wildcard = false;
+  for (const part of header.split(',')) {
+    const [name = '', ...parameters] = part.trim().toLowerCase().split(';');
+    const q = parameters.map((parameter) => /^\s*q\s*=\s*([0-9.]+)\s*$/.exec(parameter)).find(Boolean);
+    const accepted = !q || Number(q[1]) > 0;
+    if (name.trim() === 'gzip') return accepted;
+    if (name.trim() === '*') wildcard = accepted;
+  }
+  return wildcard;
+}
+
+/** `from` and `to`: each at most once, `YYYY-MM-DD`, a real date, and from <= to. */
+export function dateRange(query: string): { from: string | null; to: string | null } | { error: string } {
+  const params = new URLSearchParams(query);
+  const bounds: Record<'from' | 'to', string | null> = { from: null, to: null };
+  for (const name of ['from', 'to'] as const) {
+    const values = params.getAll(name);
+    if (values.length > 1) return { error: `The query parameter "${name}" is given more than once.` };
+    const value = values[0];
+    if (value === undefined) continue;
+    if (!isRealCalendarDate(value)) return { error: `The query parameter "${name}" must be a real date as YYYY-MM-DD, not "${truncate(value)}".` };
+    bounds[name] = value;
+  }
+  if (bounds.from !== null && bounds.to !== null && bounds.from > bounds.to) {
+    return { error: `The range is empty: "from" (${bounds.from}) is later than "to" (${bounds.to}).` };
+  }
+  return bounds;
+}
+
+const badRequest = (message: string) => errorResponse(400, message);
+const notFound = () => errorResponse(404, `No such endpoint; the endpoints are ${ENDPOINTS}.`);
+/** A tree without its shared files (being replaced by hand, or not a snapshot tree). */
+const snapshotMissing = () => errorResponse(503, 'The snapshot tree is incomplete or being replaced; retry shortly.', { 'Retry-After': '1' });
+
+function truncate(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

@@ -1,0 +1,201 @@
+/**
+ * `wallet-snapshot serve --runtime workerd`: the Cloudflare Worker (worker.ts) run locally in
+ * workerd, Cloudflare's own runtime, through Miniflare, with its R2 bucket filled from a tree
+ * folder in the layout `publish` writes (r2-store.ts). When the folder's tree is rebuilt, the new
+ * tree is loaded as a new version and the pointer switched once it is complete, as a night's
+ * publish does.
+ *
+ * In front of workerd stands a small Node proxy playing Cloudflare's edge in one respect: a client
+ * that sends no Accept-Encoding gets identity bodies. Miniflare's entry sends such a client
+ * whatever the Worker encoded (gzip), where Cloudflare, and the Node server, send it plain JSON.
+ * It also answers requests that are not well-formed HTTP as the Node server does.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import crypto from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { Miniflare } from 'miniflare';
+import pLimit from 'p-limit';
+import { getMimeType } from 'hono/utils/mime';
+import { POINTER_KEY, versionPrefix } from './r2-store.ts';
+import { JSON_CONTENT_TYPE, DOCUMENT_CACHE_CONTROL } from '../tree/http-headers.ts';
+import { META_FILE } from '../tree/layout.ts';
+import { answerUnparsedRequests } from './index.ts';
+
+const WORKER_SOURCE = fileURLToPath(new URL('./worker.ts', import.meta.url));
+/** The compatibility date the Worker is written for (also in wrangler.toml). */
+export const COMPATIBILITY_DATE = '2025-09-01';
+const BINDING = 'TREE';
+/** Puts in flight while a tree is loaded into the local bucket. */
+const LOAD_CONCURRENCY = 32;
+const WATCH_INTERVAL_MS = 1_000;
+
+export interface RunningWorker {
+  url: string;
+  /** Resolves once the folder's current tree is served (after a rebuild, too). */
+  loaded(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The Worker as one ES module, bundled the way wrangler bundles it for deployment. */
+export async function bundleWorker(): Promise<string> {
+  const result = await build({
+    entryPoints: [WORKER_SOURCE],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    mainFields: ['module', 'main'],
+    conditions: ['workerd', 'worker', 'browser', 'import'],
+    write: false,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}
+
+export async function startWorkerd(options: { dir: string; port: number; host: string }): Promise<RunningWorker> {
+  const miniflare = new Miniflare({
+    modules: true,
+    script: await bundleWorker(),
+    compatibilityDate: COMPATIBILITY_DATE,
+    r2Buckets: [BINDING],
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const runtime = await miniflare.ready;
+  const bucket = (await miniflare.getR2Bucket(BINDING)) as unknown as LocalBucket;
+  let published: { tree: string; meta: number; version: string } | null = null;
+  let loading: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  /** Loads the folder's tree as a new version when it differs from the one published. */
+  const refresh = async () => {
+    const identity = treeIdentity(options.dir);
+    if (!identity || (published && published.tree === identity.tree && published.meta === identity.meta)) return;
+    const version = `local-${Date.now().toString(36)}-${crypto.randomBytes(3).toString('hex')}`;
+    await loadTree(bucket, identity.tree, version);
+    await bucket.put(POINTER_KEY, JSON.stringify({ version, publishedAt: new Date().toISOString() }), {
+      httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: 'no-cache' },
+    });
+    const previous = published;
+    published = { ...identity, version };
+    // The Worker reads the pointer again within seconds; the previous version goes once none reads it.
+    if (previous) setTimeout(() => void removeVersion(bucket, previous.version).catch(() => {}), 15_000).unref();
+  };
+  try {
+    await refresh();
+  } catch (error) {
+    await miniflare.dispose();
+    throw error;
+  }
+  let edge: http.Server;
+  try {
+    edge = await startEdge(runtime, options);
+  } catch (error) {
+    await miniflare.dispose();
+    throw error;
+  }
+  const address = edge.address() as { port: number };
+  const timer = setInterval(() => {
+    if (closed) return;
+    loading = loading.then(refresh).catch((error: unknown) => {
+      process.stderr.write(`wallet-snapshot serve: could not load ${options.dir} into the local bucket: ${(error as Error).message}\n`);
+    });
+  }, WATCH_INTERVAL_MS);
+  timer.unref();
+  return {
+    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${address.port}`,
+    loaded: async () => {
+      await refresh();
+    },
+    close: async () => {
+      closed = true;
+      clearInterval(timer);
+      await loading.catch(() => {});
+      await new Promise<void>((resolve) => {
+        edge.close(() => resolve());
+        edge.closeAllConnections();
+      });
+      await miniflare.dispose();
+    },
+  };
+}
+
+/** The Node proxy in front of workerd (see the top of this file). */
+async function startEdge(runtime: URL, options: { port: number; host: string }): Promise<http.Server> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
+  const edge = http.createServer({ requireHostHeader: false }, (req, res) => {
+    const headers = { ...req.headers, 'accept-encoding': req.headers['accept-encoding'] ?? 'identity' };
+    const upstream = http.request({ host: runtime.hostname, port: runtime.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.pipe(upstream);
+  });
+  answerUnparsedRequests(edge);
+  await new Promise<void>((resolve, reject) => {
+    edge.once('error', reject);
+    edge.listen(options.port, options.host, () => resolve());
+  });
+  return edge;
+}
+
+/** The real folder a tree path resolves to and its meta file's mtime: a rebuild changes one. */
+function treeIdentity(dir: string): { tree: string; meta: number } | null {
+  try {
+    const tree = fs.realpathSync(dir);
+    return { tree, meta: fs.statSync(path.join(tree, ...META_FILE.split('/'))).mtimeMs };
+  } catch {
+    return null;
+  }
+}
+
+/** The members of Miniflare's R2 bucket that loading a tree uses. */
+interface LocalBucket {
+  put(key: string, value: Uint8Array | string, options: { httpMetadata: Record<string, string>; customMetadata?: Record<string, string> }): Promise<unknown>;
+  list(options: { prefix: string; cursor?: string }): Promise<{ objects: { key: string }[]; truncated: boolean; cursor?: string }>;
+  delete(keys: string[]): Promise<void>;
+}
+
+/** Every file of the tree under the version's prefix, JSON stored gzip-compressed as publish stores it. */
+async function loadTree(bucket: LocalBucket, tree: string, version: string): Promise<void> {
+  const limit = pLimit(LOAD_CONCURRENCY);
+  const puts: Promise<unknown>[] = [];
+  for (const entry of fs.readdirSync(tree, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const key = path.relative(tree, file).split(path.sep).join('/');
+    puts.push(limit(async () => {
+      const bytes = await fs.promises.readFile(file);
+      const stats = await fs.promises.stat(file);
+      const json = key.endsWith('.json');
+      // A copy in an ArrayBuffer of its own: Miniflare cannot pass a view of Node's pooled buffers.
+      const stored = new Uint8Array(json ? zlib.gzipSync(bytes) : bytes);
+      await bucket.put(`${versionPrefix(version)}${key}`, stored, {
+        httpMetadata: {
+          contentType: json ? JSON_CONTENT_TYPE : getMimeType(key) ?? 'application/octet-stream',
+          cacheControl: DOCUMENT_CACHE_CONTROL,
+          ...(json ? { contentEncoding: 'gzip' } : {}),
+        },
+        customMetadata: { sha256: crypto.createHash('sha256').update(bytes).digest('hex'), mtime: String(Math.floor(stats.mtimeMs)) },
+      });
+    }));
+  }
+  await Promise.all(puts);
+}
+
+async function removeVersion(bucket: LocalBucket, version: string): Promise<void> {
+  let cursor: string | undefined;
+  do {
+    const listed = await bucket.list({ prefix: versionPrefix(version), cursor });
+    if (listed.objects.length > 0) await bucket.delete(listed.objects.map((object) => object.key));
+    cursor = listed.truncated ? listed.cursor : undefined;
+  } while (cursor);
+}

@@ -1,0 +1,229 @@
+/**
+ * The HTTP interface on every host: one suite, run against the Node server and against the
+ * Cloudflare Worker in workerd (its R2 bucket loaded from the same tree), over real HTTP on a
+ * loopback port. Both must give the same answers.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
+import { A, SUB, balance, build, unix, type Built } from './helpers/fixtures.ts';
+import { request, type Answer } from './helpers/http.ts';
+import { RUNTIMES, startHost, type Host, type Runtime } from './helpers/hosts.ts';
+
+const ny = (local: string) => unix(`${local}-05:00`);
+const UNKNOWN = '0x' + '9'.repeat(40);
+const portfolio = `/v1/address/${A}/portfolio`;
+const daily = `/v1/address/${A}/portfolio/daily`;
+let built: Built;
+const fileText = (file: string) => fs.readFileSync(path.join(built.out, file), 'utf8');
+/** What each runtime answered to the same requests, compared at the end. */
+const answers = new Map<Runtime, Map<string, Answer>>();
+
+async function tree(): Promise<Built> {
+  built ??= await build({
+    balances: [
+      balance({ address: A, block_number: 1, timestamp: ny('2025-11-16T10:00:00'), balance: '123456789012345678901234' }),
+      balance({ address: SUB, block_number: 2, timestamp: ny('2025-11-18T10:00:00'), token: 'venueBUsdc', balance: '2500000' }),
+    ],
+    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
+    prices: [{ chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 }],
+    seasons: [{ season: 1, as_of: '2025-11-05' }, { season: 2, as_of: null }],
+    points: [{ season: 2, date: '2025-11-20', address: A, points: 10 }],
+  });
+  return built;
+}
+
+for (const runtime of RUNTIMES) {
+  const Http = suite(`HTTP interface (${runtime})`);
+  let host: Host;
+  let base: string;
+  const seen = new Map<string, Answer>();
+  answers.set(runtime, seen);
+  /** A request, remembered for the comparison of runtimes. */
+  const ask = async (path: string, options: { method?: string; headers?: Record<string, string> } = {}) => {
+    const answer = await request(base, path, options);
+    seen.set(`${options.method ?? 'GET'} ${path} ${JSON.stringify(options.headers ?? {})}`, answer);
+    return answer;
+  };
+
+  Http.before(async () => {
+    host = await startHost(runtime, (await tree()).out);
+    base = host.url;
+  });
+  Http.after(() => host.close());
+
+  Http('the documents answer exactly the files; addresses in any case', async () => {
+    const history = await ask(portfolio.replace(A, A.toUpperCase().replace('0X', '0x')));
+    assert.is(history.status, 200);
+    assert.is(history.text, fileText(`v1/address/${A}/portfolio.json`));
+    assert.is((await ask(daily)).text, fileText(`v1/address/${A}/portfolio/daily.json`));
+    assert.is((await ask('/v1/leaderboard/s2')).text, fileText('v1/leaderboard/s2.json'));
+    assert.is((await ask('/v1/openapi.json')).text, fileText('v1/openapi.json'));
+  });
+
+  Http('from/to filter the days, keep asOf, and keep every digit of the balances', async () => {
+    const both = await ask(`${daily}?from=2025-11-17&to=2025-11-18`);
+    assert.is(both.status, 200);
+    assert.equal(both.json.days.map((d: any) => d.date), ['2025-11-17', '2025-11-18']);
+    assert.is(both.json.asOf, '2025-11-20');
+    assert.match(both.text, '"balance":123456.789012345678901234,');
+    assert.equal((await ask(`${daily}?from=2025-11-19`)).json.days.map((d: any) => d.date), ['2025-11-19', '2025-11-20']);
+    assert.equal((await ask(`${daily}?to=2025-11-16`)).json.days.map((d: any) => d.date), ['2025-11-16']);
+    assert.equal((await ask(`${daily}?from=2025-12-01`)).json, { asOf: '2025-11-20', days: [] });
+    assert.equal((await ask(`${daily}?to=2025-11-16&utm_source=x&from_=1`)).json.days.length, 1);
+  });
+
+  Http('well-formed addresses without files get the no-history answers with 200', async () => {
+    assert.equal((await ask(`/v1/address/${UNKNOWN}/portfolio`)).json, {});
+    const days = await ask(`/v1/address/${UNKNOWN.toUpperCase().replace('0X', '0x')}/portfolio/daily?from=2025-11-01`);
+    assert.is(days.status, 200);
+    assert.equal(days.json, { asOf: '2025-11-20', days: [] });
+    assert.equal((await ask(`/v1/address/${SUB}/portfolio`)).json, {});
+  });
+
+  Http('400s: bad address, bad or repeated or inverted from/to, malformed or unknown season', async () => {
+    const cases = [
+      '/v1/address/0x123/portfolio',
+      `/v1/address/${A}g/portfolio/daily`,
+      `/v1/address/0x${'z'.repeat(40)}/portfolio`,
+      `/v1/address/0x12/points`,
+      `${daily}?from=2025-1-01`,
+      `${daily}?to=20251101`,
+      `${daily}?from=2025-02-30`,
+      `${daily}?from=2025-11-01&from=2025-11-02`,
+      `${daily}?to=2025-11-01&to=2025-11-01`,
+      `${daily}?from=2025-11-19&to=2025-11-18`,
+      `${daily}?from=`,
+      '/v1/leaderboard/s0',
+      '/v1/leaderboard/s01',
+      '/v1/leaderboard/1',
+      '/v1/leaderboard/S1',
+      '/v1/leaderboard/s9',
+      '/v1/leaderboard/',
+      '/v1/leaderboard',
+    ];
+    for (const path of cases) {
+      const answer = await ask(path);
+      assert.is(answer.status, 400, path);
+      assert.equal(Object.keys(answer.json), ['error'], path);
+      assert.is(answer.headers['cache-control'], 'no-cache', path);
+    }
+    assert.match((await ask('/v1/leaderboard/s9')).json.error, 'not a known season');
+    assert.match((await ask(`${daily}?from=2025-11-19&to=2025-11-18`)).json.error, 'later than');
+  });
+
+  Http('404 for any other path; 405 with Allow for other methods; each with an error body', async () => {
+    for (const path of ['/v1', '/v2/leaderboard/s1', `/v1/address/${A}`, `/v1/address/${A}/portfolio/weekly`, '/v1/leaderboard/s1/x', '/_snapshot/meta.json', `${portfolio}.json`, `${portfolio}/`]) {
+      const answer = await ask(path);
+      assert.is(answer.status, 404, path);
+      assert.type(answer.json.error, 'string', path);
+    }
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const answer = await ask(portfolio, { method });
+      assert.is(answer.status, 405, method);
+      assert.is(answer.headers.allow, 'GET, HEAD, OPTIONS');
+      assert.type(answer.json.error, 'string');
+    }
+  });
+
+  Http('OPTIONS answers 204 with the CORS headers, echoing the requested headers', async () => {
+    const preflight = await ask(daily, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'X-Api-Key, content-type' } });
+    assert.is(preflight.status, 204);
+    assert.is(preflight.text, '');
+    assert.is(preflight.headers['access-control-allow-origin'], '*');
+    assert.is(preflight.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS');
+    assert.is(preflight.headers['access-control-allow-headers'], 'X-Api-Key, content-type');
+    assert.is(preflight.headers['access-control-max-age'], '86400');
+    const plain = await ask('/anything', { method: 'OPTIONS' });
+    assert.is(plain.status, 204);
+    assert.is(plain.headers['access-control-allow-headers'], undefined);
+  });
+
+  Http('every response carries content type, CORS, an ETag and Cache-Control', async () => {
+    const requests = [[portfolio, 'GET'], [daily, 'GET'], [`${daily}?from=2025-11-17`, 'GET'], ['/v1/leaderboard/s1', 'HEAD'], [`/v1/address/${UNKNOWN}/portfolio`, 'GET'], ['/v1/leaderboard/s9', 'GET'], ['/nope', 'GET'], [portfolio, 'POST'], [portfolio, 'OPTIONS']] as const;
+    for (const [path, method] of requests) {
+      const answer = await ask(path, { method });
+      assert.is(answer.headers['content-type'], 'application/json; charset=utf-8', `${method} ${path}`);
+      assert.is(answer.headers['access-control-allow-origin'], '*', `${method} ${path}`);
+      assert.match(answer.headers.etag ?? '', /^W\/"[^"]+"$/, `${method} ${path}`);
+      assert.ok(answer.headers['cache-control'], `${method} ${path}`);
+    }
+    assert.is((await ask(portfolio)).headers['cache-control'], 'public, max-age=300, must-revalidate');
+  });
+
+  Http('conditional requests follow RFC 9110: lists, weak comparison, *, and If-Modified-Since only without If-None-Match', async () => {
+    for (const path of [portfolio, daily, `${daily}?from=2025-11-17`, '/v1/leaderboard/s1', `/v1/address/${UNKNOWN}/portfolio/daily`]) {
+      const first = await ask(path);
+      const etag = first.headers.etag!;
+      const modified = first.headers['last-modified']!;
+      const conditional = async (headers: Record<string, string>) => ask(path, { headers });
+      const listed = await conditional({ 'If-None-Match': `"zzz", ${etag}` });
+      assert.is(listed.status, 304, `${path} list`);
+      assert.is(listed.text, '');
+      assert.is(listed.headers.etag, etag);
+      assert.is(listed.headers['cache-control'], 'public, max-age=300, must-revalidate');
+      assert.is((await conditional({ 'If-None-Match': etag.replace(/^W\//, '') })).status, 304, `${path} strong form`);
+      assert.is((await conditional({ 'If-None-Match': '*' })).status, 304, `${path} *`);
+      assert.is((await conditional({ 'If-None-Match': '"zzz"' })).status, 200, `${path} other tag`);
+      assert.is((await conditional({ 'If-Modified-Since': modified })).status, 304, `${path} IMS`);
+      assert.is((await conditional({ 'If-Modified-Since': 'Thu, 01 Jan 1970 00:00:00 GMT' })).status, 200, `${path} old IMS`);
+      assert.is((await conditional({ 'If-None-Match': '"zzz"', 'If-Modified-Since': modified })).status, 200, `${path} INM wins`);
+    }
+    // A different range is a different representation.
+    const one = await ask(`${daily}?from=2025-11-17`);
+    assert.is((await ask(`${daily}?from=2025-11-18`, { headers: { 'If-None-Match': one.headers.etag! } })).status, 200);
+  });
+
+  Http('Range is ignored: the whole document, 200', async () => {
+    for (const range of ['bytes=0-9', 'bytes=999999-', 'bytes=5-2']) {
+      const answer = await ask(portfolio, { headers: { Range: range } });
+      assert.is(answer.status, 200, range);
+      assert.is(answer.text, fileText(`v1/address/${A}/portfolio.json`), range);
+    }
+  });
+
+  Http('gzip when accepted (filtered and unfiltered, errors too), identity otherwise; HEAD has the headers and no body', async () => {
+    for (const path of [daily, `${daily}?to=2025-11-18`, '/v1/leaderboard/s2', '/v1/leaderboard/s9', `/v1/address/${UNKNOWN}/portfolio`]) {
+      const gzipped = await ask(path, { headers: { 'Accept-Encoding': 'gzip' } });
+      assert.is(gzipped.headers['content-encoding'], 'gzip', path);
+      const plain = await ask(path, { headers: { 'Accept-Encoding': 'identity' } });
+      assert.is(plain.headers['content-encoding'], undefined, path);
+      assert.is(gzipped.text, plain.text, path);
+    }
+    const head = await ask(daily, { method: 'HEAD', headers: { 'Accept-Encoding': 'identity' } });
+    assert.is(head.status, 200);
+    assert.is(head.text, '');
+    assert.is(Number(head.headers['content-length']), fileText(`v1/address/${A}/portfolio/daily.json`).length);
+  });
+
+  Http('hostile paths get a 4xx, never a file from outside the tree', async () => {
+    fs.writeFileSync(path.join(path.dirname(built.out), 'secret.json'), '{"secret":true}');
+    for (const path of ['/../secret.json', '/v1/../../secret.json', '/v1/address/..%2f..%2f..%2fsecret/portfolio', '/v1/%2e%2e/%2e%2e/secret.json', '/v1/address/%2e%2e/portfolio', '/v1/address/%/portfolio', '/v1/address/%E0%A4%A/portfolio', '/v1/leaderboard/s1%00', `/v1/address/${A}%00/portfolio`, '/explorer/..%2f..%2fsecret.json', `/v1/${'a'.repeat(5_000)}`]) {
+      const answer = await ask(path);
+      assert.ok(answer.status >= 400 && answer.status < 500, `${path.slice(0, 60)} answered ${answer.status}`);
+      assert.not.match(answer.text, 'secret":true');
+    }
+    assert.is((await ask(portfolio)).status, 200);
+  });
+
+  Http.run();
+}
+
+const Same = suite('every runtime answers alike');
+
+Same('status, body and the interface headers are the same on Node and in workerd', () => {
+  const [node, workerd] = RUNTIMES.map((runtime) => answers.get(runtime)!);
+  assert.ok(node!.size > 50);
+  for (const [key, expected] of node!) {
+    const actual = workerd!.get(key);
+    assert.ok(actual, `workerd was not asked ${key}`);
+    assert.is(actual!.status, expected.status, key);
+    assert.is(actual!.text, expected.text, key);
+    for (const header of ['content-type', 'access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age', 'allow', 'etag', 'cache-control', 'last-modified', 'content-encoding']) {
+      assert.is(actual!.headers[header], expected.headers[header], `${key}: ${header}`);
+    }
+  }
+});
+
+Same.run();
