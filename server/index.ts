@@ -30,6 +30,7 @@ export function createPreviewServer(options: ServerOptions): http.Server {
   const server = http.createServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     // HTTP/1.0 does not require Host.
     if (req.headers.host === undefined && req.httpVersion === '1.0') req.headers.host = 'localhost';
+    holdBackPipelining(req.socket, res);
     void listener(req, res);
   });
   answerUnparsedRequests(server);
@@ -55,6 +56,31 @@ export function answerUnparsedRequests(server: http.Server): void {
   server.on('connect', (req: http.IncomingMessage, socket: Duplex) => {
     writeRawError(socket, 405, `The method ${req.method} is not allowed; use GET, HEAD or OPTIONS.`, { Allow: ALLOWED_METHODS.join(', ') });
   });
+}
+
+/** Answers in progress on one connection beyond which it is read no further. */
+const MAX_ANSWERS_IN_FLIGHT = 16;
+/** Bytes waiting for a client to read beyond which its connection is read no further. */
+const MAX_UNREAD_BYTES = 1 << 20;
+const inFlight = new WeakMap<Duplex, number>();
+
+/**
+ * A client that pipelines requests without reading the answers would otherwise have every request
+ * parsed and answered into memory: Node pauses such a connection only when answers are already
+ * waiting at the moment a request is parsed, and ours are made asynchronously. So the connection
+ * is paused the way Node pauses it (its `_paused` flag, which also stops its parser after the
+ * current chunk) while 16 answers are unfinished or 1 MB waits to be read; Node reads on once the
+ * answers drain.
+ */
+function holdBackPipelining(socket: Duplex, res: http.ServerResponse): void {
+  const count = (inFlight.get(socket) ?? 0) + 1;
+  inFlight.set(socket, count);
+  res.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
+  const flagged = socket as Duplex & { _paused?: boolean };
+  if (!flagged._paused && (count >= MAX_ANSWERS_IN_FLIGHT || socket.writableLength > MAX_UNREAD_BYTES)) {
+    flagged._paused = true;
+    socket.pause();
+  }
 }
 
 function errorResponseOf(status: number, message: string): Response {
