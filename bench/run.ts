@@ -81,21 +81,30 @@ const flush = () => {
   spawnSync('sync');
 };
 
-// 3. The preview server under load: daily documents with and without from/to, 64 connections.
+// 3. Both hosts of the request handler under load: daily documents with and without from/to, 64
+// connections. The Worker's local R2 bucket (Miniflare's simulator) takes a few hundred objects a
+// second, so it is loaded with the files these requests read: the shared files and the wallets
+// asked for, hard-linked into a tree of their own.
 flush();
-log('load-testing the preview server...');
 const addresses = fs.readdirSync(path.join(out, 'v1/address')).slice(0, 2000);
-const server = spawn(process.execPath, [CLI, 'serve', '--dir', out, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const base = await new Promise<string>((resolve, reject) => {
-  server.stdout!.on('data', (data: Buffer) => {
-    const match = /at (http:\/\/\S+)/.exec(String(data));
-    if (match) resolve(match[1]!);
+const loadTests: Record<'node' | 'workerd', { unfiltered: LoadFigures; filtered: LoadFigures }> = {} as never;
+for (const runtime of ['node', 'workerd'] as const) {
+  log(`load-testing the ${runtime === 'node' ? 'Node server' : 'Worker in workerd'}...`);
+  const dir = runtime === 'node' ? out : linkSampleTree(out, path.join(work, 'worker-tree'), addresses);
+  const server = spawn(process.execPath, [CLI, 'serve', '--dir', dir, '--port', '0', '--runtime', runtime], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const base = await new Promise<string>((resolve, reject) => {
+    server.stdout!.on('data', (data: Buffer) => {
+      const match = /at (http:\/\/\S+)/.exec(String(data));
+      if (match) resolve(match[1]!);
+    });
+    server.on('exit', () => reject(new Error(`the ${runtime} server stopped`)));
   });
-  server.on('exit', () => reject(new Error('the preview server stopped')));
-});
-const unfiltered = await load(base, (i) => `/v1/address/${addresses[i % addresses.length]}/portfolio/daily`);
-const filtered = await load(base, (i) => `/v1/address/${addresses[i % addresses.length]}/portfolio/daily?from=2025-10-21&to=${AS_OF}`);
-server.kill('SIGTERM');
+  const unfiltered = await load(base, (i) => `/v1/address/${addresses[i % addresses.length]}/portfolio/daily`);
+  const filtered = await load(base, (i) => `/v1/address/${addresses[i % addresses.length]}/portfolio/daily?from=2025-10-21&to=${AS_OF}`);
+  loadTests[runtime] = { unfiltered, filtered };
+  server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
+}
 
 // 4. The filesystem floor: the same files, the same sizes, written from Node with nothing computed,
 // once one after another with synchronous calls and once with 64 asynchronous writes in flight.
@@ -127,7 +136,8 @@ const figures = {
   },
   floor: { syncSeconds: round(syncFloor.seconds), asyncSeconds: round(asyncFloor.seconds), seconds: round(floorSeconds) },
   buildOverFloor: round(buildSeconds / floorSeconds),
-  server: { connections: 64, unfiltered, filtered },
+  server: { connections: 64, ...loadTests.node },
+  worker: { connections: 64, ...loadTests.workerd },
 };
 
 process.stdout.write(`
@@ -137,8 +147,10 @@ build                   ${figures.build.wallSeconds} s, peak RSS ${figures.build
   throughput            ${figures.build.balanceRowsPerSecond} balance rows/s, ${figures.build.filesPerSecond} files/s, ${(summary.bytes / 2 ** 30).toFixed(2)} GiB
 filesystem floor        ${figures.floor.seconds} s (sync ${figures.floor.syncSeconds} s, async x64 ${figures.floor.asyncSeconds} s)
 build / floor           ${figures.buildOverFloor}
-server, daily           ${unfiltered.requestsPerSecond} req/s, p50 ${unfiltered.p50} ms, p99 ${unfiltered.p99} ms
-server, daily from/to   ${filtered.requestsPerSecond} req/s, p50 ${filtered.p50} ms, p99 ${filtered.p99} ms
+Node server, daily      ${figures.server.unfiltered.requestsPerSecond} req/s, p50 ${figures.server.unfiltered.p50} ms, p99 ${figures.server.unfiltered.p99} ms
+  daily from/to         ${figures.server.filtered.requestsPerSecond} req/s, p50 ${figures.server.filtered.p50} ms, p99 ${figures.server.filtered.p99} ms
+Worker (workerd), daily ${figures.worker.unfiltered.requestsPerSecond} req/s, p50 ${figures.worker.unfiltered.p50} ms, p99 ${figures.worker.unfiltered.p99} ms
+  daily from/to         ${figures.worker.filtered.requestsPerSecond} req/s, p50 ${figures.worker.filtered.p50} ms, p99 ${figures.worker.filtered.p99} ms
 `);
 process.stdout.write(`${JSON.stringify(figures)}\n`);
 
@@ -147,7 +159,7 @@ process.stdout.write(`${JSON.stringify(figures)}\n`);
 // this size removes the trees first.
 if (!keep) {
   log('removing the floor trees and the built tree...');
-  for (const target of [...floorTargets, out]) fs.rmSync(target, { recursive: true, force: true });
+  for (const target of [...floorTargets, out, path.join(work, 'worker-tree')]) fs.rmSync(target, { recursive: true, force: true });
 }
 
 function round(value: number | null): number | null {
@@ -162,8 +174,28 @@ function run(command: string, args: string[]): Promise<number | null> {
   });
 }
 
+interface LoadFigures {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** The shared files of a tree and the folders of `wallets`, hard-linked into `target`. */
+function linkSampleTree(tree: string, target: string, wallets: string[]): string {
+  fs.rmSync(target, { recursive: true, force: true });
+  const source = fs.realpathSync(tree);
+  const kept = new Set(wallets);
+  for (const { file: relative } of listTree(source)) {
+    const parts = relative.split(path.sep);
+    if (parts[0] === 'v1' && parts[1] === 'address' && !kept.has(parts[2]!)) continue;
+    fs.mkdirSync(path.dirname(path.join(target, relative)), { recursive: true });
+    fs.linkSync(path.join(source, relative), path.join(target, relative));
+  }
+  return target;
+}
+
 /** A warm-up pass (the server's file cache fills as a running server's would), then the measure. */
-async function load(base: string, pathOf: (i: number) => string) {
+async function load(base: string, pathOf: (i: number) => string): Promise<LoadFigures> {
   let i = 0;
   const options = { url: base, connections: 64, requests: [{ setupRequest: (request: object) => ({ ...request, path: pathOf(i++) }) }] };
   await autocannon({ ...options, duration: 2 });

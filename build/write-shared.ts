@@ -27,7 +27,7 @@ export async function writeSharedFiles(writer: TreeWriter, leaderboards: Leaderb
   await writer.write(OPENAPI_FILE, JSON.stringify(openApiDocument()));
   await writer.write(NETLIFY_HEADERS_FILE, netlifyHeaders());
   await writer.write(NETLIFY_REDIRECTS_FILE, netlifyRedirects(meta.seasons));
-  await writer.write(CLOUDFRONT_FUNCTION_FILE, cloudFrontViewerRequest());
+  await writer.write(CLOUDFRONT_FUNCTION_FILE, cloudFrontViewerRequest(meta.seasons));
 }
 
 async function writeDocument<T>(writer: TreeWriter, file: string, schema: z.ZodType<T>, document: T): Promise<void> {

@@ -28,28 +28,55 @@ test('Netlify / Cloudflare Pages: _headers and _redirects cover every /v1 path',
   const redirects = fs.readFileSync(path.join(out, '_redirects'), 'utf8');
   assert.match(redirects, '/v1/address/:address/portfolio/daily  /v1/address/:address/portfolio/daily.json  200');
   assert.match(redirects, '/v1/address/:address/portfolio        /v1/address/:address/portfolio.json        200');
+  assert.match(redirects, '/v1/address/:address/points           /v1/address/:address/points.json           200');
+  assert.match(redirects, '/v1/seasons                           /v1/seasons.json                           200');
   assert.match(redirects, '/v1/leaderboard/s2  /v1/leaderboard/s2.json  200');
 });
 
-test('the CloudFront function rewrites to the .json objects and answers 400/404/405', async () => {
+test('the CloudFront function rewrites to the .json objects and answers what the handler answers before reading a file', async () => {
   const root = tempDir();
-  const input = await writeInputs(path.join(root, 'in'), {});
+  const input = await writeInputs(path.join(root, 'in'), { seasons: [{ season: 1, as_of: null }, { season: 12, as_of: null }] });
   const out = path.join(root, 'public');
   await buildSnapshot(resolveBuildConfig({ input, out, now, progress: 'quiet' }));
   const context = vm.createContext({});
   vm.runInContext(fs.readFileSync(path.join(out, '_snapshot/cloudfront/viewer-request.js'), 'utf8'), context);
-  const handle = (uri: string, method = 'GET') => context.handler({ request: { method, uri, querystring: {} } });
+  type Query = Record<string, { value: string; multiValue?: { value: string }[] }>;
+  const handle = (uri: string, method = 'GET', querystring: Query = {}, headers: Record<string, { value: string }> = {}) =>
+    context.handler({ request: { method, uri, querystring, headers } });
   const upper = '0x' + 'A'.repeat(40);
   assert.is(handle(`/v1/address/${upper}/portfolio`).uri, `/v1/address/${upper.toLowerCase()}/portfolio.json`);
   assert.is(handle(`/v1/address/${A}/portfolio/daily`).uri, `/v1/address/${A}/portfolio/daily.json`);
+  assert.is(handle(`/v1/address/${A}/points`).uri, `/v1/address/${A}/points.json`);
   assert.is(handle('/v1/leaderboard/s12').uri, '/v1/leaderboard/s12.json');
+  assert.is(handle('/v1/seasons').uri, '/v1/seasons.json');
   assert.is(handle('/v1/openapi.json').uri, '/v1/openapi.json');
-  assert.is(handle('/v1/address/0x12/portfolio').statusCode, 400);
-  assert.is(handle('/v1/leaderboard/s0').statusCode, 400);
+  assert.is(handle('/').uri, '/index.html');
+  const day = (value: string) => ({ value });
+  const accepted = handle(`/v1/address/${A}/portfolio/daily`, 'GET', { from: day('2025-11-01'), to: day('2025-11-02') });
+  assert.is(accepted.uri, `/v1/address/${A}/portfolio/daily.json`);
+  for (const [uri, query] of [
+    ['/v1/address/0x12/portfolio', {}],
+    ['/v1/leaderboard/s0', {}],
+    ['/v1/leaderboard', {}],
+    ['/v1/leaderboard/s2', {}],
+    [`/v1/address/${A}/portfolio/daily`, { from: day('2025-02-30') }],
+    [`/v1/address/${A}/portfolio/daily`, { to: day('20251101') }],
+    [`/v1/address/${A}/portfolio/daily`, { from: day('2025-11-03'), to: day('2025-11-02') }],
+    [`/v1/address/${A}/portfolio/daily`, { from: { value: '2025-11-01', multiValue: [day('2025-11-01'), day('2025-11-02')] } }],
+  ] as [string, Query][]) {
+    const answer = handle(uri, 'GET', query);
+    assert.is(answer.statusCode, 400, `${uri} ${JSON.stringify(query)}`);
+    assert.equal(Object.keys(JSON.parse(answer.body.data)), ['error']);
+    assert.is(answer.headers['access-control-allow-origin'].value, '*');
+  }
   assert.is(handle('/v1/other').statusCode, 404);
   const post = handle(`/v1/address/${A}/portfolio`, 'POST');
   assert.is(post.statusCode, 405);
-  assert.equal(Object.keys(JSON.parse(post.body.data)), ['error']);
+  assert.is(post.headers.allow.value, 'GET, HEAD, OPTIONS');
+  const preflight = handle(`/v1/address/${A}/portfolio`, 'OPTIONS', {}, { 'access-control-request-headers': { value: 'X-Api-Key' } });
+  assert.is(preflight.statusCode, 204);
+  assert.is(preflight.headers['access-control-allow-headers'].value, 'X-Api-Key');
+  assert.is(preflight.headers['access-control-allow-methods'].value, 'GET, HEAD, OPTIONS');
 });
 
 test('the manifest: same input, same hashes; a changed input changes exactly the affected files', async () => {
