@@ -4,8 +4,10 @@
  * standards are used here (Request, Response, Headers, URL, CompressionStream, crypto.subtle), so
  * it runs unchanged on Node and in workerd.
  *
- * Middleware, outermost first: the headers every response carries -> CORS (answers OPTIONS) ->
- * the method and URL checks -> compression -> conditional requests -> the routes.
+ * Each answer is made whole where it is decided (its headers, its 304), so that middleware never
+ * rebuilds a finished response on the common path: on Node that halved the requests a second
+ * (docs/decisions.md). Middleware, outermost first: CORS (answers OPTIONS) -> the method and URL
+ * checks -> compression, for clients that accept it -> the routes.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
@@ -48,20 +50,22 @@ export interface HostOptions {
 export function createApp(store: TreeStore, host: HostOptions = { compression: 'handler' }): Hono {
   const app = new Hono({ strict: true });
 
-  app.use(everyResponseHeaders);
-  app.use(cors({ origin: '*', allowMethods: [...ALLOWED_METHODS], maxAge: CORS_MAX_AGE_SECONDS }));
+  const preflight = cors({ origin: '*', allowMethods: [...ALLOWED_METHODS], maxAge: CORS_MAX_AGE_SECONDS });
+  app.use(async (c, next) => {
+    if (c.req.method !== 'OPTIONS') return next();
+    const answer = await preflight(c, next);
+    return answer ? completedPreflight(c, answer) : answer;
+  });
   app.use(async (c, next) => {
     if (!ALLOWED_METHODS.includes(c.req.method as (typeof ALLOWED_METHODS)[number])) {
-      const response = errorResponse(405, `The method ${c.req.method.slice(0, 20)} is not allowed; use GET, HEAD or OPTIONS.`);
-      response.headers.set('Allow', ALLOWED_METHODS.join(', '));
-      return response;
+      return errorResponse(405, `The method ${c.req.method.slice(0, 20)} is not allowed; use GET, HEAD or OPTIONS.`, { Allow: ALLOWED_METHODS.join(', ') });
     }
     const target = c.req.url.length - new URL(c.req.url).origin.length;
     if (target > MAX_URL_LENGTH) return errorResponse(414, `The request URL is longer than ${MAX_URL_LENGTH} characters.`);
     await next();
   });
-  app.use(host.compression === 'handler' ? compress({ threshold: 0 }) : runtimeCompression);
-  app.use(conditionalRequests);
+  const compression = host.compression === 'handler' ? compress({ threshold: 0 }) : runtimeCompression;
+  app.use((c, next) => (acceptsGzip(c.req.header('Accept-Encoding')) ? compression(c, next) : next()));
 
   const address = (c: Context): string | Response => {
     const value = c.req.param('address') ?? '';
@@ -84,12 +88,8 @@ export function createApp(store: TreeStore, host: HostOptions = { compression: '
     const tree = await store.open();
     const file = (await tree.read(dailyFile(wallet))) ?? (await tree.read(NO_HISTORY_DAILY_FILE));
     if (!file) return snapshotMissing();
-    const body = filterDaily(await uncompressed(file), range.from, range.to);
-    return documentResponse(body, {
-      etag: weakEtag(`${file.digest.slice(0, 32)}-${range.from ?? ''}-${range.to ?? ''}`),
-      modified: file.modified,
-      contentType: JSON_CONTENT_TYPE,
-    });
+    const options = { etag: weakEtag(`${file.digest.slice(0, 32)}-${range.from ?? ''}-${range.to ?? ''}`), modified: file.modified, contentType: JSON_CONTENT_TYPE };
+    return notModified(c, documentHeaders(options)) ?? documentResponse(filterDaily(await uncompressed(file), range.from, range.to), options);
   });
 
   app.get('/v1/address/:address/points', async (c) => {
@@ -146,47 +146,40 @@ const runtimeCompression: MiddlewareHandler = async (c, next) => {
   headers.delete('Content-Length');
 };
 
-/** Content-Type, CORS, a validator and Cache-Control on every response, whatever produced it. */
-const everyResponseHeaders: MiddlewareHandler = async (c, next) => {
-  await next();
+/**
+ * Hono's cors middleware answers the preflight; the lists are written as the interface documents
+ * them (it joins without spaces), the requested headers echoed as sent, and the headers every
+ * answer carries added.
+ */
+function completedPreflight(c: Context, answer: Response): Response {
+  // Hono copies the context's headers onto the answer a middleware returns: the final values go
+  // there too.
   const headers = c.res.headers;
-  headers.set('Access-Control-Allow-Origin', '*');
-  if (!headers.has('Content-Type')) headers.set('Content-Type', JSON_CONTENT_TYPE);
-  if (c.req.method === 'OPTIONS') {
-    // Hono's cors middleware answers the preflight; the lists are written as the interface
-    // documents them (it joins without spaces), and the requested headers echoed as sent.
-    headers.set('Access-Control-Allow-Methods', ALLOWED_METHODS.join(', '));
-    const requested = c.req.header('Access-Control-Request-Headers');
-    if (requested !== undefined) headers.set('Access-Control-Allow-Headers', requested);
-    // A preflight's answer is the same for every path: the browser may keep it for a day.
-    headers.set('Cache-Control', `public, max-age=${CORS_MAX_AGE_SECONDS}`);
-    headers.set('ETag', weakEtag('options'));
-  }
-};
+  for (const [name, value] of answer.headers) headers.set(name, value);
+  headers.set('Access-Control-Allow-Methods', ALLOWED_METHODS.join(', '));
+  const requested = c.req.header('Access-Control-Request-Headers');
+  if (requested !== undefined) headers.set('Access-Control-Allow-Headers', requested);
+  headers.set('Content-Type', JSON_CONTENT_TYPE);
+  // A preflight's answer is the same for every path: the browser may keep it for a day.
+  headers.set('Cache-Control', `public, max-age=${CORS_MAX_AGE_SECONDS}`);
+  headers.set('ETag', weakEtag('options'));
+  return new Response(null, { status: 204, headers });
+}
 
 /**
  * RFC 9110 conditional GET and HEAD: If-None-Match (a list, weak comparison, `*`) and, only
- * without it, If-Modified-Since, by `fresh` (jshttp). A 304 keeps the validators, caching and
- * CORS headers the 200 would have had.
+ * without it, If-Modified-Since, decided by `fresh` (jshttp). A 304 keeps the validators,
+ * caching and CORS headers the 200 would have had.
  */
-const conditionalRequests: MiddlewareHandler = async (c, next) => {
-  await next();
-  if (c.res.status !== 200 || (c.req.method !== 'GET' && c.req.method !== 'HEAD')) return;
-  const request = {
-    'if-none-match': c.req.header('If-None-Match'),
-    'if-modified-since': c.req.header('If-Modified-Since'),
-    'cache-control': c.req.header('Cache-Control'),
-  };
-  const response = { etag: c.res.headers.get('ETag') ?? undefined, 'last-modified': c.res.headers.get('Last-Modified') ?? undefined };
-  if (!fresh(request, response)) return;
-  await c.res.body?.cancel();
-  const kept = new Headers();
-  for (const name of ['ETag', 'Last-Modified', 'Cache-Control', 'Content-Type', 'Vary']) {
-    const value = c.res.headers.get(name);
-    if (value !== null) kept.set(name, value);
-  }
-  c.res = new Response(null, { status: 304, headers: kept });
-};
+function notModified(c: Context, headers: Record<string, string>): Response | null {
+  const ifNoneMatch = c.req.header('If-None-Match');
+  const ifModifiedSince = c.req.header('If-Modified-Since');
+  if (ifNoneMatch === undefined && ifModifiedSince === undefined) return null;
+  const request = { 'if-none-match': ifNoneMatch, 'if-modified-since': ifModifiedSince, 'cache-control': c.req.header('Cache-Control') };
+  if (!fresh(request, { etag: headers.ETag, 'last-modified': headers['Last-Modified'] })) return null;
+  const { 'Content-Length': _length, 'Content-Encoding': _encoding, ...kept } = headers;
+  return new Response(null, { status: 304, headers: kept });
+}
 
 /** The document at `path`, else the one at `fallback` (the no-history answers). */
 async function documentOrFallback(c: Context, store: TreeStore, path: string, fallback: string | null): Promise<Response> {
@@ -203,6 +196,8 @@ async function documentOrFallback(c: Context, store: TreeStore, path: string, fa
  */
 async function storedResponse(c: Context, file: StoredFile, contentType: string): Promise<Response> {
   const options = { etag: weakEtag(file.digest.slice(0, 32)), modified: file.modified, contentType };
+  const unchanged = notModified(c, documentHeaders(options));
+  if (unchanged) return unchanged;
   if (file.encoding === 'gzip' && c.req.method !== 'HEAD' && acceptsGzip(c.req.header('Accept-Encoding'))) {
     const response = documentResponse(file.bytes, options, { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
     return response;
@@ -210,19 +205,29 @@ async function storedResponse(c: Context, file: StoredFile, contentType: string)
   return documentResponse(await uncompressed(file), options);
 }
 
-function documentResponse(body: Uint8Array<ArrayBuffer>, options: { etag: string; modified: number; contentType: string }, extra: Record<string, string> = {}): Response {
+interface DocumentOptions {
+  etag: string;
+  modified: number;
+  contentType: string;
+}
+
+/** The headers of a document's 200 (and, less its length and encoding, of its 304). */
+function documentHeaders(options: DocumentOptions): Record<string, string> {
+  return {
+    'Content-Type': options.contentType,
+    'Access-Control-Allow-Origin': '*',
+    'Cache-Control': DOCUMENT_CACHE_CONTROL,
+    ETag: options.etag,
+    'Last-Modified': new Date(options.modified).toUTCString(),
+  };
+}
+
+function documentResponse(body: Uint8Array<ArrayBuffer>, options: DocumentOptions, extra: Record<string, string> = {}): Response {
   return new Response(body, {
     status: 200,
     // Workers only: a body that is already compressed is sent as it is (other runtimes ignore this).
     ...(extra['Content-Encoding'] ? { encodeBody: 'manual' } : {}),
-    headers: {
-      ...extra,
-      'Content-Type': options.contentType,
-      'Content-Length': String(body.length),
-      'Cache-Control': DOCUMENT_CACHE_CONTROL,
-      ETag: options.etag,
-      'Last-Modified': new Date(options.modified).toUTCString(),
-    },
+    headers: { ...documentHeaders(options), ...extra, 'Content-Length': String(body.length) },
   });
 }
 

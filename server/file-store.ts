@@ -3,9 +3,15 @@
  * swaps atomically, so a request resolves it once and reads every file it needs under that one
  * build. A file is opened once and its size, identity and bytes all come from that descriptor:
  * a file swapped away between two system calls can never give a body of one version with the
- * length or validator of another.
+ * length or validator of another. Bytes read before are kept (an LRU) with the identity of the
+ * version they were read from, and served again while the path still names that version.
+ *
+ * The link and the cache checks use synchronous calls: on a tree the kernel has in its caches
+ * they take microseconds, where a round trip through libuv's thread pool per call made the
+ * server five times slower (docs/decisions.md).
  */
 import crypto from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
@@ -37,7 +43,7 @@ export class FileTreeStore implements TreeStore {
   async open(): Promise<TreeVersion> {
     let base = this.root;
     try {
-      base = await fs.realpath(this.root);
+      base = fsSync.realpathSync.native(this.root);
     } catch (error) {
       throwIfUnavailable(error);
     }
@@ -45,6 +51,18 @@ export class FileTreeStore implements TreeStore {
   }
 
   private async read(file: string): Promise<StoredFile | null> {
+    const cached = this.cache.get(file);
+    if (cached) {
+      let current: fsSync.Stats | undefined;
+      try {
+        current = fsSync.statSync(file, { throwIfNoEntry: false });
+      } catch (error) {
+        throwIfUnavailable(error);
+        if (!MISSING.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      }
+      if (!current) return null;
+      if (identityOf(current) === cached.identity) return cached.file;
+    }
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(file, 'r');
@@ -56,9 +74,7 @@ export class FileTreeStore implements TreeStore {
     try {
       const stats = await handle.stat();
       if (!stats.isFile()) return null;
-      const identity = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-      const cached = this.cache.get(file);
-      if (cached?.identity === identity) return cached.file;
+      const identity = identityOf(stats);
       const bytes = await readExactly(handle, stats.size, file);
       const stored: StoredFile = {
         bytes,
@@ -75,6 +91,11 @@ export class FileTreeStore implements TreeStore {
       await handle.close();
     }
   }
+}
+
+/** A file version: the same inode, size and modification time. */
+function identityOf(stats: fsSync.Stats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
 }
 
 /** The `size` bytes of an open file; a file cut shorter meanwhile is an error, never a short body. */
