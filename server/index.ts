@@ -69,6 +69,7 @@ export function createPreviewServer(options: ServerOptions): http.Server {
     let file = target.file;
     if (!fs.existsSync(resolveInTree(dir, file)) && 'fallback' in target && target.fallback) file = target.fallback;
     res.setHeader('Cache-Control', DOCUMENT_CACHE_CONTROL);
+    if (target.kind === 'file' && target.contentType) res.setHeader('Content-Type', target.contentType);
     req.url = `/${file}`;
     files(req, res, () => sendError(res, 404, 'No such document in the snapshot.'));
   };

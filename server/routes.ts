@@ -4,10 +4,10 @@
  * filesystem, so no request path can read outside the tree.
  */
 import { ADDRESS_PATTERN, isRealCalendarDate, SEASON_SEGMENT_PATTERN } from '../schemas/common.ts';
-import { dailyFile, leaderboardFile, NO_HISTORY_DAILY_FILE, NO_HISTORY_PORTFOLIO_FILE, OPENAPI_FILE, portfolioFile } from '../tree/layout.ts';
+import { ADDRESS_DIR, dailyFile, leaderboardFile, NO_HISTORY_DAILY_FILE, NO_HISTORY_PORTFOLIO_FILE, OPENAPI_FILE, portfolioFile } from '../tree/layout.ts';
 
 export type Route =
-  | { kind: 'file'; file: string; fallback?: string }
+  | { kind: 'file'; file: string; fallback?: string; contentType?: string }
   | { kind: 'daily'; file: string; fallback: string; from: string | null; to: string | null }
   | { kind: 'season'; file: string; season: string }
   | { kind: 'error'; status: number; message: string };
@@ -32,7 +32,17 @@ export function route(url: string): Route {
     segments.push(segment);
   }
   const [v1, resource, ...rest] = segments;
+  // The explorer page and its assets, served from the tree with their own content types.
+  if (rawPath === '/' || rawPath === '/index.html') return { kind: 'file', file: 'index.html', contentType: 'text/html; charset=utf-8' };
+  if (v1 === 'explorer' && rest.length === 0 && /^[\w-]+\.(js|css)$/.test(resource ?? '')) {
+    return { kind: 'file', file: `explorer/${resource}`, contentType: resource!.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8' };
+  }
   if (v1 !== 'v1') return notFound();
+  if (resource === 'seasons' && rest.length === 0) return { kind: 'file', file: 'v1/seasons.json' };
+  if (resource === 'address' && rest.length === 2 && rest[1] === 'points') {
+    if (!ADDRESS_PATTERN.test(rest[0]!)) return error(400, `The address "${truncate(rest[0]!)}" is not 0x followed by 40 hex digits.`);
+    return { kind: 'file', file: `${ADDRESS_DIR}/${rest[0]!.toLowerCase()}/points.json`, fallback: '_snapshot/no-history/points.json' };
+  }
 
   if (resource === 'address' && rest.length >= 2 && rest[1] === 'portfolio' && rest.length <= 3) {
     const [address, , daily] = rest;

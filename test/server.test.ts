@@ -107,7 +107,7 @@ Server('400s: bad address, bad or repeated or inverted from/to, malformed or unk
 
 Server('404 for any other path, 405 for other methods, each with an error body', async () => {
   await withServer(built.out, async (base) => {
-    for (const path of ['/', '/v1', '/v2/leaderboard/s1', `/v1/address/${A}`, `/v1/address/${A}/portfolio/weekly`, '/v1/leaderboard/s1/x', '/_snapshot/meta.json', `${portfolio}.json`]) {
+    for (const path of ['/index.htm', '/explorer/missing.js', '/explorer/../v1/openapi.json', '/v1', '/v2/leaderboard/s1', `/v1/address/${A}`, `/v1/address/${A}/portfolio/weekly`, '/v1/leaderboard/s1/x', '/_snapshot/meta.json', `${portfolio}.json`]) {
       const answer = await request(base, path);
       assert.is(answer.status, 404, path);
       assert.type(answer.json.error, 'string');
