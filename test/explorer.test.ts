@@ -173,7 +173,16 @@ for (const runtime of HOST_RUNTIMES) {
       await page.click('[data-example]');
       await page.waitForSelector(`[data-wallet="${example}"]`);
       await checkWallet(page, example);
-      await page.selectOption('#day-select', exact(`v1/address/${example}/portfolio/daily.json`).days.at(-1).date);
+      const daily = exact(`v1/address/${example}/portfolio/daily.json`);
+      const chains = [...new Set<string>(daily.days.flatMap((day: any) => day.positions.map((p: any) => text(p.chainId))))].sort((a, b) => Number(a) - Number(b));
+      await page.check('input[name="breakdown"][value="chain"]');
+      assert.equal(await page.$$eval('.u-legend .u-series .u-label', (labels) => labels.map((label) => label.textContent)), ['Day', 'Total (USD)', ...chains.map((chain) => `chain ${chain} (USD)`)]);
+      // A click on the chart shows the positions of the day under the cursor.
+      const box = (await (await page.$('.u-over'))!.boundingBox())!;
+      await page.mouse.click(box.x + 2, box.y + box.height / 2);
+      await page.waitForSelector(`[data-day="${daily.days[0].date}"]`);
+      assert.is(await page.inputValue('#day-select'), daily.days[0].date);
+      await page.selectOption('#day-select', daily.days.at(-1).date);
       await screenshot(page, `explorer-desktop-${runtime}`);
       assert.equal(errors, []);
     } finally {
@@ -230,6 +239,29 @@ for (const runtime of HOST_RUNTIMES) {
       } finally {
         await close();
       }
+    }
+  });
+
+  Explorer('a bare static host (no rewrites, no fallbacks): the page reads the .json files of the tree', async () => {
+    const { page, close } = await openPage(browser, DESKTOP);
+    try {
+      // Such a host answers 404 for every extensionless /v1 path and serves the tree's files as they are.
+      await page.route(/\/v1\//, (route) => {
+        const { pathname } = new URL(route.request().url());
+        const file = path.join(tree, pathname);
+        if (!pathname.endsWith('.json') || !fs.existsSync(file)) return route.fulfill({ status: 404, contentType: 'text/html', body: '<h1>Not Found</h1>' });
+        return route.fulfill({ contentType: 'application/json', body: fs.readFileSync(file) });
+      });
+      await page.goto(`${host.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      assert.is(await page.textContent('[data-fact="season-count"]'), String(meta().seasons.length));
+      assert.equal(await rows(page, 'entries-s2'), exact('v1/leaderboard/s2.json').entries.map((e: any) => [text(e.rank), e.user, text(e.totalPoints), text(e.dailyRate)]));
+      await openWallet(page, STORY_WALLET);
+      await checkWallet(page, STORY_WALLET);
+      await openWallet(page, UNKNOWN_WALLET);
+      assert.is(await page.textContent('#wallet-body .message'), `No history: this snapshot has no balance, no daily value and no points for ${UNKNOWN_WALLET}.`);
+    } finally {
+      await close();
     }
   });
 
