@@ -14,6 +14,8 @@ export type Breakdown = 'token' | 'chain';
 export const TOTAL_STROKE = '#1d4ed8';
 const STROKES = ['#b45309', '#047857', '#7c3aed', '#be123c', '#0e7490', '#4d7c0f', '#475569'];
 const DASHES = [[8, 4], [2, 3], [12, 3, 2, 3], [4, 4], [1, 5], [16, 4], [6, 2, 2, 2]];
+/** The legend marker's border style closest to each dash pattern (CSS has no dash-dot). */
+const MARKER_STYLES = ['dashed', 'dotted', 'dashed', 'dashed', 'dotted', 'dashed', 'dotted'];
 
 const DAY_SECONDS = 86_400;
 
@@ -71,7 +73,10 @@ export function drawPortfolioChart(container: HTMLElement, days: ExactDayRow[], 
         value: (_u: uPlot, value: number | null) => usd(value),
       })),
     ],
-    legend: { live: true },
+    legend: {
+      live: true,
+      markers: { width: 3, dash: (_u, index) => (index <= 1 ? 'solid' : MARKER_STYLES[(index - 2) % MARKER_STYLES.length]!) },
+    },
     cursor: { points: { show: true } },
   };
   const plot = new uPlot(options, data, container);
