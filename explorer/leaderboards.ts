@@ -16,13 +16,16 @@ export function renderLeaderboards(target: HTMLElement, seasons: ExactSeasons): 
   );
   const show = async (season: string) => {
     board.setAttribute('aria-busy', 'true');
+    let view: HTMLElement;
     try {
-      board.replaceChildren(leaderboardView(await getLeaderboard(season)));
+      view = leaderboardView(await getLeaderboard(season));
     } catch (error) {
-      board.replaceChildren(message('error', 'Error', (error as Error).message));
-    } finally {
-      board.removeAttribute('aria-busy');
+      view = message('error', 'Error', (error as Error).message);
     }
+    // A season chosen while this one loaded wins.
+    if (select.value !== season) return;
+    board.replaceChildren(view);
+    board.removeAttribute('aria-busy');
   };
   target.replaceChildren(
     numbers.length === 0

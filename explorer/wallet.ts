@@ -10,7 +10,11 @@ import { drawPortfolioChart, type Breakdown, type PortfolioChart } from './chart
 import { element, message, table } from './dom.ts';
 import type { ExactDayRow, ExactPointsStanding, ExactPortfolioHistory } from './documents.ts';
 
+// Each search gets a number; answers that arrive after a newer search began are dropped.
+let latestSearch = 0;
+
 export async function renderWallet(target: HTMLElement, typed: string): Promise<void> {
+  const search = ++latestSearch;
   const text = typed.trim();
   if (!ADDRESS_PATTERN.test(text)) {
     target.replaceChildren(
@@ -23,6 +27,7 @@ export async function renderWallet(target: HTMLElement, typed: string): Promise<
   target.replaceChildren(element('p', { role: 'status' }, `Loading ${address}...`));
   try {
     const [history, daily, points] = await Promise.all([getHistory(address), getDaily(address), getPoints(address)]);
+    if (search !== latestSearch) return;
     const heading = element('h3', { class: 'address', 'data-wallet': address }, address);
     if (Object.keys(history).length === 0 && daily.days.length === 0 && points.seasons.length === 0) {
       target.replaceChildren(
@@ -40,9 +45,9 @@ export async function renderWallet(target: HTMLElement, typed: string): Promise<
       historyView(history),
     );
   } catch (error) {
-    target.replaceChildren(message('error', 'Error', (error as Error).message));
+    if (search === latestSearch) target.replaceChildren(message('error', 'Error', (error as Error).message));
   } finally {
-    target.removeAttribute('aria-busy');
+    if (search === latestSearch) target.removeAttribute('aria-busy');
   }
 }
 

@@ -208,6 +208,31 @@ for (const runtime of HOST_RUNTIMES) {
     }
   });
 
+  Explorer('a slow answer for an earlier search never replaces a later search', async () => {
+    const { page, errors, close } = await openPage(browser, DESKTOP);
+    try {
+      const slow = exact('v1/leaderboard/s2.json').entries[0].user as string;
+      let released!: () => void;
+      const held = new Promise<void>((resolve) => (released = resolve));
+      await page.route(new RegExp(`/v1/address/${slow}/`), async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(`${host.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.fill('#address', slow);
+      await page.press('#address', 'Enter');
+      await openWallet(page, STORY_WALLET);
+      released();
+      await page.waitForTimeout(300);
+      assert.ok(await page.$(`[data-wallet="${STORY_WALLET}"]`), 'the later search stays');
+      assert.is(await page.$(`[data-wallet="${slow}"]`), null);
+      assert.equal(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
   Explorer('a range of days is asked of the host with from/to, and cut here on a host that ignores them', async () => {
     const daily = exact(`v1/address/${STORY_WALLET}/portfolio/daily.json`);
     const from = daily.days[10].date as string;
