@@ -10,6 +10,7 @@ import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { leaderboardFile, META_FILE, NO_HISTORY_DAILY_FILE, NO_HISTORY_PORTFOLIO_FILE, OPENAPI_FILE } from '../tree/layout.ts';
 import { openApiDocument } from '../schemas/openapi.ts';
+import { writeExplorer } from './write-explorer.ts';
 import {
   CLOUDFRONT_FUNCTION_FILE,
   cloudFrontViewerRequest,
@@ -28,6 +29,7 @@ export async function writeSharedFiles(writer: TreeWriter, leaderboards: Leaderb
   await writer.write(NETLIFY_HEADERS_FILE, netlifyHeaders());
   await writer.write(NETLIFY_REDIRECTS_FILE, netlifyRedirects(meta.seasons));
   await writer.write(CLOUDFRONT_FUNCTION_FILE, cloudFrontViewerRequest(meta.seasons));
+  await writeExplorer(writer, meta);
 }
 
 async function writeDocument<T>(writer: TreeWriter, file: string, schema: z.ZodType<T>, document: T): Promise<void> {

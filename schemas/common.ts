@@ -1,10 +1,7 @@
 import { z } from 'zod';
+import { DATE_PATTERN } from './patterns.ts';
 
-/** The formats the interface accepts in a request (SPEC section 5), shared by the preview server,
- * the OpenAPI document and the CloudFront function. */
-export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
-export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
-export const SEASON_SEGMENT_PATTERN = /^s[1-9][0-9]*$/;
+export { ADDRESS_PATTERN, DATE_PATTERN, SEASON_SEGMENT_PATTERN } from './patterns.ts';
 
 /** A calendar day as `YYYY-MM-DD` (SPEC section 3: every date in every output). */
 export const DateStringSchema = z
