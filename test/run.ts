@@ -1,0 +1,66 @@
+/**
+ * `npm test`'s runner: every `test/*.test.ts` suite in a uvu process of its own, two at a time
+ * (the machine's cores), longest known suites first. Each suite's output is printed whole when it
+ * ends, with its seconds, and the run ends with one line `N passed, N failed`. Exit 1 when any
+ * suite fails.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TEST_DIR = path.dirname(fileURLToPath(import.meta.url));
+const UVU = path.join(TEST_DIR, '..', 'node_modules', 'uvu', 'bin.js');
+/** Suites that take longest (browsers, child processes, many builds): started first. */
+const SLOW_FIRST = ['explorer', 'http', 'server-node', 'cli', 'publish-s3', 'publish', 'cdn', 'reference', 'verify', 'shard', 'input-contract', 'faults'];
+
+const only = process.argv[2] ? new RegExp(process.argv[2]) : null;
+const files = fs
+  .readdirSync(TEST_DIR)
+  .filter((name) => name.endsWith('.test.ts') && (!only || only.test(name)))
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+const parallel = Math.max(1, Math.min(Number(process.env.TEST_PARALLEL ?? os.availableParallelism()), 4));
+
+let passed = 0;
+let failed = 0;
+const broken: string[] = [];
+const started = performance.now();
+let next = 0;
+await Promise.all(Array.from({ length: parallel }, async () => {
+  while (next < files.length) await runSuite(files[next++]!);
+}));
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+if (broken.length > 0) process.stdout.write(`\nfailing suites: ${broken.join(', ')}\n`);
+process.stdout.write(`\n${files.length} suites in ${seconds} s\n${passed} passed, ${failed} failed\n`);
+process.exitCode = failed > 0 || broken.length > 0 ? 1 : 0;
+
+function rank(name: string): number {
+  const index = SLOW_FIRST.indexOf(name.replace('.test.ts', ''));
+  return index === -1 ? SLOW_FIRST.length : index;
+}
+
+function runSuite(name: string): Promise<void> {
+  const suiteStarted = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', UVU, TEST_DIR, `^${name.replaceAll('.', '\\.')}$`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let output = '';
+    child.stdout.on('data', (data) => (output += data));
+    child.stderr.on('data', (data) => (output += data));
+    child.on('close', (code) => {
+      // Colours off, whatever the environment asked for: the totals are read from the text.
+      output = output.replace(/\x1b\[[0-9;]*m/g, '');
+      const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? 0);
+      const ok = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? 0);
+      passed += ok;
+      failed += total - ok;
+      if (code !== 0 || total === 0) broken.push(name);
+      const seconds = ((performance.now() - suiteStarted) / 1000).toFixed(1);
+      process.stdout.write(`\n=== ${name} (${seconds} s)\n${code === 0 ? output.replace(/\n\s*Total:[\s\S]*$/, '\n') : output}`);
+      resolve();
+    });
+  });
+}
