@@ -94,16 +94,16 @@ export class PointsVerifier {
   /** After every wallet: the entries without a points file; for a whole tree, counts and ranks. */
   finish(): void {
     for (const [season, tally] of this.seasons) {
-      for (const user of tally.entries.keys()) {
-        if (!tally.seen.has(user) && (!this.shard || shardOf(user, this.shard.count) === this.shard.index)) {
-          this.fail(`${pointsFile(user)}: missing, or without season ${season}, for a wallet in the season's leaderboard`);
-        }
-      }
       const listed = tally.totals.length;
       if (this.shard ? listed > tally.board.totalParticipants : listed !== tally.board.totalParticipants) {
         this.fail(`season ${season}: ${listed} points files list it, its leaderboard counts ${tally.board.totalParticipants} participants${this.shard ? '' : ' (a tree of one shard is verified with --shard K/N)'}`);
       } else if (!this.shard) {
         this.checkCompetitionRanks(season, tally);
+      }
+      for (const user of tally.entries.keys()) {
+        if (!tally.seen.has(user) && (!this.shard || shardOf(user, this.shard.count) === this.shard.index)) {
+          this.fail(`${pointsFile(user)}: missing, or without season ${season}, for a wallet in the season's leaderboard`);
+        }
       }
     }
   }
