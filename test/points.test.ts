@@ -55,9 +55,22 @@ const TABLES = {
   ] as Row[],
 };
 
-let fixture: ReturnType<typeof build> | null = null;
-/** The fixture's tree, built once for the tests that only read it. */
-const built = () => (fixture ??= build(TABLES));
+/** The fixture's tree and its manifest, built once for the tests that only read them. */
+async function buildFixture() {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), TABLES);
+  const out = path.join(root, 'public');
+  const manifest = path.join(root, 'tree.sha256');
+  await buildSnapshot(resolveBuildConfig({ input, out, now: PINNED_NOW, manifest, progress: 'quiet' }));
+  return {
+    out,
+    manifest,
+    json: (file: string) => JSON.parse(fs.readFileSync(path.join(out, file), 'utf8')),
+    exists: (file: string) => fs.existsSync(path.join(out, file)),
+  };
+}
+let fixture: ReturnType<typeof buildFixture> | null = null;
+const built = () => (fixture ??= buildFixture());
 
 const s1 = { season: 1, asOf: '2025-11-05', totalParticipants: 3 };
 const s2 = { season: 2, asOf: '2025-11-19', totalParticipants: 107 };
@@ -194,11 +207,7 @@ test('sharded: each participant\'s file in its wallet\'s shard, the union is the
 });
 
 test('--manifest lists every points file with the hash of its bytes, in address order', async () => {
-  const root = tempDir();
-  const input = await writeInputs(path.join(root, 'input'), TABLES);
-  const out = path.join(root, 'public');
-  const manifest = path.join(root, 'tree.sha256');
-  await buildSnapshot(resolveBuildConfig({ input, out, now: PINNED_NOW, manifest, progress: 'quiet' }));
+  const { out, manifest } = await built();
   const lines = fs.readFileSync(manifest, 'utf8').trim().split('\n').map((line) => [line.slice(66), line.slice(0, 64)] as const);
   const listed = lines.filter(([file]) => file.endsWith('/points.json') && file.startsWith('v1/address/'));
   assert.is(listed.length, 109);
