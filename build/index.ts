@@ -14,11 +14,17 @@ import { checkInputs } from './check-inputs.ts';
 import { computeSnapshots } from './compute-history.ts';
 import { computeDailyAsOf, loadPriceBook } from './compute-daily.ts';
 import { computeLeaderboards } from './compute-leaderboards.ts';
+import { computeSeasonsIndex } from './compute-seasons.ts';
 import { writeWallets } from './write-wallets.ts';
+import { writePoints } from './write-points.ts';
+import { PointsFilePool } from './points-file-pool.ts';
 import { writeSharedFiles } from './write-shared.ts';
 import { dayNumber } from './days.ts';
 import { ManifestWriter } from './manifest.ts';
 import { walletOfSeriesSql } from './series-key.ts';
+
+/** Threads writing the points files (see docs/decisions.md, "Points standing"). */
+const POINTS_FILE_THREADS = 1;
 
 export interface BuildSummary {
   /** The build instant (--now) and the last closed day it gives. */
@@ -44,6 +50,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
   const work = createWorkFolder(config.outDir, { input: config.inputDir, manifest: config.manifest });
   const interruption = new AbortController();
   let db: Database | null = null;
+  let pointsPool: PointsFilePool | null = null;
   /** Discarded on failure; moved into place once the tree is published. */
   let unpublishedManifest: ManifestWriter | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -74,7 +81,10 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const exampleWallet = await findExampleWallet(db);
     progress.start('compute leaderboards');
     const leaderboards = await computeLeaderboards(db, config.lastClosedDay);
+    const seasonsIndex = await computeSeasonsIndex(db, leaderboards);
 
+    const onManifestLines = manifest ? (lines: string) => manifest.append(lines) : undefined;
+    pointsPool = new PointsFilePool(POINTS_FILE_THREADS, work.tree, onManifestLines);
     progress.start('write wallets');
     const written = await writeWallets(db, {
       root: work.tree,
@@ -85,11 +95,13 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       documentThreads: config.threads,
       progress,
       signal: interruption.signal,
-      onManifestLines: manifest ? (lines) => manifest.append(lines) : undefined,
+      onManifestLines,
     });
+    progress.start('write points');
+    const points = await writePoints(db, pointsPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
     progress.start('write shared files');
     const writer = new TreeWriter(work.tree, manifest ? (file, text) => manifest.add(file, text) : undefined);
-    await writeSharedFiles(writer, leaderboards, {
+    await writeSharedFiles(writer, leaderboards, seasonsIndex, {
       format: 1,
       lastClosedDay: config.lastClosedDay,
       dailyAsOf,
@@ -119,8 +131,8 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       now: config.nowIso,
       lastClosedDay: config.lastClosedDay,
       wallets: written.wallets,
-      files: written.files + writer.files,
-      bytes: written.bytes + writer.bytes,
+      files: written.files + points.files + writer.files,
+      bytes: written.bytes + points.bytes + writer.bytes,
       seconds: (performance.now() - started) / 1000,
       dailyAsOf,
       seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
@@ -137,6 +149,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     if (interruption.signal.aborted) throw interruption.signal.reason;
     throw outOfMemory(error, config) ?? cannotWrite(error, config.outDir) ?? error;
   } finally {
+    await pointsPool?.stop();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     db?.close();

@@ -2,13 +2,15 @@ import { Command } from 'commander';
 import { verifyTree } from '../tree/verify.ts';
 import { UserError } from '../build/errors.ts';
 import { countOf } from '../build/progress.ts';
+import { parseShard } from '../build/config.ts';
 
 export function verifyCommand(): Command {
   return new Command('verify')
     .description('check a whole tree against the response schemas and its cross-file invariants')
     .option('--dir <dir>', 'the tree to check', 'public')
-    .action(async (options: { dir: string }) => {
-      const result = await verifyTree(options.dir);
+    .option('--shard <k/n>', 'the tree is shard K of N of a sharded build (its participants only)')
+    .action(async (options: { dir: string; shard?: string }) => {
+      const result = await verifyTree(options.dir, { shard: options.shard === undefined ? null : parseShard(options.shard) });
       if (result.failures.length > 0) {
         const shown = result.failures.map((failure) => `  - ${failure}`).join('\n');
         throw new UserError(`${options.dir} fails verification (${result.truncated ? `${result.failures.length}+ problems` : countOf(result.failures.length, 'problem')}, first listed):\n${shown}`);

@@ -1,15 +1,18 @@
 /**
- * The machine-readable description of the interface (OpenAPI 3.1, `info.version` 1.1.0),
+ * The machine-readable description of the interface (OpenAPI 3.1, `info.version` 1.2.0: 1.1.0
+ * plus a wallet's points standing and the seasons index, every 1.1.0 answer unchanged),
  * generated from the same zod schemas that check every file of the tree.
  */
 import { z } from 'zod';
 import { PortfolioHistorySchema } from './portfolio-history.ts';
 import { DailyPortfolioSchema } from './daily-portfolio.ts';
 import { LeaderboardSchema } from './leaderboard.ts';
+import { PointsStandingSchema } from './points.ts';
+import { SeasonsIndexSchema } from './seasons.ts';
 import { ErrorBodySchema } from './error.ts';
 import { ADDRESS_PATTERN, DATE_PATTERN, SEASON_SEGMENT_PATTERN } from './common.ts';
 
-export const API_VERSION = '1.1.0';
+export const API_VERSION = '1.2.0';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const json = (id: string, description: string) => ({ description, content: { 'application/json': { schema: ref(id) } } });
@@ -36,7 +39,7 @@ const dayParameter = (name: string, description: string) => ({
 export function openApiDocument(): Record<string, unknown> {
   // Every schema given an id with .meta({ id }) becomes a component; the response shapes are
   // imported above so that they are registered.
-  void [PortfolioHistorySchema, DailyPortfolioSchema, LeaderboardSchema, ErrorBodySchema];
+  void [PortfolioHistorySchema, DailyPortfolioSchema, LeaderboardSchema, PointsStandingSchema, SeasonsIndexSchema, ErrorBodySchema];
   const { schemas } = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }) as {
     schemas: Record<string, Record<string, unknown>>;
   };
@@ -79,6 +82,21 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Top 100 wallets of a season by points, with its multiplier schedule',
           parameters: [{ name: 'season', in: 'path', required: true, description: 's followed by the season number', schema: { type: 'string', pattern: SEASON_SEGMENT_PATTERN.source } }],
           responses: { '200': json('Leaderboard', 'the leaderboard'), ...errors, '400': json('Error', 'malformed or unknown season') },
+        },
+      },
+      '/v1/address/{address}/points': {
+        get: {
+          operationId: 'getPointsStanding',
+          summary: "The wallet's rank, points and daily rate in every season it takes part in (added in 1.2.0)",
+          parameters: [addressParameter],
+          responses: { '200': json('PointsStanding', 'one row per season with points, by season; {"seasons": []} for a wallet without points'), ...errors },
+        },
+      },
+      '/v1/seasons': {
+        get: {
+          operationId: 'getSeasons',
+          summary: 'Every known season with its asOf, whether it is frozen, and its participants (added in 1.2.0)',
+          responses: { '200': json('SeasonsIndex', 'every known season, by season'), '404': errors['404'], '405': errors['405'] },
         },
       },
     },

@@ -17,7 +17,6 @@ import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { PINNED_NOW, tempDir } from './helpers/fixtures.ts';
 import { DESKTOP, PHONE, launchBrowser, openPage, screenshot } from './helpers/browser.ts';
 import { RUNTIMES, startHost, type Host } from './helpers/hosts.ts';
-import { writePointsStandIn } from './helpers/points-stand-in.ts';
 
 const STORY_WALLET = '0xa11ce00000000000000000000000000000000001';
 const UNKNOWN_WALLET = '0x' + '12'.repeat(20);
@@ -29,12 +28,11 @@ const text = (value: Exact | string | null) => (value === null ? null : typeof v
 
 let tree: string;
 let setUp: Promise<void> | null = null;
-/** The sample built once for every runtime's suite, with the stand-in points documents. */
+/** The sample built once for every runtime's suite. */
 function buildTree(): Promise<void> {
   return (setUp ??= (async () => {
     tree = path.join(tempDir('ws-explorer-'), 'public');
     await buildSnapshot(resolveBuildConfig({ input: 'data/sample', out: tree, now: PINNED_NOW, progress: 'quiet' }));
-    writePointsStandIn(tree, [1]);
   })());
 }
 const exact = (file: string): any => parse(fs.readFileSync(path.join(tree, file), 'utf8'));

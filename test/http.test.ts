@@ -62,6 +62,25 @@ for (const runtime of RUNTIMES) {
     assert.is((await ask('/v1/openapi.json')).text, fileText('v1/openapi.json'));
   });
 
+  Http('points standing and the seasons index (v1.2); the explorer page with its own content types', async () => {
+    assert.is((await ask(`/v1/address/${A.toUpperCase().replace('0X', '0x')}/points`)).text, fileText(`v1/address/${A}/points.json`));
+    assert.equal((await ask(`/v1/address/${A}/points`)).json.seasons.map((s: any) => [s.season, s.rank, s.totalPoints]), [[2, 1, 10]]);
+    const none = await ask(`/v1/address/${UNKNOWN}/points`);
+    assert.is(none.status, 200);
+    assert.equal(none.json, { seasons: [] });
+    assert.is((await ask('/v1/seasons')).text, fileText('v1/seasons.json'));
+    const page = await ask('/');
+    assert.is(page.status, 200);
+    assert.is(page.headers['content-type'], 'text/html; charset=utf-8');
+    assert.is(page.text, fileText('index.html'));
+    assert.is((await ask('/index.html')).text, page.text);
+    const script = /src="\/?(explorer\/[^"]+\.js)"/.exec(page.text)![1]!;
+    const asset = await ask(`/${script}`);
+    assert.is(asset.status, 200);
+    assert.match(asset.headers['content-type'] ?? '', /^text\/javascript/);
+    assert.is((await ask('/explorer/missing.js')).status, 404);
+  });
+
   Http('from/to filter the days, keep asOf, and keep every digit of the balances', async () => {
     const both = await ask(`${daily}?from=2025-11-17&to=2025-11-18`);
     assert.is(both.status, 200);

@@ -1,10 +1,13 @@
 /**
- * SPEC 3.4 against a second, deliberately naive implementation: random seeded points (fractions,
- * negatives, zeros, tiny and huge values, rows repeating (season, date, address), addresses in
- * mixed case, rows after the cut-off), frozen and live seasons, seasons without a day; every
- * season's leaderboard must match exactly. The reference sums with BigInt over every double's
+ * SPEC 3.4 to 3.6 against a second, deliberately naive implementation: random seeded points
+ * (fractions, negatives, zeros, tiny and huge values, rows repeating (season, date, address),
+ * addresses in mixed case, rows after the cut-off), frozen and live seasons, seasons without a
+ * day; every season's leaderboard, every participant's points standing (its file's exact text)
+ * and the seasons index must match exactly. The reference sums with BigInt over every double's
  * exact value and rounds once through decimal text, independently of build/exact-sum.ts.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, type Row } from './helpers/fixtures.ts';
@@ -86,7 +89,7 @@ function referenceBoard(data: ReturnType<typeof dataset>, season: number) {
     .filter((row) => row.season === season)
     .map((row) => ({ position: row.position as string, multiplier: row.multiplier as number, firstDay: row.first_day as string, lastDay: row.last_day as string }))
     .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : a.firstDay < b.firstDay ? -1 : a.firstDay > b.firstDay ? 1 : 0));
-  if (day === null) return { season, asOf: null, totalParticipants: 0, multipliers, entries: [] };
+  if (day === null) return { season, asOf: null, totalParticipants: 0, multipliers, entries: [], participants: [] };
   const wallets = new Map<string, { all: number[]; onDay: number[] }>();
   for (const row of rows) {
     if ((row.date as string) > day) continue;
@@ -99,14 +102,24 @@ function referenceBoard(data: ReturnType<typeof dataset>, season: number) {
   const participants = [...wallets]
     .map(([user, wallet]) => ({ user, totalPoints: exactSum(wallet.all), dailyRate: exactSum(wallet.onDay) }))
     .filter((wallet) => wallet.totalPoints > 0)
-    .sort((a, b) => b.totalPoints - a.totalPoints || (a.user < b.user ? -1 : 1));
-  const entries = participants.slice(0, LEADERBOARD_SIZE).map((wallet) => ({
-    rank: 1 + participants.filter((other) => other.totalPoints > wallet.totalPoints).length,
-    user: wallet.user,
-    totalPoints: wallet.totalPoints,
-    dailyRate: wallet.dailyRate,
-  }));
-  return { season, asOf: day, totalParticipants: participants.length, multipliers, entries };
+    .sort((a, b) => b.totalPoints - a.totalPoints || (a.user < b.user ? -1 : 1))
+    .map((wallet, _, all) => ({ rank: 1 + all.filter((other) => other.totalPoints > wallet.totalPoints).length, ...wallet }));
+  const entries = participants.slice(0, LEADERBOARD_SIZE);
+  return { season, asOf: day, totalParticipants: participants.length, multipliers, entries, participants };
+}
+
+/** 3.5: per participant of any season, its rows by season, as the leaderboards' reference has them. */
+function referenceStandings(data: ReturnType<typeof dataset>, seasons: number[]) {
+  const standings = new Map<string, object[]>();
+  for (const season of seasons) {
+    const board = referenceBoard(data, season);
+    for (const { user, rank, totalPoints, dailyRate } of board.participants) {
+      const rows = standings.get(user) ?? [];
+      rows.push({ season, asOf: board.asOf, rank, totalPoints, dailyRate, totalParticipants: board.totalParticipants });
+      standings.set(user, rows);
+    }
+  }
+  return standings;
 }
 
 test('the reference rounds exact sums once', () => {
@@ -123,9 +136,24 @@ for (const seed of [1, 2, 3, 4]) {
     const data = dataset(seed);
     const built = await build(data);
     for (const season of [1, 2, 3, 4, 5]) {
-      const expected = referenceBoard(data, season);
+      const { participants, ...expected } = referenceBoard(data, season);
       assert.equal(built.json(`v1/leaderboard/s${season}.json`), expected, `season ${season}`);
     }
+    // Every participant's standing: one file each, its text exactly the reference's JSON.
+    const standings = referenceStandings(data, [1, 2, 3, 4, 5]);
+    const folders = fs.readdirSync(path.join(built.out, 'v1/address'));
+    assert.equal(folders.filter((address) => built.exists(`v1/address/${address}/points.json`)).sort(), [...standings.keys()].sort());
+    for (const [user, seasons] of standings) {
+      assert.is(fs.readFileSync(path.join(built.out, `v1/address/${user}/points.json`), 'utf8'), JSON.stringify({ seasons }), user);
+    }
+    assert.ok([...standings.values()].some((rows) => rows.length > 1), 'a wallet in several seasons');
+    assert.ok([...standings.values()].some((rows) => rows.some((row) => (row as { rank: number }).rank > LEADERBOARD_SIZE)), 'a rank beyond the first 100');
+    assert.equal(built.json('v1/seasons.json'), {
+      seasons: data.seasons.map((row) => {
+        const board = referenceBoard(data, row.season as number);
+        return { season: row.season, asOf: board.asOf, frozen: row.as_of !== null, totalParticipants: board.totalParticipants };
+      }),
+    });
     // The dataset reaches what it is for: the 100-entry cut, ties, a live season whose day is
     // before L, seasons without a day.
     const live = referenceBoard(data, 2);

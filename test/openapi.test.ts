@@ -32,14 +32,20 @@ function responseValidator(document: OpenApi) {
   return Object.assign(check, { errorsOf });
 }
 
-test('the document is OpenAPI 3.1 at version 1.1.0, served at /v1/openapi.json', async () => {
+test('the document is OpenAPI 3.1 at version 1.2.0 (points standing and seasons index added), served at /v1/openapi.json', async () => {
   const built = await build({});
   await withServer(built.out, async (base) => {
     const answer = await request(base, '/v1/openapi.json');
     assert.is(answer.status, 200);
     assert.is(answer.json.openapi, '3.1.0');
-    assert.is(answer.json.info.version, '1.1.0');
-    assert.equal(Object.keys(answer.json.paths), ['/v1/address/{address}/portfolio', '/v1/address/{address}/portfolio/daily', '/v1/leaderboard/{season}']);
+    assert.is(answer.json.info.version, '1.2.0');
+    assert.equal(Object.keys(answer.json.paths), [
+      '/v1/address/{address}/portfolio',
+      '/v1/address/{address}/portfolio/daily',
+      '/v1/leaderboard/{season}',
+      '/v1/address/{address}/points',
+      '/v1/seasons',
+    ]);
   });
 });
 
@@ -75,6 +81,19 @@ test('every response of the sample snapshot, and every error, conforms to the do
     check('/v1/leaderboard/{season}', 405, notAllowed.json);
     assert.ok(checked > 100);
   });
+  // The v1.2 documents, read from the tree (the files the servers answer with).
+  const treeFile = (file: string) => JSON.parse(fs.readFileSync(path.join(out, file), 'utf8'));
+  let standings = 0;
+  for (const address of fs.readdirSync(path.join(out, 'v1/address'))) {
+    if (!fs.existsSync(path.join(out, 'v1/address', address, 'points.json'))) continue;
+    check('/v1/address/{address}/points', 200, treeFile(`v1/address/${address}/points.json`));
+    standings++;
+  }
+  assert.ok(standings >= 40, `${standings} points files`);
+  check('/v1/address/{address}/points', 200, treeFile('_snapshot/no-history/points.json'));
+  check('/v1/seasons', 200, treeFile('v1/seasons.json'));
+  assert.ok(check.errorsOf('/v1/seasons', 200, { seasons: [{ season: 1, asOf: null, frozen: 'yes', totalParticipants: 0 }] }));
+  assert.ok(check.errorsOf('/v1/address/{address}/points', 200, { seasons: [{ season: 1, asOf: null, rank: 1, totalPoints: 1, dailyRate: 0, totalParticipants: 1 }] }));
 });
 
 test('the validator catches a document that breaks the description', async () => {

@@ -5,27 +5,29 @@
  *
  *   v1/address/{a}/portfolio.json          GET /v1/address/{a}/portfolio
  *   v1/address/{a}/portfolio/daily.json    GET /v1/address/{a}/portfolio/daily
- *   v1/address/{a}/points.json             GET /v1/address/{a}/points
+ *   v1/address/{a}/points.json             GET /v1/address/{a}/points (every participant of a season)
  *   v1/leaderboard/s{N}.json               GET /v1/leaderboard/s{N}
  *   v1/seasons.json                        GET /v1/seasons
  *   v1/openapi.json                        GET /v1/openapi.json
  *   index.html, explorer/*                 the explorer page and its assets
  *   _snapshot/no-history/portfolio.json    answer for an address without history ({})
  *   _snapshot/no-history/daily.json        answer for an address without daily rows
- *   _snapshot/no-history/points.json       answer for an address without points ({"seasons":[]})
+ *   _snapshot/no-history/points.json       answer for an address without a points file ({"seasons":[]})
  *   _snapshot/meta.json                    asOf and the known seasons (for the server and verify)
  */
 
 export const ADDRESS_DIR = 'v1/address';
 export const LEADERBOARD_DIR = 'v1/leaderboard';
 export const OPENAPI_FILE = 'v1/openapi.json';
+export const SEASONS_FILE = 'v1/seasons.json';
 export const META_FILE = '_snapshot/meta.json';
 export const NO_HISTORY_PORTFOLIO_FILE = '_snapshot/no-history/portfolio.json';
 export const NO_HISTORY_DAILY_FILE = '_snapshot/no-history/daily.json';
 export const NO_HISTORY_POINTS_FILE = '_snapshot/no-history/points.json';
-export const SEASONS_FILE = 'v1/seasons.json';
 export const EXPLORER_PAGE = 'index.html';
 export const EXPLORER_DIR = 'explorer';
+/** The points file's name inside a wallet's folder (a folder that may hold only this file). */
+export const POINTS_FILE_NAME = 'points.json';
 
 export function portfolioFile(address: string): string {
   return `${ADDRESS_DIR}/${address}/portfolio.json`;
@@ -36,7 +38,7 @@ export function dailyFile(address: string): string {
 }
 
 export function pointsFile(address: string): string {
-  return `${ADDRESS_DIR}/${address}/points.json`;
+  return `${ADDRESS_DIR}/${address}/${POINTS_FILE_NAME}`;
 }
 
 export function leaderboardFile(season: number): string {

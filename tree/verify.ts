@@ -1,18 +1,33 @@
 /**
  * `wallet-snapshot verify`: every document of a tree against its zod schema, plus the invariants
  * that span files: one `asOf` in every daily document, lower-case address folders holding exactly
- * their two documents, each wallet's daily rows read off its history (SPEC 3.3), one leaderboard
- * per known season and no other, ordered rows.
+ * their two documents (and a participant's points file), each wallet's daily rows read off its
+ * history (SPEC 3.3), one leaderboard per known season and no other, ordered rows; the points
+ * files and the seasons index against the leaderboards (verify-points.ts).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { DailyPortfolioSchema, type DailyPortfolio } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema, type PortfolioHistory } from '../schemas/portfolio-history.ts';
-import { LEADERBOARD_SIZE, LeaderboardSchema } from '../schemas/leaderboard.ts';
+import { LEADERBOARD_SIZE, LeaderboardSchema, type Leaderboard } from '../schemas/leaderboard.ts';
+import { PointsStandingSchema } from '../schemas/points.ts';
+import type { Shard } from '../build/config.ts';
+import { PointsVerifier } from './verify-points.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-import { ADDRESS_DIR, LEADERBOARD_DIR, META_FILE, NO_HISTORY_DAILY_FILE, NO_HISTORY_PORTFOLIO_FILE, dailyFile, leaderboardFile, portfolioFile } from './layout.ts';
+import {
+  ADDRESS_DIR,
+  LEADERBOARD_DIR,
+  META_FILE,
+  NO_HISTORY_DAILY_FILE,
+  NO_HISTORY_PORTFOLIO_FILE,
+  POINTS_FILE_NAME,
+  dailyFile,
+  leaderboardFile,
+  pointsFile,
+  portfolioFile,
+} from './layout.ts';
 
 const MAX_FAILURES = 20;
 const CONCURRENCY = 16;
@@ -24,7 +39,8 @@ export interface VerifyResult {
   truncated: boolean;
 }
 
-export async function verifyTree(dir: string): Promise<VerifyResult> {
+/** `shard`: the tree is that one shard of a sharded build, not the whole tree. */
+export async function verifyTree(dir: string, options: { shard?: Shard | null } = {}): Promise<VerifyResult> {
   const failures: string[] = [];
   let files = 0;
   let truncated = false;
@@ -67,10 +83,14 @@ export async function verifyTree(dir: string): Promise<VerifyResult> {
     fail(`${NO_HISTORY_DAILY_FILE}: must be {"asOf": ${JSON.stringify(meta.dailyAsOf)}, "days": []}`);
   }
 
+  const boards: Leaderboard[] = [];
   for (const season of meta.seasons) {
     const board = await read(leaderboardFile(season), LeaderboardSchema);
     if (board) checkLeaderboard(leaderboardFile(season), board, season, fail);
+    if (board?.season === season) boards.push(board);
   }
+  const points = new PointsVerifier(boards, options.shard ?? null, fail);
+  await points.checkSharedFiles(read, meta.seasons);
   for (const name of await listNames(path.join(dir, LEADERBOARD_DIR))) {
     const season = /^s([1-9][0-9]*)\.json$/.exec(name);
     if (!season || !meta.seasons.includes(Number(season[1]))) fail(`${LEADERBOARD_DIR}/${name}: not the file of a known season`);
@@ -81,28 +101,36 @@ export async function verifyTree(dir: string): Promise<VerifyResult> {
     const pending = new Set<Promise<void>>();
     for await (const entry of addresses) {
       if (truncated) break;
-      const task = verifyWallet(entry.name, meta, read, fail, dir).finally(() => pending.delete(task));
+      const task = verifyWallet(entry.name, meta, read, fail, dir, points).finally(() => pending.delete(task));
       pending.add(task);
       if (pending.size >= CONCURRENCY) await Promise.race(pending);
     }
     await Promise.all(pending);
   }
+  points.finish();
   return { files, failures, truncated };
 }
 
 type Read = <T>(file: string, schema: z.ZodType<T>) => Promise<T | null>;
 type Fail = (message: string) => void;
 
-async function verifyWallet(address: string, meta: SnapshotMeta, read: Read, fail: Fail, dir: string): Promise<void> {
+async function verifyWallet(address: string, meta: SnapshotMeta, read: Read, fail: Fail, dir: string, points: PointsVerifier): Promise<void> {
   const folder = `${ADDRESS_DIR}/${address}`;
   if (!/^0x[0-9a-f]{40}$/.test(address)) {
     fail(`${folder}: not a lower-case address folder`);
     return;
   }
-  const names = await listNames(path.join(dir, folder));
+  const allNames = await listNames(path.join(dir, folder));
+  const names = allNames.filter((name) => name !== POINTS_FILE_NAME);
+  if (names.length < allNames.length) {
+    const standing = await read(pointsFile(address), PointsStandingSchema);
+    if (standing) points.checkWallet(address, standing);
+    // A participant without balance history: its folder holds its points file only.
+    if (names.length === 0) return;
+  }
   const portfolioNames = await listNames(path.join(dir, folder, 'portfolio'));
   if (names.join() !== 'portfolio,portfolio.json' || portfolioNames.join() !== 'daily.json') {
-    fail(`${folder}: must hold exactly portfolio.json and portfolio/daily.json`);
+    fail(`${folder}: must hold exactly portfolio.json and portfolio/daily.json (and points.json for a participant of a season)`);
   }
   const history = await read(portfolioFile(address), PortfolioHistorySchema);
   const daily = await read(dailyFile(address), DailyPortfolioSchema);

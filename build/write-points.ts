@@ -1,0 +1,133 @@
+/**
+ * Stage 5, write the points standings: one ordered stream of every participant's season rows
+ * (compute-points.ts), a wallet's rows contiguous, assembled here into its document and packed
+ * into batches for the points file threads (points-file-pool.ts). Only a few batches are ever
+ * held in memory.
+ */
+import type { DuckDBVector } from '@duckdb/node-api';
+import type { Database } from './database.ts';
+import type { Shard } from './config.ts';
+import type { Progress } from './progress.ts';
+import type { Leaderboard } from '../schemas/leaderboard.ts';
+import { PointsStandingSchema, type SeasonStanding } from '../schemas/points.ts';
+import { shardFilterSql } from './shard.ts';
+import { pointsDocument, seasonFactsOf, standingRow, standingsSql } from './compute-points.ts';
+import type { PointsBatch } from './points-file-thread.ts';
+import type { PointsFilePool } from './points-file-pool.ts';
+
+export interface PointsWriteOptions {
+  shard: Shard | null;
+  leaderboards: Leaderboard[];
+  progress: Progress;
+  signal: AbortSignal;
+}
+
+export interface PointsWriteResult {
+  participants: number;
+  files: number;
+  bytes: number;
+}
+
+/** Wallets per batch: about 400 KB of documents at two seasons each. */
+const BATCH_WALLETS = 4_000;
+/** One batch in this many has its first document checked against the schema. */
+const SAMPLE_EVERY_BATCHES = 10;
+
+/** Streams the standings into `pool`, then waits for every file and stops the pool's threads. */
+export async function writePoints(db: Database, pool: PointsFilePool, options: PointsWriteOptions): Promise<PointsWriteResult> {
+  const inShard = shardFilterSql(options.shard, 'p.address');
+  const [{ participants: total } = { participants: 0 }] = await db.rows<{ participants: number }>(
+    `SELECT count(DISTINCT p.address)::INTEGER AS participants FROM participants p WHERE ${inShard}`,
+  );
+  const facts = seasonFactsOf(options.leaderboards);
+  let batch = new BatchBuilder();
+  let done = 0;
+  let batches = 0;
+  const submit = async () => {
+    const id = batches++;
+    if (id % SAMPLE_EVERY_BATCHES === 0) checkSample(batch.firstWallet, batch.firstDocument);
+    done += batch.walletCount;
+    await pool.submit(batch.take(id));
+    batch = new BatchBuilder();
+    options.progress.tick(done, total, 'participants');
+  };
+  try {
+    const result = await db.connection.stream(standingsSql(inShard));
+    let wallet: string | null = null;
+    let newFolder = false;
+    let rows: SeasonStanding[] = [];
+    const finishWallet = () => {
+      if (wallet !== null) batch.add(wallet, newFolder, pointsDocument(rows));
+    };
+    for (;;) {
+      if (options.signal.aborted) throw options.signal.reason;
+      const chunk = await result.fetchChunk();
+      // rowCount is a call into DuckDB: read once per chunk, not once per row.
+      const count = chunk ? chunk.rowCount : 0;
+      if (!chunk || count === 0) break;
+      const [addresses, seasons, ranks, totals, dailies, newFolders] = [0, 1, 2, 3, 4, 5].map((column) => chunk.getColumnVector(column)) as [
+        DuckDBVector<string>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<boolean>,
+      ];
+      for (let row = 0; row < count; row++) {
+        const address = addresses.getItem(row)!;
+        if (address !== wallet) {
+          finishWallet();
+          if (batch.walletCount >= BATCH_WALLETS) await submit();
+          wallet = address;
+          newFolder = newFolders.getItem(row)!;
+          rows = [];
+        }
+        rows.push(standingRow(facts, seasons.getItem(row)!, ranks.getItem(row)!, totals.getItem(row)!, dailies.getItem(row)!));
+      }
+    }
+    finishWallet();
+    if (batch.walletCount > 0) await submit();
+  } finally {
+    await pool.close();
+  }
+  // A stream that ends early does so without an error (see compute-leaderboards.ts): a tree
+  // missing participants must not be published.
+  if (done !== total) throw new Error(`the stream of points standings ended after ${done} of ${total} participants`);
+  return { participants: done, files: pool.files, bytes: pool.bytes };
+}
+
+function checkSample(wallet: string, document: string): void {
+  const check = PointsStandingSchema.safeParse(JSON.parse(document));
+  if (!check.success) throw new Error(`points standing of ${wallet} does not match its schema: ${check.error.message}`);
+}
+
+/** Collects a batch's documents as text; one buffer is made when it is handed over. */
+class BatchBuilder {
+  private readonly wallets: string[] = [];
+  private readonly documents: string[] = [];
+  private readonly newFolders: number[] = [];
+
+  get walletCount(): number {
+    return this.wallets.length;
+  }
+
+  get firstWallet(): string {
+    return this.wallets[0]!;
+  }
+
+  get firstDocument(): string {
+    return this.documents[0]!;
+  }
+
+  add(wallet: string, newFolder: boolean, document: string): void {
+    this.wallets.push(wallet);
+    this.documents.push(document);
+    this.newFolders.push(newFolder ? 1 : 0);
+  }
+
+  take(id: number): PointsBatch {
+    const ends = new Uint32Array(this.documents.length);
+    let end = 0;
+    this.documents.forEach((document, i) => (ends[i] = end += document.length));
+    const bytes = Buffer.from(this.documents.join(''), 'latin1');
+    // A buffer of its own (not a slice of Node's pool), so that it can be transferred.
+    const owned = new ArrayBuffer(bytes.length);
+    new Uint8Array(owned).set(bytes);
+    return { id, wallets: this.wallets, newFolders: Uint8Array.from(this.newFolders), ends, bytes: owned };
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * `verify` for the points standings and the seasons index: each wallet's points file agrees with
+ * the leaderboards (asOf, totalParticipants, and for a wallet in a leaderboard's first 100 its
+ * rank and totals), every leaderboard entry has its points file, the seasons index repeats the
+ * leaderboards; and for a whole tree (not one shard of it) every participant has a file and
+ * every rank is the competition rank among all of them.
+ */
+import type { z } from 'zod';
+import type { Shard } from '../build/config.ts';
+import { shardOf } from '../build/shard.ts';
+import { LEADERBOARD_SIZE, type Leaderboard, type LeaderboardEntry } from '../schemas/leaderboard.ts';
+import { PointsStandingSchema, type PointsStanding } from '../schemas/points.ts';
+import { SeasonsIndexSchema } from '../schemas/seasons.ts';
+import { NO_HISTORY_POINTS_FILE, SEASONS_FILE, pointsFile } from './layout.ts';
+
+type Read = <T>(file: string, schema: z.ZodType<T>) => Promise<T | null>;
+type Fail = (message: string) => void;
+
+interface SeasonTally {
+  board: Leaderboard;
+  entries: Map<string, LeaderboardEntry>;
+  /** Entries whose points file was seen. */
+  seen: Set<string>;
+  /** Every points row of the season: its totalPoints and rank, for the ranks of a whole tree. */
+  totals: number[];
+  ranks: number[];
+}
+
+export class PointsVerifier {
+  private readonly seasons = new Map<number, SeasonTally>();
+
+  /** `boards`: the known seasons' leaderboards that were read and match their schema. */
+  constructor(boards: Leaderboard[], private readonly shard: Shard | null, private readonly fail: Fail) {
+    for (const board of boards) {
+      this.seasons.set(board.season, { board, entries: new Map(board.entries.map((entry) => [entry.user, entry])), seen: new Set(), totals: [], ranks: [] });
+    }
+  }
+
+  /** The seasons index and the answer for an address without a points file. */
+  async checkSharedFiles(read: Read, knownSeasons: number[]): Promise<void> {
+    const index = await read(SEASONS_FILE, SeasonsIndexSchema);
+    if (index) {
+      const listed = index.seasons.map((row) => row.season);
+      if (listed.join() !== knownSeasons.join()) this.fail(`${SEASONS_FILE}: lists seasons ${listed.join(', ') || 'none'}, expected the known seasons ${knownSeasons.join(', ') || 'none'} in order`);
+      for (const row of index.seasons) {
+        const board = this.seasons.get(row.season)?.board;
+        if (board && (row.asOf !== board.asOf || row.totalParticipants !== board.totalParticipants)) {
+          this.fail(`${SEASONS_FILE}: season ${row.season} has asOf ${row.asOf} and ${row.totalParticipants} participants, its leaderboard ${board.asOf} and ${board.totalParticipants}`);
+        }
+      }
+    }
+    const noPoints = await read(NO_HISTORY_POINTS_FILE, PointsStandingSchema);
+    if (noPoints && noPoints.seasons.length > 0) this.fail(`${NO_HISTORY_POINTS_FILE}: must be {"seasons":[]}`);
+  }
+
+  /** One wallet's points file, already checked against its schema. */
+  checkWallet(address: string, standing: PointsStanding): void {
+    const file = pointsFile(address);
+    if (standing.seasons.length === 0) this.fail(`${file}: a wallet that takes part in no season has no points file`);
+    if (this.shard && shardOf(address, this.shard.count) !== this.shard.index) this.fail(`${file}: the wallet is not in shard ${this.shard.index}/${this.shard.count}`);
+    standing.seasons.forEach((row, i) => {
+      if (i > 0 && standing.seasons[i - 1]!.season >= row.season) this.fail(`${file}: seasons are not in ascending order`);
+      const tally = this.seasons.get(row.season);
+      // A season without a readable leaderboard has been reported already.
+      if (!tally) return;
+      const { board } = tally;
+      if (row.asOf !== board.asOf || row.totalParticipants !== board.totalParticipants) {
+        this.fail(`${file}: season ${row.season} has asOf ${row.asOf} and ${row.totalParticipants} participants, its leaderboard ${board.asOf} and ${board.totalParticipants}`);
+      }
+      if (row.rank > board.totalParticipants) this.fail(`${file}: season ${row.season}: rank ${row.rank} of ${board.totalParticipants} participants`);
+      tally.totals.push(row.totalPoints);
+      tally.ranks.push(row.rank);
+      const entry = tally.entries.get(address);
+      if (entry) {
+        tally.seen.add(address);
+        if (entry.rank !== row.rank || entry.totalPoints !== row.totalPoints || entry.dailyRate !== row.dailyRate) {
+          this.fail(`${file}: season ${row.season}: rank ${row.rank}, totalPoints ${row.totalPoints}, dailyRate ${row.dailyRate}; the leaderboard has ${entry.rank}, ${entry.totalPoints}, ${entry.dailyRate}`);
+        }
+        return;
+      }
+      // Not an entry: the leaderboard lists every participant, or this one comes after the last
+      // entry in (totalPoints descending, address) order, with a rank that agrees with it.
+      const last = board.entries.at(-1);
+      if (board.entries.length < LEADERBOARD_SIZE || !last) {
+        this.fail(`${file}: season ${row.season}: a participant missing from the leaderboard, which lists all ${board.totalParticipants}`);
+      } else if (row.totalPoints > last.totalPoints || (row.totalPoints === last.totalPoints && address < last.user)) {
+        this.fail(`${file}: season ${row.season}: totalPoints ${row.totalPoints} puts the wallet in the leaderboard's first ${LEADERBOARD_SIZE}, which does not list it`);
+      } else if (row.totalPoints === last.totalPoints ? row.rank !== last.rank : row.rank <= LEADERBOARD_SIZE) {
+        this.fail(`${file}: season ${row.season}: rank ${row.rank} disagrees with the leaderboard's last entry (rank ${last.rank}, totalPoints ${last.totalPoints})`);
+      }
+    });
+  }
+
+  /** After every wallet: the entries without a points file; for a whole tree, counts and ranks. */
+  finish(): void {
+    for (const [season, tally] of this.seasons) {
+      const listed = tally.totals.length;
+      if (this.shard ? listed > tally.board.totalParticipants : listed !== tally.board.totalParticipants) {
+        this.fail(`season ${season}: ${listed} points files list it, its leaderboard counts ${tally.board.totalParticipants} participants${this.shard ? '' : ' (a tree of one shard is verified with --shard K/N)'}`);
+      } else if (!this.shard) {
+        this.checkCompetitionRanks(season, tally);
+      }
+      for (const user of tally.entries.keys()) {
+        if (!tally.seen.has(user) && (!this.shard || shardOf(user, this.shard.count) === this.shard.index)) {
+          this.fail(`${pointsFile(user)}: missing, or without season ${season}, for a wallet in the season's leaderboard`);
+        }
+      }
+    }
+  }
+
+  /** Every participant's rank is 1 + the number of participants with more points. */
+  private checkCompetitionRanks(season: number, tally: SeasonTally): void {
+    const order = tally.totals.map((_, i) => i).sort((a, b) => tally.totals[b]! - tally.totals[a]!);
+    let higher = 0;
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k]!;
+      if (k > 0 && tally.totals[order[k - 1]!]! > tally.totals[i]!) higher = k;
+      if (tally.ranks[i] !== higher + 1) {
+        this.fail(`season ${season}: a participant with totalPoints ${tally.totals[i]} has rank ${tally.ranks[i]}, expected ${higher + 1} (participants with more points: ${higher})`);
+        return;
+      }
+    }
+  }
+}
