@@ -221,6 +221,25 @@ test('a publish whose connections drop for good leaves the live version, exits 5
   await assertVersionHolds(location, nights[1]!);
 });
 
+test('one object that cannot be stored fails the publish: the pointer is never written, and a rerun sends what is missing', async () => {
+  const location = freshLocation();
+  const broken = `${B}/portfolio.json`;
+  const proxy = await startFaultyProxy(s3.endpoint, (_, request) => (request.url!.includes(broken) ? 'drop' : 'forward'));
+  try {
+    const error = await thrown(() => publish(nights[0]!, location, proxy.endpoint, 2));
+    assert.equal((error as UserError).exitCode, EXIT_STORAGE);
+    assert.match(error.message, new RegExp(`uploading test-\\d+/versions/2025-11-20-[0-9a-f]{16}/v1/address/${B}/portfolio.json failed after 2 attempts`));
+    assert.not.ok(proxy.requests.some((request) => request.method === 'PUT' && isPointer(request.url)));
+  } finally {
+    await proxy.close();
+  }
+  assert.equal(await pointerOf(location), null);
+  const rerun = await publish(nights[0]!, location);
+  assert.ok(rerun.skipped.objects > 0 && rerun.uploaded.objects > 0);
+  assert.equal(rerun.skipped.objects + rerun.uploaded.objects, publishedFiles(nights[0]!).size);
+  await assertVersionHolds(location, nights[0]!);
+});
+
 test('--rollback moves the pointer back one version, and refuses when there is none', async () => {
   const location = freshLocation();
   const first = await publish(nights[0]!, location);
