@@ -240,6 +240,29 @@ test('one object that cannot be stored fails the publish: the pointer is never w
   await assertVersionHolds(location, nights[0]!);
 });
 
+test('Ctrl-C stops a publish at once with exit 130 and leaves the live version', async () => {
+  const location = freshLocation();
+  const first = await publish(nights[0]!, location);
+  const proxy = await startFaultyProxy(s3.endpoint, (_, request) => (request.method === 'PUT' ? 'stall' : 'forward'));
+  try {
+    const args = ['publish', '--dir', nights[1]!.out, '--to', to(location), '--endpoint', proxy.endpoint, '--progress', 'lines'];
+    let sent = false;
+    const result = await runCli(args, {
+      onStderr: (text, child) => {
+        if (!sent && text.includes('publish version')) {
+          sent = true;
+          setTimeout(() => child.kill('SIGINT'), 200);
+        }
+      },
+    });
+    assert.equal(result.code, 130, result.stderr);
+    assert.match(result.stderr, /interrupted while .*; the live version was left as it was/);
+  } finally {
+    await proxy.close();
+  }
+  assert.equal((await pointerOf(location))?.version, first.version);
+});
+
 test('--rollback moves the pointer back one version, and refuses when there is none', async () => {
   const location = freshLocation();
   const first = await publish(nights[0]!, location);

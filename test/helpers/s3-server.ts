@@ -47,7 +47,7 @@ export async function startS3Server(directory = tempDir('ws-s3-')): Promise<Runn
 }
 
 /** What the proxy does with the n-th request (1-based). */
-export type Fault = 'forward' | 'slow-down' | 'too-many-requests' | 'drop';
+export type Fault = 'forward' | 'slow-down' | 'too-many-requests' | 'drop' | 'stall';
 
 export interface RunningProxy {
   endpoint: string;
@@ -62,6 +62,7 @@ export async function startFaultyProxy(upstream: string, faultOf: (n: number, re
   const server = http.createServer((request, response) => {
     const fault = faultOf(requests.length + 1, request);
     requests.push({ method: request.method!, url: request.url!, fault });
+    if (fault === 'stall') return; // never answered, until the client gives up
     if (fault === 'drop') {
       request.socket.destroy();
       return;
