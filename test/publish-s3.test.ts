@@ -263,6 +263,33 @@ test('Ctrl-C stops a publish at once with exit 130 and leaves the live version',
   assert.equal((await pointerOf(location))?.version, first.version);
 });
 
+test('a publish killed outright (SIGKILL) mid-way leaves the live version, and a rerun resumes into the same version', async () => {
+  const location = freshLocation();
+  const first = await publish(nights[0]!, location);
+  let child: ReturnType<typeof import('node:child_process').spawn> | null = null;
+  let puts = 0;
+  const proxy = await startFaultyProxy(s3.endpoint, (_, request) => {
+    if (request.method !== 'PUT' || ++puts <= 5) return 'forward';
+    child?.kill('SIGKILL');
+    return 'stall';
+  });
+  try {
+    const killed = await runCli(['publish', '--dir', nights[1]!.out, '--to', to(location), '--endpoint', proxy.endpoint, '--concurrency', '1', '--progress', 'lines'], {
+      onStderr: (_, running) => {
+        child = running;
+      },
+    });
+    assert.equal(killed.code, null, 'killed by the signal');
+  } finally {
+    await proxy.close();
+  }
+  assert.equal((await pointerOf(location))?.version, first.version);
+  const resumed = await publish(nights[1]!, location);
+  assert.equal(resumed.skipped.objects, 5);
+  assert.equal((await pointerOf(location))?.version, resumed.version);
+  await assertVersionHolds(location, nights[1]!);
+});
+
 test('--rollback moves the pointer back one version, and refuses when there is none', async () => {
   const location = freshLocation();
   const first = await publish(nights[0]!, location);
