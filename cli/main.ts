@@ -2,7 +2,8 @@
  * `wallet-snapshot`: declares the commands and turns errors into exit codes, nothing more.
  * Exit codes: 0 success; 1 bad input, bad option value or failed verification; 2 usage error
  * (unknown command or option); 3 out of DuckDB's memory limit; 4 the disk refused the writes
- * (full, read-only, a file size limit); 70 unexpected internal error (a bug; --debug prints its
+ * (full, read-only, a file size limit); 5 object storage or the network still failed after every retry
+ * (publish; rerunning resumes); 70 unexpected internal error (a bug; --debug prints its
  * stack); 130 interrupted.
  */
 import { Command, CommanderError } from 'commander';
@@ -10,6 +11,7 @@ import { UserError, messageOf } from '../build/errors.ts';
 import { buildCommand } from './build.ts';
 import { verifyCommand } from './verify.ts';
 import { serveCommand } from './serve.ts';
+import { publishCommand } from './publish.ts';
 
 const EXIT_BAD_INPUT = 1;
 const EXIT_USAGE = 2;
@@ -21,7 +23,7 @@ const program = new Command('wallet-snapshot')
   .exitOverride()
   .showHelpAfterError('(run with --help for usage)');
 
-for (const command of [buildCommand(), verifyCommand(), serveCommand()]) {
+for (const command of [buildCommand(), verifyCommand(), serveCommand(), publishCommand()]) {
   // addCommand does not pass these settings down the way .command() does.
   program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
 }

@@ -1,0 +1,55 @@
+/**
+ * Where a tree is published: `s3://BUCKET[/PREFIX]`, and the keys of the bucket layout that
+ * `publish` writes and every reader (the Worker, the origin) reads:
+ *
+ *   PREFIX/live.json                               the pointer, written last: {"version", "previous", "publishedAt"}
+ *   PREFIX/versions/<version>/<tree path>          every file of one night's tree
+ *   PREFIX/versions/<version>/_publish/manifest.sha256.gz
+ *                                                  "<sha256>  <tree path>" per file, written after them:
+ *                                                  the version is complete, and the next night copies from it
+ */
+import { UserError } from '../build/errors.ts';
+
+export interface Location {
+  bucket: string;
+  /** '' or a prefix without leading or trailing slash. */
+  prefix: string;
+}
+
+/** A version id: the tree's last closed day and the start of its content digest. */
+export const VERSION_ID_PATTERN = /^\d{4}-\d{2}-\d{2}-[0-9a-f]{16}$/;
+
+export const PUBLISH_FOLDER = '_publish';
+/** The manifest's path inside its version. */
+export const MANIFEST_PATH = `${PUBLISH_FOLDER}/manifest.sha256.gz`;
+
+// Bucket names of S3, R2 and MinIO: 3 to 63 lower-case letters, digits, dots and hyphens.
+const BUCKET_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+export function parseLocation(text: string): Location {
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(text);
+  if (!match) throw new UserError(`--to ${text}: expected s3://BUCKET or s3://BUCKET/PREFIX`);
+  const bucket = match[1]!;
+  if (!BUCKET_PATTERN.test(bucket)) {
+    throw new UserError(`--to ${text}: "${bucket}" is not a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)`);
+  }
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix.split('/').some((segment) => segment === '.' || segment === '..') || prefix.includes('//')) {
+    throw new UserError(`--to ${text}: the prefix "${prefix}" holds an empty, "." or ".." segment`);
+  }
+  return { bucket, prefix };
+}
+
+export function describe(location: Location): string {
+  return `s3://${location.bucket}${location.prefix ? `/${location.prefix}` : ''}`;
+}
+
+function under(location: Location, key: string): string {
+  return location.prefix ? `${location.prefix}/${key}` : key;
+}
+
+export const pointerKey = (location: Location) => under(location, 'live.json');
+export const versionsPrefix = (location: Location) => under(location, 'versions/');
+export const versionPrefix = (location: Location, version: string) => `${versionsPrefix(location)}${version}/`;
+export const objectKey = (location: Location, version: string, treePath: string) => `${versionPrefix(location, version)}${treePath}`;
+export const manifestKey = (location: Location, version: string) => objectKey(location, version, MANIFEST_PATH);

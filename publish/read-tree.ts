@@ -1,0 +1,115 @@
+/**
+ * The files of a built tree with the sha256 of each, in path order: what a night publishes, and
+ * the digest that names its version.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { UserError, messageOf } from '../build/errors.ts';
+import { META_FILE, resolveInTree } from '../tree/layout.ts';
+import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
+import { isPublished } from './object-headers.ts';
+
+export interface TreeFile {
+  /** Tree-relative, with forward slashes. */
+  path: string;
+  size: number;
+  /** Modification time in whole milliseconds since the epoch. */
+  mtimeMs: number;
+  /** Hex sha256 of the file's (uncompressed) bytes. */
+  sha256: string;
+}
+
+/** Files read and hashed at once: enough to keep both cores' digests busy while others are read. */
+const READ_CONCURRENCY = 16;
+
+/** The tree's `_snapshot/meta.json`: publishing a folder without one is refused. */
+export async function readMeta(dir: string): Promise<SnapshotMeta> {
+  let text: string;
+  try {
+    text = await fs.readFile(resolveInTree(dir, META_FILE), 'utf8');
+  } catch (error) {
+    throw new UserError(`--dir ${dir} holds no snapshot tree: ${META_FILE} cannot be read (${messageOf(error)}); run wallet-snapshot build first`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UserError(`--dir ${dir}: ${META_FILE} is not JSON (${messageOf(error)}); build the tree again`);
+  }
+  const result = SnapshotMetaSchema.safeParse(parsed);
+  if (!result.success) {
+    throw new UserError(`--dir ${dir}: ${META_FILE} is not a snapshot's meta file (${result.error.issues[0]?.message}); build the tree again`);
+  }
+  return result.data;
+}
+
+/** Every file to publish, sorted by path, each hashed. `onFile` counts progress. */
+export async function readTree(dir: string, onFile: (done: number, total: number) => void): Promise<TreeFile[]> {
+  const paths: string[] = [];
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    const treePath = path.relative(dir, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+    if (entry.isDirectory()) continue;
+    if (!entry.isFile()) throw new UserError(`--dir ${dir}: ${treePath} is not a regular file; a built tree holds only files and folders`);
+    if (isPublished(treePath)) paths.push(treePath);
+  }
+  paths.sort();
+  const limit = pLimit(READ_CONCURRENCY);
+  let done = 0;
+  return Promise.all(
+    paths.map((treePath) =>
+      limit(async () => {
+        const { bytes, size, mtimeMs } = await readTreeFile(dir, treePath);
+        const file = { path: treePath, size, mtimeMs, sha256: await sha256Hex(bytes) };
+        onFile(++done, paths.length);
+        return file;
+      }),
+    ),
+  );
+}
+
+/** Bytes, size and mtime from one open descriptor, so that the three describe the same file. */
+export async function readTreeFile(dir: string, treePath: string): Promise<{ bytes: Buffer; size: number; mtimeMs: number }> {
+  const handle = await fs.open(resolveInTree(dir, treePath), 'r');
+  try {
+    const stat = await handle.stat();
+    const bytes = await handle.readFile();
+    return { bytes, size: bytes.length, mtimeMs: Math.floor(stat.mtimeMs) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** WebCrypto's digest runs on libuv's thread pool, so both cores hash. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  return Buffer.from(await crypto.subtle.digest('SHA-256', bytes)).toString('hex');
+}
+
+/** `sha256sum` lines, one per file in path order: the version's manifest. */
+export function manifestText(files: readonly TreeFile[]): string {
+  return files.map((file) => `${file.sha256}  ${file.path}\n`).join('');
+}
+
+/** path -> sha256 from a manifest's text. */
+export function parseManifest(text: string): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const match = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
+    if (match) result.set(match[2]!, match[1]!);
+  }
+  return result;
+}
+
+/**
+ * What publishes the same bytes the same way. Part of every version's digest, so that a change
+ * of how objects are stored (their headers, their encoding) never resumes into, or copies from,
+ * a version stored the old way.
+ */
+export const STORAGE_FORMAT = 'wallet-snapshot publish 1: gzip level 6 for text, headers by extension';
+
+/** `<last closed day>-<16 hex digits of the digest of the format and the manifest>`. */
+export function versionIdOf(lastClosedDay: string, manifest: string): string {
+  const digest = crypto.createHash('sha256').update(`${STORAGE_FORMAT}\n`).update(manifest).digest('hex');
+  return `${lastClosedDay}-${digest.slice(0, 16)}`;
+}
