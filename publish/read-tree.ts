@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { UserError, messageOf } from '../build/errors.ts';
-import { META_FILE, resolveInTree } from '../tree/layout.ts';
+import { META_FILE } from '../tree/layout.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { isPublished } from './object-headers.ts';
 
@@ -112,4 +112,9 @@ export const STORAGE_FORMAT = 'wallet-snapshot publish 1: gzip level 6 for text,
 export function versionIdOf(lastClosedDay: string, manifest: string): string {
   const digest = crypto.createHash('sha256').update(`${STORAGE_FORMAT}\n`).update(manifest).digest('hex');
   return `${lastClosedDay}-${digest.slice(0, 16)}`;
+}
+
+/** The file of a tree path (always `/`-separated) under the tree folder `dir`. */
+function resolveInTree(dir: string, treePath: string): string {
+  return path.join(dir, ...treePath.split('/'));
 }

@@ -13,15 +13,15 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import pLimit from 'p-limit';
-import { getMimeType } from 'hono/utils/mime';
 import { POINTER_KEY, versionPrefix } from './r2-store.ts';
-import { JSON_CONTENT_TYPE, DOCUMENT_CACHE_CONTROL } from '../tree/http-headers.ts';
+import { JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
+import { contentTypeOf, isCompressible, isPublished, OBJECT_CACHE_CONTROL, POINTER_CACHE_CONTROL } from '../publish/object-headers.ts';
+import { gzip } from '../publish/compress.ts';
 import { META_FILE } from '../tree/layout.ts';
 import { answerUnparsedRequests } from './index.ts';
 
@@ -56,7 +56,41 @@ export async function bundleWorker(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
-export async function startWorkerd(options: { dir: string; port: number; host: string }): Promise<RunningWorker> {
+/** An object as `publish` stores it, to be put into the local bucket as it is. */
+export interface StoredObject {
+  key: string;
+  body: Uint8Array;
+  httpMetadata: Record<string, string | undefined>;
+  customMetadata: Record<string, string>;
+}
+
+/** The Worker in workerd over a bucket holding what `publish` wrote (read back from object storage). */
+export async function startWorkerdOverObjects(objects: AsyncIterable<StoredObject>, options: { port: number; host: string }): Promise<RunningWorker> {
+  const { miniflare, runtime, bucket } = await startMiniflare();
+  try {
+    const limit = pLimit(LOAD_CONCURRENCY);
+    const puts: Promise<unknown>[] = [];
+    for await (const object of objects) {
+      const metadata = Object.fromEntries(Object.entries(object.httpMetadata).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      puts.push(limit(() => bucket.put(object.key, new Uint8Array(object.body), { httpMetadata: metadata, customMetadata: object.customMetadata })));
+    }
+    await Promise.all(puts);
+    const edge = await startEdge(runtime, options);
+    return {
+      url: edgeUrl(edge, options.host),
+      loaded: async () => {},
+      close: async () => {
+        await closeServer(edge);
+        await miniflare.dispose();
+      },
+    };
+  } catch (error) {
+    await miniflare.dispose();
+    throw error;
+  }
+}
+
+async function startMiniflare(): Promise<{ miniflare: Miniflare; runtime: URL; bucket: LocalBucket }> {
   const miniflare = new Miniflare({
     modules: true,
     script: await bundleWorker(),
@@ -67,6 +101,23 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
   });
   const runtime = await miniflare.ready;
   const bucket = (await miniflare.getR2Bucket(BINDING)) as unknown as LocalBucket;
+  return { miniflare, runtime, bucket };
+}
+
+function edgeUrl(edge: http.Server, host: string): string {
+  const address = edge.address() as { port: number };
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+export async function startWorkerd(options: { dir: string; port: number; host: string }): Promise<RunningWorker> {
+  const { miniflare, runtime, bucket } = await startMiniflare();
   let published: { tree: string; meta: number; version: string } | null = null;
   let loading: Promise<void> = Promise.resolve();
   let closed = false;
@@ -78,7 +129,7 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
     const version = `local-${Date.now().toString(36)}-${crypto.randomBytes(3).toString('hex')}`;
     await loadTree(bucket, identity.tree, version);
     await bucket.put(POINTER_KEY, JSON.stringify({ version, publishedAt: new Date().toISOString() }), {
-      httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: 'no-cache' },
+      httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL },
     });
     const previous = published;
     published = { ...identity, version };
@@ -98,7 +149,6 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
     await miniflare.dispose();
     throw error;
   }
-  const address = edge.address() as { port: number };
   const timer = setInterval(() => {
     if (closed) return;
     loading = loading.then(refresh).catch((error: unknown) => {
@@ -107,7 +157,7 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
   }, WATCH_INTERVAL_MS);
   timer.unref();
   return {
-    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${address.port}`,
+    url: edgeUrl(edge, options.host),
     loaded: async () => {
       await refresh();
     },
@@ -115,10 +165,7 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
       closed = true;
       clearInterval(timer);
       await loading.catch(() => {});
-      await new Promise<void>((resolve) => {
-        edge.close(() => resolve());
-        edge.closeAllConnections();
-      });
+      await closeServer(edge);
       await miniflare.dispose();
     },
   };
@@ -164,7 +211,7 @@ interface LocalBucket {
   delete(keys: string[]): Promise<void>;
 }
 
-/** Every file of the tree under the version's prefix, JSON stored gzip-compressed as publish stores it. */
+/** Every file of the tree under the version's prefix, with the metadata and compression `publish` gives it. */
 async function loadTree(bucket: LocalBucket, tree: string, version: string): Promise<void> {
   const limit = pLimit(LOAD_CONCURRENCY);
   const puts: Promise<unknown>[] = [];
@@ -172,17 +219,18 @@ async function loadTree(bucket: LocalBucket, tree: string, version: string): Pro
     if (!entry.isFile()) continue;
     const file = path.join(entry.parentPath, entry.name);
     const key = path.relative(tree, file).split(path.sep).join('/');
+    if (!isPublished(key)) continue;
     puts.push(limit(async () => {
       const bytes = await fs.promises.readFile(file);
       const stats = await fs.promises.stat(file);
-      const json = key.endsWith('.json');
+      const compressed = isCompressible(key);
       // A copy in an ArrayBuffer of its own: Miniflare cannot pass a view of Node's pooled buffers.
-      const stored = new Uint8Array(json ? zlib.gzipSync(bytes) : bytes);
+      const stored = new Uint8Array(compressed ? await gzip(bytes) : bytes);
       await bucket.put(`${versionPrefix(version)}${key}`, stored, {
         httpMetadata: {
-          contentType: json ? JSON_CONTENT_TYPE : getMimeType(key) ?? 'application/octet-stream',
-          cacheControl: DOCUMENT_CACHE_CONTROL,
-          ...(json ? { contentEncoding: 'gzip' } : {}),
+          contentType: contentTypeOf(key),
+          cacheControl: OBJECT_CACHE_CONTROL,
+          ...(compressed ? { contentEncoding: 'gzip' } : {}),
         },
         customMetadata: { sha256: crypto.createHash('sha256').update(bytes).digest('hex'), mtime: String(Math.floor(stats.mtimeMs)) },
       });

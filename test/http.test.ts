@@ -9,7 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { A, SUB, balance, build, unix, type Built } from './helpers/fixtures.ts';
 import { request, type Answer } from './helpers/http.ts';
-import { RUNTIMES, startHost, type Host, type Runtime } from './helpers/hosts.ts';
+import { startHost, type Host, type Runtime } from './helpers/hosts.ts';
+
+/** Both runtimes of `serve`, and the Worker over a tree published to a real S3-protocol server. */
+const RUNTIMES: Runtime[] = ['node', 'workerd', 'published'];
 
 const ny = (local: string) => unix(`${local}-05:00`);
 const UNKNOWN = '0x' + '9'.repeat(40);
@@ -231,16 +234,16 @@ for (const runtime of RUNTIMES) {
 
 const Same = suite('every runtime answers alike');
 
-Same('status, body and the interface headers are the same on Node and in workerd', () => {
-  const [node, workerd] = RUNTIMES.map((runtime) => answers.get(runtime)!);
-  assert.ok(node!.size > 50);
-  for (const [key, expected] of node!) {
-    const actual = workerd!.get(key);
-    assert.ok(actual, `workerd was not asked ${key}`);
-    assert.is(actual!.status, expected.status, key);
-    assert.is(actual!.text, expected.text, key);
+Same('status, body and the interface headers are the same on Node, in workerd, and from a published bucket', () => {
+  const node = answers.get('node')!;
+  assert.ok(node.size > 50);
+  for (const [runtime, other] of [...answers].filter(([runtime]) => runtime !== 'node')) for (const [key, expected] of node) {
+    const actual = other.get(key);
+    assert.ok(actual, `${runtime} was not asked ${key}`);
+    assert.is(actual!.status, expected.status, `${runtime}: ${key}`);
+    assert.is(actual!.text, expected.text, `${runtime}: ${key}`);
     for (const header of ['content-type', 'access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age', 'allow', 'etag', 'cache-control', 'last-modified', 'content-encoding']) {
-      assert.is(actual!.headers[header], expected.headers[header], `${key}: ${header}`);
+      assert.is(actual!.headers[header], expected.headers[header], `${runtime}: ${key}: ${header}`);
     }
   }
 });
