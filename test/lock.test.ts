@@ -20,7 +20,8 @@ test('a build in another PID namespace holds --out: a second build refuses at on
   const input = path.join(root, 'input');
   const out = path.join(root, 'public');
   await generateDataset({ outDir: input, wallets: 2000, seed: 5, startDate: '2025-06-01', days: 150, seasonOneEnd: '2025-09-01', rowsPerWallet: 20 });
-  let second: Promise<Awaited<ReturnType<typeof runCli>>> | null = null;
+  type Run = Awaited<ReturnType<typeof runCli>>;
+  let second = null as Promise<Run> | null;
   // The first build runs in a PID namespace of its own when the system allows it (as root here):
   // its PID means nothing to the second build, as between two containers sharing a volume.
   const first = await runCli(['build', '--input', input, '--out', out, '--now', now, '--progress', 'lines'], {
@@ -32,7 +33,7 @@ test('a build in another PID namespace holds --out: a second build refuses at on
     },
   });
   assert.ok(second !== null, 'the first build never reached the wallet stage');
-  const refused = await second!;
+  const refused: Run = await second!;
   assert.is(refused.code, 75, refused.stderr);
   assert.match(refused.stderr, `wallet-snapshot: --out ${out} is being built by another build (pid `);
   assert.match(refused.stderr, `it holds the lock ${path.join(root, '.public.lock')}`);
