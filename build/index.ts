@@ -111,7 +111,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       seasons: leaderboards.map((board) => board.season),
       exampleWallet,
     });
-    await record.close({ wallets: written.wallets });
+    await record.close();
     await manifest?.close();
     interruption.throwIfInterrupted();
     // The inputs are read no more: DuckDB's files go before the tree is flushed and swapped in.
@@ -129,7 +129,9 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     // replaced stays, for a rollback by hand.
     const older = completeTrees(claimed.paths).filter((name) => name !== work.id && name !== replaced);
     if (older.length > 0) progress.start('remove older trees');
-    await removeOldTrees(claimed, [work.id, replaced]);
+    await removeOldTrees(claimed, [work.id, replaced], interruption.signal);
+    // The new tree is live; a signal since then still ends the build as interrupted (the message says so).
+    interruption.throwIfInterrupted();
     progress.end();
 
     const warnings: string[] = [...claimed.notes];

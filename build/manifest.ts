@@ -16,6 +16,7 @@ import { FileLock } from './lock.ts';
 import type { Shard } from './config.ts';
 import { TreeManifestSchema, type TreeManifest as TreeManifestSummary } from '../schemas/manifest.ts';
 import { manifestListFile, manifestSummaryFile } from '../tree/manifest-files.ts';
+import { ADDRESS_DIR } from '../tree/layout.ts';
 
 export class ManifestWriter {
   private readonly stream: fs.WriteStream;
@@ -101,6 +102,8 @@ function removeAbandonedPartials(folder: string, prefix: string): void {
  * streamed to the list file as files are written, never held in memory; a copy goes to
  * `--manifest FILE` when asked.
  */
+const WALLET_PREFIX = `${ADDRESS_DIR}/`;
+
 export class TreeManifest {
   /** The two manifest files, once written. */
   files = 0;
@@ -108,6 +111,8 @@ export class TreeManifest {
   private readonly stream: fs.WriteStream;
   private readonly digest = crypto.createHash('sha256');
   private listed = 0;
+  /** Wallet folders listed (about 5 MB at 100k wallets): whatever writer a wallet's files came from. */
+  private readonly wallets = new Set<string>();
   private failure: Error | null = null;
   private readonly shard: { index: number; count: number };
 
@@ -130,12 +135,19 @@ export class TreeManifest {
     if (lines.length === 0) return;
     this.stream.write(lines);
     this.digest.update(lines);
-    for (let at = lines.indexOf('\n'); at !== -1; at = lines.indexOf('\n', at + 1)) this.listed++;
+    for (let start = 0, end = lines.indexOf('\n'); end !== -1; start = end + 1, end = lines.indexOf('\n', start)) {
+      this.listed++;
+      // `<64 hex>  v1/address/<wallet>/...`
+      if (lines.startsWith(WALLET_PREFIX, start + 66)) {
+        const from = start + 66 + WALLET_PREFIX.length;
+        this.wallets.add(lines.slice(from, lines.indexOf('/', from)));
+      }
+    }
     this.copy?.append(lines);
   }
 
   /** Flushes the list, then writes the summary holding its digest. */
-  async close(facts: { wallets: number }): Promise<void> {
+  async close(): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       this.stream.end((error?: Error | null) => {
         const failure = this.failure ?? error;
@@ -146,7 +158,7 @@ export class TreeManifest {
     const summary: TreeManifestSummary = TreeManifestSchema.parse({
       format: 1,
       shard: this.shard,
-      wallets: facts.wallets,
+      wallets: this.wallets.size,
       files: this.listed,
       sha256: this.digest.digest('hex'),
     });

@@ -320,10 +320,11 @@ export async function goLive(claimed: ClaimedOutput, options: { durable: boolean
  * `trash-*`, so that a kill in the middle of a deletion never leaves a half tree under a build's
  * name (the next build removes the rest).
  */
-export async function removeOldTrees(claimed: ClaimedOutput, keep: (string | null)[]): Promise<number> {
+export async function removeOldTrees(claimed: ClaimedOutput, keep: (string | null)[], signal: AbortSignal): Promise<number> {
   let removed = 0;
   for (const name of completeTrees(claimed.paths)) {
     if (keep.includes(name)) continue;
+    if (signal.aborted) break;
     const trash = path.join(claimed.paths.builds, `trash-${name}`);
     fs.renameSync(path.join(claimed.paths.builds, name), trash);
     await fsp.rm(trash, { recursive: true, force: true });

@@ -9,7 +9,7 @@ export const TreeManifestSchema = z
   .object({
     format: z.literal(1),
     shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict(),
-    wallets: z.number().int().min(0).meta({ description: 'wallets written by this build (shard)' }),
+    wallets: z.number().int().min(0).meta({ description: 'wallet folders (v1/address/{address}/) in the list' }),
     files: z.number().int().min(0).meta({ description: 'lines of the list: every file this build wrote but the two manifest files' }),
     sha256: z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'sha256 of the bytes of the .sha256 list beside this file' }),
   })
