@@ -59,7 +59,9 @@ if (!fs.existsSync(path.join(input, 'seasons.parquet'))) {
 // created in the next minutes on ext4 without a journal (see the floor below), hence the warning.
 const floorTargets = [path.join(work, 'floor-sync'), path.join(work, 'floor-async')];
 // (`floor` is where earlier versions of this bench wrote both floors.)
-const leftovers = [out, ...floorTargets, path.join(work, 'floor')].filter((dir) => fs.existsSync(dir));
+// `out` is a link to a build folder in `.public.builds`, which holds the trees themselves.
+const builtTrees = [out, path.join(work, '.public.builds')];
+const leftovers = [...builtTrees, ...floorTargets, path.join(work, 'floor')].filter((dir) => fs.existsSync(dir));
 if (leftovers.length > 0) {
   for (const dir of leftovers) fs.rmSync(dir, { recursive: true, force: true });
   log(`removed ${leftovers.length} tree(s) of an earlier run; on ext4 without a journal, figures taken in the next 5 minutes may be slow`);
@@ -159,7 +161,7 @@ process.stdout.write(`${JSON.stringify(figures)}\n`);
 // this size removes the trees first.
 if (!keep) {
   log('removing the floor trees and the built tree...');
-  for (const target of [...floorTargets, out, path.join(work, 'worker-tree')]) fs.rmSync(target, { recursive: true, force: true });
+  for (const target of [...floorTargets, ...builtTrees, path.join(work, 'worker-tree')]) fs.rmSync(target, { recursive: true, force: true });
 }
 
 function round(value: number | null): number | null {

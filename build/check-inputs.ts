@@ -81,7 +81,7 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
       found.push({ column, rows: Number(result?.bad ?? 0), example: result?.example });
     }
   } catch (error) {
-    throw scanError(input.contract.file, error);
+    throw scanError(input, error);
   }
   // Reported in the file's column order.
   return input.columns.flatMap((column) => {

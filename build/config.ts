@@ -25,6 +25,8 @@ export interface BuildConfig {
   threads: number;
   memoryLimit: string;
   progress: ProgressMode;
+  /** Flush the new tree to the disk before it goes live (`--no-sync` skips it). */
+  durable: boolean;
 }
 
 export type ProgressMode = 'auto' | 'tty' | 'lines' | 'quiet';
@@ -38,6 +40,7 @@ export interface BuildOptions {
   threads?: number;
   memoryLimit?: string;
   progress?: ProgressMode;
+  sync?: boolean;
 }
 
 export function resolveBuildConfig(options: BuildOptions): BuildConfig {
@@ -53,6 +56,7 @@ export function resolveBuildConfig(options: BuildOptions): BuildConfig {
     threads: options.threads ?? 2,
     memoryLimit: options.memoryLimit ?? '1GB',
     progress: options.progress ?? 'auto',
+    durable: options.sync ?? true,
   };
 }
 

@@ -16,13 +16,24 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Thrown when the build is interrupted (SIGINT/SIGTERM) so that cleanup runs before exit. */
+/**
+ * Thrown when the build is interrupted (SIGINT, SIGTERM, SIGHUP) so that cleanup runs before exit.
+ * Exit 130 for Ctrl-C and SIGTERM, 129 for SIGHUP (128 + its number, as a shell reports it).
+ */
 export class InterruptedError extends UserError {
-  constructor(signal: string) {
-    super(`interrupted by ${signal}; the previous tree was left untouched`, 130);
+  constructor(readonly signal: string, afterPublishing = false) {
+    super(
+      afterPublishing
+        ? `interrupted by ${signal} after the new tree was published (older trees beside it are removed by the next build)`
+        : `interrupted by ${signal}; the previous tree was left untouched`,
+      signal === 'SIGHUP' ? 129 : 130,
+    );
     this.name = 'InterruptedError';
   }
 }
+
+/** Exit status of a build refused because another build holds its --out (EX_TEMPFAIL: try again later). */
+export const EXIT_BUSY = 75;
 
 /** Exit status of a build that ran out of DuckDB's memory limit: the input is fine, the settings are not. */
 const EXIT_OUT_OF_MEMORY = 3;

@@ -1,15 +1,18 @@
 /**
  * The snapshot build: read -> check -> compute -> write -> publish, each stage in its own module.
- * The tree is written into a work folder beside `--out` and swapped in only when complete.
+ * The tree is written into a work folder beside `--out` and swapped in only when complete
+ * (swap.ts), under a lock on `--out`; signals stop it in any stage (interruption.ts).
  */
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { BuildConfig } from './config.ts';
 import { openDatabase, type Database } from './database.ts';
-import { InterruptedError, cannotWrite, outOfMemory } from './errors.ts';
+import { cannotWrite, outOfMemory } from './errors.ts';
 import { TreeWriter } from './tree-writer.ts';
 import { Progress, countOf } from './progress.ts';
-import { createWorkFolder, publishTree, removeWorkFolder } from './publish.ts';
-import { readInputs } from './read-inputs.ts';
+import { abandonWorkNow, claimOutput, completeTrees, goLive, releaseOutput, removeOldTrees, type ClaimedOutput } from './swap.ts';
+import { closeInputs, inputReadError, openInputs, readInputs, type OpenedInput } from './read-inputs.ts';
+import { Interruption } from './interruption.ts';
 import { checkInputs } from './check-inputs.ts';
 import { computeSnapshots } from './compute-history.ts';
 import { computeDailyAsOf, loadPriceBook } from './compute-daily.ts';
@@ -20,7 +23,7 @@ import { writePoints } from './write-points.ts';
 import { PointsFilePool } from './points-file-pool.ts';
 import { writeSharedFiles } from './write-shared.ts';
 import { dayNumber } from './days.ts';
-import { ManifestWriter } from './manifest.ts';
+import { ManifestWriter, TreeManifest } from './manifest.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 
 /** Threads writing the points files (see docs/decisions.md, "Points standing"). */
@@ -30,6 +33,9 @@ export interface BuildSummary {
   /** The build instant (--now) and the last closed day it gives. */
   now: string;
   lastClosedDay: string;
+  /** The build folder now live at --out, and the one it replaced (kept for a rollback). */
+  build: string;
+  previousBuild: string | null;
   wallets: number;
   files: number;
   bytes: number;
@@ -47,22 +53,27 @@ export interface BuildSummary {
 export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> {
   const started = performance.now();
   const progress = new Progress(config.progress);
-  const work = createWorkFolder(config.outDir, { input: config.inputDir, manifest: config.manifest });
-  const interruption = new AbortController();
+  let claimed: ClaimedOutput | null = null;
+  let inputs: OpenedInput[] = [];
   let db: Database | null = null;
   let pointsPool: PointsFilePool | null = null;
   /** Discarded on failure; moved into place once the tree is published. */
   let unpublishedManifest: ManifestWriter | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interruption.abort(new InterruptedError(signal));
-    db?.connection.interrupt();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const interruption = new Interruption(() => {
+    unpublishedManifest?.discard();
+    if (claimed) abandonWorkNow(claimed);
+  });
+  interruption.onInterrupt(() => db?.connection.interrupt());
   try {
+    // Every refusal that needs no work comes first: the inputs (a FIFO, a missing file), then --out.
+    inputs = await openInputs(config.inputDir, interruption.signal);
+    claimed = await claimOutput(config.outDir, { input: config.inputDir, manifest: config.manifest });
+    const work = claimed.work;
+    interruption.throwIfInterrupted();
     // Opened first, so that a manifest path that cannot be written fails before any work.
     const manifest = config.manifest ? new ManifestWriter(config.manifest) : null;
     unpublishedManifest = manifest;
+    const record = new TreeManifest(work.tree, config.shard, manifest);
     db = await openDatabase({
       file: path.join(work.scratch, 'build.duckdb'),
       tempDir: path.join(work.scratch, 'spill'),
@@ -70,20 +81,24 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       memoryLimit: config.memoryLimit,
     });
     progress.start('read inputs');
-    const inputs = await readInputs(db, config.inputDir);
+    const inputFiles = await readInputs(db, inputs);
+    interruption.throwIfInterrupted();
     progress.start('check inputs');
-    await checkInputs(db, inputs);
+    await checkInputs(db, inputFiles);
+    interruption.throwIfInterrupted();
     const [{ rows: balanceRows } = { rows: 0 }] = await db.rows<{ rows: number }>('SELECT count(*)::DOUBLE AS rows FROM balance_rows');
     progress.start('compute snapshots');
     await computeSnapshots(db, config.nowSeconds);
     const dailyAsOf = await computeDailyAsOf(db, config.lastClosedDay);
     const prices = await loadPriceBook(db, config.lastClosedDay);
     const exampleWallet = await findExampleWallet(db);
+    interruption.throwIfInterrupted();
     progress.start('compute leaderboards');
     const leaderboards = await computeLeaderboards(db, config.lastClosedDay);
     const seasonsIndex = await computeSeasonsIndex(db, leaderboards);
+    interruption.throwIfInterrupted();
 
-    const onManifestLines = manifest ? (lines: string) => manifest.append(lines) : undefined;
+    const onManifestLines = (lines: string) => record.append(lines);
     pointsPool = new PointsFilePool(POINTS_FILE_THREADS, work.tree, onManifestLines);
     progress.start('write wallets');
     const written = await writeWallets(db, {
@@ -100,7 +115,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     progress.start('write points');
     const points = await writePoints(db, pointsPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
     progress.start('write shared files');
-    const writer = new TreeWriter(work.tree, manifest ? (file, text) => manifest.add(file, text) : undefined);
+    const writer = new TreeWriter(work.tree, (file, text) => record.add(file, text));
     await writeSharedFiles(writer, leaderboards, seasonsIndex, {
       format: 1,
       lastClosedDay: config.lastClosedDay,
@@ -108,31 +123,41 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       seasons: leaderboards.map((board) => board.season),
       exampleWallet,
     });
+    await record.close();
     await manifest?.close();
-    if (interruption.signal.aborted) throw interruption.signal.reason;
-
-    progress.start('publish');
-    const replaced = publishTree(work, config.outDir);
-    manifest?.moveIntoPlace();
-    unpublishedManifest = null;
-    // Deleting the tree that was replaced (200,000 files at 100k wallets) takes as long as a good
-    // part of the build, so it is a stage of its own rather than time hidden after the summary.
-    if (replaced) progress.start('remove previous tree');
+    interruption.throwIfInterrupted();
+    // The inputs are read no more: DuckDB's files go before the tree is flushed and swapped in.
     db.close();
     db = null;
-    removeWorkFolder(work);
+    await fsp.rm(work.scratch, { recursive: true, force: true });
+
+    progress.start('publish');
+    const replaced = await goLive(claimed, { durable: config.durable, signal: interruption.signal });
+    interruption.markPublished();
+    manifest?.moveIntoPlace();
+    unpublishedManifest = null;
+    // Deleting an older tree (200,000 files at 100k wallets) takes as long as a good part of the
+    // build, so it is a stage of its own rather than time hidden after the summary. The tree just
+    // replaced stays, for a rollback by hand.
+    const older = completeTrees(claimed.paths).filter((name) => name !== work.id && name !== replaced);
+    if (older.length > 0) progress.start('remove older trees');
+    await removeOldTrees(claimed, [work.id, replaced], interruption.signal);
+    // The new tree is live; a signal since then still ends the build as interrupted (the message says so).
+    interruption.throwIfInterrupted();
     progress.end();
 
-    const warnings: string[] = [];
+    const warnings: string[] = [...claimed.notes];
     if (written.positionsWithoutPrice > 0) {
       warnings.push(`${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0)`);
     }
     return {
       now: config.nowIso,
       lastClosedDay: config.lastClosedDay,
+      build: work.id,
+      previousBuild: replaced,
       wallets: written.wallets,
-      files: written.files + points.files + writer.files,
-      bytes: written.bytes + points.bytes + writer.bytes,
+      files: written.files + points.files + writer.files + record.files,
+      bytes: written.bytes + points.bytes + writer.bytes + record.bytes,
       seconds: (performance.now() - started) / 1000,
       dailyAsOf,
       seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
@@ -147,14 +172,14 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     progress.end();
     // DuckDB reports an interrupted query as its own error; the user wants to hear why.
     if (interruption.signal.aborted) throw interruption.signal.reason;
-    throw outOfMemory(error, config) ?? cannotWrite(error, config.outDir) ?? error;
+    throw outOfMemory(error, config) ?? cannotWrite(error, config.outDir) ?? inputReadError(inputs, error) ?? error;
   } finally {
     await pointsPool?.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     db?.close();
     unpublishedManifest?.discard();
-    removeWorkFolder(work);
+    if (claimed) await releaseOutput(claimed);
+    await closeInputs(inputs);
+    interruption.dispose();
   }
 }
 

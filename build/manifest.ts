@@ -12,26 +12,36 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from './errors.ts';
-import { removeAbandoned } from './publish.ts';
+import { FileLock } from './lock.ts';
+import type { Shard } from './config.ts';
+import { TreeManifestSchema, type TreeManifest as TreeManifestSummary } from '../schemas/manifest.ts';
+import { manifestListFile, manifestSummaryFile } from '../tree/manifest-files.ts';
+import { ADDRESS_DIR } from '../tree/layout.ts';
 
 export class ManifestWriter {
   private readonly stream: fs.WriteStream;
   private readonly partial: string;
   private failure: Error | null = null;
+  /** Held on the partial file while it is written: what no live build holds is abandoned. */
+  private readonly lock: FileLock;
 
   constructor(private readonly destination: string) {
     const folder = path.dirname(destination);
     const prefix = `.${path.basename(destination)}.partial-`;
-    this.partial = path.join(folder, `${prefix}${process.pid}`);
+    this.partial = path.join(folder, `${prefix}${crypto.randomBytes(6).toString('hex')}`);
     let fd: number;
+    let lock: FileLock | null;
     try {
       if (fs.existsSync(destination) && fs.statSync(destination).isDirectory()) throw new Error('it is a directory');
       fs.mkdirSync(folder, { recursive: true });
-      removeAbandoned(folder, prefix);
+      removeAbandonedPartials(folder, prefix);
+      lock = FileLock.tryAcquire(this.partial);
       fd = fs.openSync(this.partial, 'w');
     } catch (error) {
       throw new UserError(`--manifest ${destination} cannot be written (${messageOf(error)})`);
     }
+    if (lock === null) throw new UserError(`--manifest ${destination}: its partial file ${this.partial} is held by another build`);
+    this.lock = lock;
     this.stream = fs.createWriteStream('', { fd });
     // Kept for close(): an error event with no listener would end the process.
     this.stream.on('error', (error) => {
@@ -63,11 +73,98 @@ export class ManifestWriter {
   /** Once the tree is published: the manifest takes its place. */
   moveIntoPlace(): void {
     fs.renameSync(this.partial, this.destination);
+    this.lock.release();
   }
 
   /** After a failure: nothing is left beside the destination. */
   discard(): void {
     this.stream.destroy();
     fs.rmSync(this.partial, { force: true });
+    this.lock.release();
+  }
+}
+
+/**
+ * Partial manifests left by builds killed outright (SIGKILL, power loss): the ones whose lock no
+ * live build holds, whatever machine or PID namespace wrote them.
+ */
+function removeAbandonedPartials(folder: string, prefix: string): void {
+  for (const name of fs.readdirSync(folder)) {
+    const file = path.join(folder, name);
+    if (name.startsWith(prefix) && !FileLock.isHeld(file)) fs.rmSync(file, { force: true });
+  }
+}
+
+/**
+ * The record a build keeps inside its tree of every file it wrote (tree/manifest-files.ts), so
+ * that `verify` can prove the tree complete and unedited. The hashes come from the bytes as they
+ * were assembled (the document threads hash what they assemble): nothing is read back. Lines are
+ * streamed to the list file as files are written, never held in memory; a copy goes to
+ * `--manifest FILE` when asked.
+ */
+const WALLET_PREFIX = `${ADDRESS_DIR}/`;
+
+export class TreeManifest {
+  /** The two manifest files, once written. */
+  files = 0;
+  bytes = 0;
+  private readonly stream: fs.WriteStream;
+  private readonly digest = crypto.createHash('sha256');
+  private listed = 0;
+  /** Wallet folders listed (about 5 MB at 100k wallets): whatever writer a wallet's files came from. */
+  private readonly wallets = new Set<string>();
+  private failure: Error | null = null;
+  private readonly shard: { index: number; count: number };
+
+  constructor(private readonly root: string, shard: Shard | null, private readonly copy: ManifestWriter | null) {
+    this.shard = shard ?? { index: 1, count: 1 };
+    const list = path.join(root, ...manifestListFile(this.shard).split('/'));
+    fs.mkdirSync(path.dirname(list), { recursive: true });
+    this.stream = fs.createWriteStream(list);
+    this.stream.on('error', (error) => {
+      this.failure ??= error;
+    });
+  }
+
+  add(file: string, text: string): void {
+    this.append(`${crypto.createHash('sha256').update(text).digest('hex')}  ${file}\n`);
+  }
+
+  /** Lines made elsewhere (`<sha256>  <path>` each, ending in a newline). */
+  append(lines: string): void {
+    if (lines.length === 0) return;
+    this.stream.write(lines);
+    this.digest.update(lines);
+    for (let start = 0, end = lines.indexOf('\n'); end !== -1; start = end + 1, end = lines.indexOf('\n', start)) {
+      this.listed++;
+      // `<64 hex>  v1/address/<wallet>/...`
+      if (lines.startsWith(WALLET_PREFIX, start + 66)) {
+        const from = start + 66 + WALLET_PREFIX.length;
+        this.wallets.add(lines.slice(from, lines.indexOf('/', from)));
+      }
+    }
+    this.copy?.append(lines);
+  }
+
+  /** Flushes the list, then writes the summary holding its digest. */
+  async close(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.stream.end((error?: Error | null) => {
+        const failure = this.failure ?? error;
+        if (failure) reject(failure);
+        else resolve();
+      });
+    });
+    const summary: TreeManifestSummary = TreeManifestSchema.parse({
+      format: 1,
+      shard: this.shard,
+      wallets: this.wallets.size,
+      files: this.listed,
+      sha256: this.digest.digest('hex'),
+    });
+    const text = JSON.stringify(summary);
+    await fs.promises.writeFile(path.join(this.root, ...manifestSummaryFile(this.shard).split('/')), text);
+    this.files = 2;
+    this.bytes = this.stream.bytesWritten + text.length;
   }
 }

@@ -3,6 +3,7 @@
  * the contract in a type that casts to it without loss, and expose each as a view `input_<table>`.
  */
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from './database.ts';
 import { literalPathSql } from './database.ts';
@@ -24,32 +25,114 @@ export interface ColumnReader {
 export interface InputFile {
   contract: FileContract;
   path: string;
+  /** The path DuckDB reads (see OpenedInput). */
+  readPath: string;
   view: string;
   columns: ColumnReader[];
 }
 
-export async function readInputs(db: Database, inputDir: string): Promise<InputFile[]> {
-  if (!fs.existsSync(inputDir)) throw new UserError(`input directory ${inputDir} does not exist (set it with --input DIR)`);
-  if (!fs.statSync(inputDir).isDirectory()) throw new UserError(`--input ${inputDir} is not a directory (it must be the folder holding the seven Parquet files)`);
+/**
+ * One input file, opened once for the whole build. DuckDB reads it through `/proc/self/fd/N`,
+ * the very file we opened: a file renamed over it during the build (the next export arriving)
+ * changes nothing of what this build reads, however many times a stage scans it.
+ */
+export interface OpenedInput {
+  contract: FileContract;
+  /** The path the user knows. */
+  file: string;
+  /** The path DuckDB opens. */
+  readPath: string;
+  handle: fsp.FileHandle | null;
+}
+
+/**
+ * Finds and opens the seven files, refusing up front what is not a regular file: a FIFO or a
+ * device would block DuckDB's read forever. Async calls, so that a hung mount leaves the event
+ * loop free to hear Ctrl-C.
+ */
+export async function openInputs(inputDir: string, signal: AbortSignal): Promise<OpenedInput[]> {
+  const folder = await fsp.stat(inputDir).catch(() => null);
+  if (folder === null) throw new UserError(`input directory ${inputDir} does not exist (set it with --input DIR)`);
+  if (!folder.isDirectory()) throw new UserError(`--input ${inputDir} is not a directory (it must be the folder holding the seven Parquet files)`);
+  const opened: OpenedInput[] = [];
+  try {
+    for (const contract of INPUT_FILES) {
+      if (signal.aborted) throw signal.reason;
+      opened.push(await openInput(inputDir, contract));
+    }
+  } catch (error) {
+    await closeInputs(opened);
+    throw error;
+  }
+  return opened;
+}
+
+async function openInput(inputDir: string, contract: FileContract): Promise<OpenedInput> {
+  const file = path.join(inputDir, contract.file);
+  const stat = await fsp.stat(file).catch(() => null);
+  if (stat === null) {
+    throw new UserError(`missing input file ${contract.file} in ${inputDir} (all seven Parquet files are required; an empty table is a file with zero rows)`);
+  }
+  if (!stat.isFile()) throw notRegular(contract, file, stat);
+  if (!FD_PATHS) return { contract, file, readPath: file, handle: null };
+  // O_NONBLOCK: should the file have become a FIFO since the stat, opening it still returns at once.
+  const handle = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const opened = await handle.stat();
+  if (!opened.isFile()) {
+    await handle.close();
+    throw notRegular(contract, file, opened);
+  }
+  return { contract, file, readPath: `/proc/self/fd/${handle.fd}`, handle };
+}
+
+/** Where the kernel lets a process open its own descriptors by path (Linux). */
+const FD_PATHS = fs.existsSync('/proc/self/fd');
+
+function notRegular(contract: FileContract, file: string, stat: fs.Stats): UserError {
+  const kind = stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isDirectory() ? 'a directory' : stat.isSocket() ? 'a socket' : 'a device';
+  return new UserError(`${contract.file}: ${file} is ${kind}, not a regular file; the build reads each input as a Parquet file, which a pipe or device cannot be`);
+}
+
+export async function closeInputs(inputs: OpenedInput[]): Promise<void> {
+  await Promise.all(inputs.map((input) => input.handle?.close()));
+}
+
+/**
+ * An error DuckDB raised while reading an input, in any stage (a damaged page is found only when
+ * a query reaches it): bad input naming the file, exit 1. Null for anything else.
+ */
+export function inputReadError(inputs: OpenedInput[], error: unknown): UserError | null {
+  if (error instanceof UserError) return null;
+  const first = firstLine(error);
+  if (isOutOfMemory(first) || isWriteRefused(first)) return null;
+  for (const input of inputs) {
+    if (input.readPath !== input.file && first.includes(input.readPath)) {
+      return new UserError(`${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.file)})`);
+    }
+  }
+  return null;
+}
+
+export async function readInputs(db: Database, inputs: OpenedInput[]): Promise<InputFile[]> {
+  // Test hook: a DuckDB read that blocks (here on a FIFO no one writes), as on a hung mount.
+  const blocking = process.env.WALLET_SNAPSHOT_TEST_BLOCKING_READ;
+  if (blocking) await db.run(`SELECT * FROM read_csv(${literalPathSql(blocking)})`);
   const files: InputFile[] = [];
-  for (const contract of INPUT_FILES) files.push(await readInput(db, inputDir, contract));
+  for (const input of inputs) files.push(await readInput(db, input));
   return files;
 }
 
-async function readInput(db: Database, inputDir: string, contract: FileContract): Promise<InputFile> {
-  const file = path.join(inputDir, contract.file);
-  if (!fs.existsSync(file)) {
-    throw new UserError(`missing input file ${contract.file} in ${inputDir} (all seven Parquet files are required; an empty table is a file with zero rows)`);
-  }
+async function readInput(db: Database, input: OpenedInput): Promise<InputFile> {
+  const { contract, file } = input;
   const view = `input_${contract.table}`;
   let described: { column_name: string; column_type: string }[];
   try {
-    await db.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM read_parquet(${literalPathSql(file)})`);
+    await db.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM read_parquet(${literalPathSql(input.readPath)})`);
     described = await db.rows(`SELECT column_name, column_type FROM (DESCRIBE ${view})`);
   } catch (error) {
     const first = firstLine(error);
     if (isOutOfMemory(first) || isWriteRefused(first)) throw error;
-    throw new UserError(`${contract.file}: cannot be read as a Parquet file (${first})`);
+    throw new UserError(`${contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, file)})`);
   }
   const types = new Map(described.map((row) => [row.column_name, row.column_type]));
   const columns = contract.columns.map((column) => {
@@ -59,7 +142,7 @@ async function readInput(db: Database, inputDir: string, contract: FileContract)
     }
     return columnReader(column, sourceType) ?? wrongTypeReader(column, sourceType);
   });
-  return { contract, path: file, view, columns };
+  return { contract, path: file, readPath: input.readPath, view, columns };
 }
 
 export function firstLine(error: unknown): string {
@@ -71,10 +154,10 @@ export function firstLine(error: unknown): string {
  * own SQL (parser, binder, catalog) is a bug, and running out of memory a matter of settings
  * (errors.ts): neither must be reported as a damaged file.
  */
-export function scanError(file: string, error: unknown): Error {
+export function scanError(input: InputFile, error: unknown): Error {
   const first = firstLine(error);
   if (/^(Parser|Binder|Catalog) Error/.test(first) || isOutOfMemory(first) || isWriteRefused(first)) return error as Error;
-  return new UserError(`${file}: cannot be read as a Parquet file (${first})`);
+  return new UserError(`${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.path)})`);
 }
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;

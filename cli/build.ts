@@ -10,7 +10,7 @@ export function buildCommand(): Command {
   return new Command('build')
     .description('build the /v1 JSON tree from the seven Parquet exports')
     .option('--input <dir>', 'folder holding the seven Parquet files', 'data/sample')
-    .option('--out <dir>', 'where the tree is published (replaced atomically)', 'public')
+    .option('--out <dir>', 'where the tree is published: a symbolic link, switched atomically to each new build kept beside it', 'public')
     .option('--now <iso>', 'build instant, ISO 8601 (default: the current time); days close in New York')
     .option('--shard <k/n>', 'build only the wallets of shard K of N (shared files in every shard)')
     .option('--manifest <file>', 'also write "<sha256>  <path>" for every file written (for incremental uploads)')
@@ -18,7 +18,8 @@ export function buildCommand(): Command {
     .option('--threads <n>', 'threads for DuckDB and for assembling documents; one more thread writes the files (a CI runner has 2 cores)', positiveInteger, 2)
     .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 1GB or 512MiB (it spills to disk beyond it)', memorySize, '1GB')
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
-    .action(async (options: { input: string; out: string; now?: string; shard?: string; manifest?: string; summaryJson?: string; threads: number; memoryLimit: string; progress: ProgressMode }) => {
+    .option('--no-sync', 'do not flush the new tree to the disk before it goes live (faster; after a power loss --out may point at incomplete files)')
+    .action(async (options: { input: string; out: string; now?: string; shard?: string; manifest?: string; summaryJson?: string; threads: number; memoryLimit: string; progress: ProgressMode; sync: boolean }) => {
       const config = resolveBuildConfig(options);
       const writeSummaryJson = options.summaryJson ? summaryJsonWriter(options.summaryJson) : null;
       const summary = await buildSnapshot(config);
@@ -81,6 +82,7 @@ export function formatSummary(summary: BuildSummary, outDir: string): string {
     `now: ${summary.now} (last closed day ${summary.lastClosedDay})`,
     `asOf: daily ${summary.dailyAsOf ?? 'null'}; leaderboards ${seasons || 'none'}`,
     `stages: ${stages}`,
+    `live: ${outDir} -> ${summary.build}${summary.previousBuild ? ` (the tree it replaced, ${summary.previousBuild}, is kept beside it for a rollback)` : ''}`,
     ...(summary.warnings.length ? summary.warnings.map((warning) => `warning: ${warning}`) : ['warnings: none']),
   ];
   return `${lines.join('\n')}\n`;

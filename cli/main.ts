@@ -2,9 +2,10 @@
  * `wallet-snapshot`: declares the commands and turns errors into exit codes, nothing more.
  * Exit codes: 0 success; 1 bad input, bad option value or failed verification; 2 usage error
  * (unknown command or option); 3 out of DuckDB's memory limit; 4 the disk refused the writes
- * (full, read-only, a file size limit); 5 object storage or the network still failed after every retry
- * (publish; rerunning resumes); 70 unexpected internal error (a bug; --debug prints its
- * stack); 130 interrupted.
+ * (full, read-only, a file size limit); 5 object storage or the network still failed after every
+ * retry (publish; rerunning resumes); 70 unexpected internal error (a bug; --debug prints its
+ * stack); 75 another build holds --out (try again later); 130 interrupted (SIGINT, SIGTERM), 129
+ * (SIGHUP).
  */
 import { Command, CommanderError } from 'commander';
 import { UserError, messageOf } from '../build/errors.ts';

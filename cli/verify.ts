@@ -15,6 +15,6 @@ export function verifyCommand(): Command {
         const shown = result.failures.map((failure) => `  - ${failure}`).join('\n');
         throw new UserError(`${options.dir} fails verification (${result.truncated ? `${result.failures.length}+ problems` : countOf(result.failures.length, 'problem')}, first listed):\n${shown}`);
       }
-      process.stdout.write(`verified ${options.dir}: ${result.files} files conform to their schemas and invariants\n`);
+      process.stdout.write(`verified ${options.dir}: ${result.coverage} as the build recorded it (every file present, none extra, every byte as written); ${result.files} documents conform to their schemas and invariants\n`);
     });
 }

@@ -10,23 +10,38 @@ import { resolveBuildConfig } from '../build/config.ts';
 import { UserError, cannotWrite } from '../build/errors.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { generateDataset } from '../data/generate.ts';
+import { FileLock } from '../build/lock.ts';
 
-const leftovers = (root: string) => fs.readdirSync(root).filter((name) => name.includes('.build-'));
+/** Work a build left beside --out: temporary links, work folders, half-deleted trees. */
+const leftovers = (root: string, name = 'public') => {
+  const builds = path.join(root, `.${name}.builds`);
+  return [
+    ...fs.readdirSync(root).filter((entry) => entry.startsWith(`.${name}.link-`)),
+    ...(fs.existsSync(builds) ? fs.readdirSync(builds).filter((entry) => /^(work|trash)-/.test(entry)) : []),
+  ];
+};
 
-test('a rebuild replaces the whole tree: files of wallets that are gone disappear', async () => {
+test('a rebuild replaces the whole tree: files of wallets that are gone disappear; the replaced tree is kept until the next build', async () => {
   const root = tempDir();
   const out = path.join(root, 'public');
+  const builds = path.join(root, '.public.builds');
   const first = await writeInputs(path.join(root, 'one'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
   const second = await writeInputs(path.join(root, 'two'), { balances: [balance({ address: B, block_number: 1, balance: '1' })] });
   const fresh = await buildSnapshot(resolveBuildConfig({ input: first, out, now, progress: 'quiet' }));
   assert.ok(fs.existsSync(path.join(out, `v1/address/${A}/portfolio.json`)));
+  assert.is(fs.readlinkSync(out), `.public.builds/${fresh.build}`);
   const rebuilt = await buildSnapshot(resolveBuildConfig({ input: second, out, now, progress: 'quiet' }));
   assert.not.ok(fs.existsSync(path.join(out, `v1/address/${A}`)));
   assert.ok(fs.existsSync(path.join(out, `v1/address/${B}/portfolio.json`)));
+  assert.is(rebuilt.previousBuild, fresh.build);
+  assert.equal(fs.readdirSync(builds).sort(), [fresh.build, rebuilt.build].sort());
   assert.equal(leftovers(root), []);
-  // Removing the replaced tree is a timed stage of the build, and only when there was one.
-  assert.not.ok('remove previous tree' in fresh.stageSeconds);
-  assert.ok('remove previous tree' in rebuilt.stageSeconds);
+  // Removing older trees is a timed stage of the build, and only when there is one.
+  const third = await buildSnapshot(resolveBuildConfig({ input: first, out, now, progress: 'quiet' }));
+  assert.not.ok('remove older trees' in fresh.stageSeconds);
+  assert.not.ok('remove older trees' in rebuilt.stageSeconds);
+  assert.ok('remove older trees' in third.stageSeconds);
+  assert.equal(fs.readdirSync(builds).sort(), [rebuilt.build, third.build].sort());
 });
 
 test('a failed build leaves the previous tree byte for byte and no work folder', async () => {
@@ -52,7 +67,9 @@ test('--manifest: a path that cannot be written fails before any work; a failed 
   await buildSnapshot(resolveBuildConfig({ input: good, out, now, manifest, progress: 'quiet' }));
   const tree = [...treeHashes(out)].sort();
   const lines = fs.readFileSync(manifest, 'utf8');
-  assert.is(lines.trim().split('\n').length, tree.length);
+  // Every file but the tree's own record of them (_snapshot/manifests/1-of-1.*), which holds the same lines.
+  assert.is(lines.trim().split('\n').length, tree.length - 2);
+  assert.is(fs.readFileSync(path.join(out, '_snapshot/manifests/1-of-1.sha256'), 'utf8'), lines);
   const besideManifest = () => fs.readdirSync(path.dirname(manifest));
   assert.equal(besideManifest(), ['manifest.sha256']);
 
@@ -207,19 +224,26 @@ test('Ctrl-C in the middle of a build: exit 130, previous tree untouched, no wor
   assert.equal(leftovers(root), []);
 });
 
-test('work folders and partial manifests abandoned by a killed build are removed by the next build', async () => {
+test('work folders and partial manifests abandoned by a killed build are removed by the next build; a partial a live build holds is not', async () => {
   const root = tempDir();
   const out = path.join(root, 'public');
-  const abandoned = path.join(root, '.public.build-999999999-x');
+  const abandoned = path.join(root, '.public.builds', 'work-20251121T170000Z-dead');
   fs.mkdirSync(path.join(abandoned, 'tree'), { recursive: true });
   const manifest = path.join(root, 'upload', 'manifest.sha256');
-  const partial = path.join(root, 'upload', '.manifest.sha256.partial-999999999');
+  const partial = path.join(root, 'upload', '.manifest.sha256.partial-abandoned');
+  const held = path.join(root, 'upload', '.manifest.sha256.partial-held');
   fs.mkdirSync(path.dirname(partial));
   fs.writeFileSync(partial, 'half a manifest');
-  const input = await writeInputs(path.join(root, 'input'), {});
-  await buildSnapshot(resolveBuildConfig({ input, out, now, manifest, progress: 'quiet' }));
+  fs.writeFileSync(held, 'a manifest being written');
+  const holder = FileLock.tryAcquire(held)!;
+  try {
+    const input = await writeInputs(path.join(root, 'input'), {});
+    await buildSnapshot(resolveBuildConfig({ input, out, now, manifest, progress: 'quiet' }));
+  } finally {
+    holder.release();
+  }
   assert.not.ok(fs.existsSync(abandoned));
-  assert.equal(fs.readdirSync(path.dirname(manifest)), ['manifest.sha256']);
+  assert.equal(fs.readdirSync(path.dirname(manifest)).sort(), ['.manifest.sha256.partial-held', 'manifest.sha256']);
 });
 
 test.run();

@@ -2,7 +2,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
+import fs from 'node:fs';
 import { PINNED_NOW as now, tempDir, treeHashes } from './helpers/fixtures.ts';
+import { verifyTree } from '../tree/verify.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { generateDataset } from '../data/generate.ts';
@@ -16,16 +18,25 @@ test('4 shards, each started later the same day: disjoint wallets, identical sha
   const summary = await buildSnapshot(resolveBuildConfig({ input, out: whole, now, progress: 'quiet' }));
   const expected = treeHashes(whole);
 
+  // Each build records what it wrote in a file of its own (_snapshot/manifests/K-of-N.*): the
+  // rest of the union is the unsharded tree.
+  const isRecord = (file: string) => file.startsWith('_snapshot/manifests/');
   const union = new Map<string, string>();
+  const unionDir = path.join(root, 'union');
   let wallets = 0;
   for (let k = 1; k <= 4; k++) {
     const out = path.join(root, `shard-${k}`);
     // Jobs of a matrix start minutes apart: with no row between the instants, the bytes are the same.
     const later = new Date(Date.parse(now) + k * 20 * 60_000).toISOString();
     const shard = await buildSnapshot(resolveBuildConfig({ input, out, now: later, shard: `${k}/4`, progress: 'quiet' }));
+    const alone = await verifyTree(out);
+    assert.equal(alone.failures, []);
+    assert.is(alone.coverage, `shard ${k} of 4`);
+    fs.cpSync(out, unionDir, { recursive: true, dereference: true });
     assert.ok(shard.wallets > 30 && shard.wallets < 120, `shard ${k} has ${shard.wallets} wallets`);
     wallets += shard.wallets;
     for (const [file, hash] of treeHashes(out)) {
+      if (isRecord(file)) continue;
       const isWalletFile = file.startsWith('v1/address/');
       if (union.has(file)) {
         assert.not.ok(isWalletFile, `${file} is written by two shards`);
@@ -35,7 +46,14 @@ test('4 shards, each started later the same day: disjoint wallets, identical sha
     }
   }
   assert.is(wallets, summary.wallets);
-  assert.equal([...union.entries()].sort(), [...expected.entries()].sort());
+  assert.equal([...union.entries()].sort(), [...expected.entries()].filter(([file]) => !isRecord(file)).sort());
+  // The union holds all four records: it verifies as the whole tree, and a wallet lost is caught.
+  const united = await verifyTree(unionDir);
+  assert.equal(united.failures, []);
+  assert.is(united.coverage, 'all 4 shards');
+  const wallet = fs.readdirSync(path.join(unionDir, 'v1/address'))[0]!;
+  fs.rmSync(path.join(unionDir, 'v1/address', wallet), { recursive: true });
+  assert.match((await verifyTree(unionDir)).failures.join('\n'), `v1/address/${wallet}/portfolio.json: missing`);
 });
 
 test.run();

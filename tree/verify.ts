@@ -16,6 +16,8 @@ import type { Shard } from '../build/config.ts';
 import { PointsVerifier } from './verify-points.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import { ManifestCheck } from './verify-manifest.ts';
+import { exactText, reportNumberTexts } from './verify-exact.ts';
 import {
   ADDRESS_DIR,
   LEADERBOARD_DIR,
@@ -37,6 +39,8 @@ export interface VerifyResult {
   files: number;
   failures: string[];
   truncated: boolean;
+  /** What the build's records prove: "the whole tree", "all 4 shards", "shards 1, 3 of 4". */
+  coverage: string;
 }
 
 /** `shard`: the tree is that one shard of a sharded build, not the whole tree. */
@@ -45,13 +49,18 @@ export async function verifyTree(dir: string, options: { shard?: Shard | null } 
   let files = 0;
   let truncated = false;
   const fail = (message: string) => {
+    if (failures.includes(message)) return;
     if (failures.length < MAX_FAILURES) failures.push(message);
     else truncated = true;
   };
+  // Every file against the build's own record of what it wrote (hashes, nothing extra, nothing missing).
+  const manifest = await ManifestCheck.load(dir, fail);
   const read = async <T>(file: string, schema: z.ZodType<T>): Promise<T | null> => {
     let text: string;
     try {
-      text = await fs.readFile(path.join(dir, file), 'utf8');
+      const bytes = await fs.readFile(path.join(dir, file));
+      manifest.saw(file, bytes);
+      text = bytes.toString('utf8');
     } catch {
       fail(`${file}: missing`);
       return null;
@@ -70,11 +79,15 @@ export async function verifyTree(dir: string, options: { shard?: Shard | null } 
       fail(`${file}: does not match its schema at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
       return null;
     }
-    return result.data;
+    // Numbers are compared as the text the file holds (verify-exact.ts): the parsed value is kept,
+    // as that is what the texts are attached to (the schemas transform nothing).
+    reportNumberTexts(file, text, parsed, fail);
+    return parsed as T;
   };
+  const finish = async () => ({ files, failures, truncated, coverage: (await manifest.finish()).coverage });
 
   const meta: SnapshotMeta | null = await read(META_FILE, SnapshotMetaSchema);
-  if (!meta) return { files, failures, truncated };
+  if (!meta) return finish();
 
   const noHistory = await read(NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema);
   if (noHistory && Object.keys(noHistory).length > 0) fail(`${NO_HISTORY_PORTFOLIO_FILE}: must be {}`);
@@ -108,7 +121,7 @@ export async function verifyTree(dir: string, options: { shard?: Shard | null } 
     await Promise.all(pending);
   }
   points.finish();
-  return { files, failures, truncated };
+  return finish();
 }
 
 type Read = <T>(file: string, schema: z.ZodType<T>) => Promise<T | null>;
@@ -167,10 +180,11 @@ function checkDailyAgainstHistory(file: string, history: PortfolioHistory, daily
       for (; one.swept < one.byDate.length && one.snapshots[one.byDate[one.swept]!]!.date <= day.date; one.swept++) {
         one.last = Math.max(one.last, one.byDate[one.swept]!);
       }
-      const balance = one.last < 0 ? 0 : one.snapshots[one.last]!.balance;
-      if (balance !== 0) expected.push(`${one.chainId} ${one.token} ${balance}`);
+      // Exact texts: two balances that one double cannot tell apart still differ.
+      const balance = one.last < 0 ? '0' : exactText(one.snapshots[one.last]!, 'balance');
+      if (balance !== '0') expected.push(`${one.chainId} ${one.token} ${balance}`);
     }
-    const found = day.positions.map((position) => `${position.chainId} ${position.token} ${position.balance}`);
+    const found = day.positions.map((position) => `${position.chainId} ${position.token} ${exactText(position, 'balance')}`);
     if (found.join() !== expected.join()) {
       fail(`${file}: the positions of ${day.date} are not the end-of-day balances of portfolio.json (expected ${expected.join(', ') || 'none'}; found ${found.join(', ') || 'none'})`);
       return;
