@@ -14,6 +14,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.txt': 'text/plain; charset=utf-8',
+  '.sha256': 'text/plain; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
@@ -22,7 +23,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** Formats that are compressed already gain nothing from gzip. */
-const COMPRESSIBLE = new Set(['.json', '.html', '.js', '.mjs', '.css', '.svg', '.txt', '.map', '.wasm']);
+const COMPRESSIBLE = new Set(['.json', '.html', '.js', '.mjs', '.css', '.svg', '.txt', '.sha256', '.map', '.wasm']);
 
 export function contentTypeOf(treePath: string): string {
   return CONTENT_TYPES[path.posix.extname(treePath).toLowerCase()] ?? 'application/octet-stream';

@@ -185,7 +185,7 @@ test('the tree verifies; tampered points files and seasons index are each caught
   assert.match(await failuresWith('v1/seasons.json', () => null), 'v1/seasons.json: missing');
 });
 
-test('sharded: each participant\'s file in its wallet\'s shard, the union is the whole tree, each shard verifies with --shard', async () => {
+test('sharded: each participant\'s file in its wallet\'s shard, the union is the whole tree, each shard verifies as that shard', async () => {
   const whole = await built();
   const union = new Map<string, string>();
   for (let k = 1; k <= 2; k++) {
@@ -196,9 +196,10 @@ test('sharded: each participant\'s file in its wallet\'s shard, the union is the
       union.set(address, fileHash(path.join(shard.out, points(address))));
     }
     assert.equal((await verifyTree(shard.out, { shard: { index: k, count: 2 } })).failures, [], `shard ${k}`);
-    const asWhole = (await verifyTree(shard.out)).failures.join('\n');
-    assert.match(asWhole, /season 2: \d+ points files list it, its leaderboard counts 107 participants \(a tree of one shard is verified with --shard K\/N\)/);
-    assert.match((await verifyTree(shard.out, { shard: { index: 3 - k, count: 2 } })).failures.join('\n'), `is not in shard ${3 - k}/2`);
+    // Without --shard, the build's records in the tree say which shard it is.
+    const recorded = await verifyTree(shard.out);
+    assert.equal([recorded.failures, recorded.coverage], [[], `shard ${k} of 2`]);
+    assert.match((await verifyTree(shard.out, { shard: { index: 3 - k, count: 2 } })).failures.join('\n'), `is not in shard ${3 - k} of 2`);
   }
   const expected = new Map(fs.readdirSync(path.join(whole.out, 'v1/address'))
     .filter((address) => whole.exists(points(address)))

@@ -23,6 +23,7 @@ import { readPublishedVersion } from '../publish/read-version.ts';
 import { keepVersions } from '../publish/keep-versions.ts';
 import { rollback } from '../publish/rollback.ts';
 import { parseLocation, type Location } from '../publish/location.ts';
+import { contentTypeOf } from '../publish/object-headers.ts';
 import { listVersions } from '../publish/version-store.ts';
 
 Object.assign(process.env, S3_CREDENTIALS);
@@ -93,8 +94,7 @@ async function assertVersionHolds(location: Location, tree: Built, version?: str
       const bytes = expected.get(object.path);
       assert.ok(bytes, `${object.path} is not a file of the tree`);
       seen.add(object.path);
-      const isJson = object.path.endsWith('.json');
-      assert.equal(object.httpMetadata.contentType, isJson ? 'application/json; charset=utf-8' : 'text/javascript; charset=utf-8', object.path);
+      assert.equal(object.httpMetadata.contentType, contentTypeOf(object.path), object.path);
       assert.equal(object.httpMetadata.cacheControl, 'public, max-age=300, must-revalidate');
       assert.equal(object.httpMetadata.contentEncoding, 'gzip');
       assert.equal(Buffer.compare(zlib.gunzipSync(object.body), bytes!), 0, `${object.path}: the stored bytes gunzip to the file`);
@@ -156,10 +156,14 @@ test('the next night uploads only the files that changed and copies the rest ser
   const first = await publish(nights[0]!, location);
   const second = await publish(nights[1]!, location);
   const changed = changedPaths(nights[0]!, nights[1]!);
-  // Every daily document grows a row; meta.json names the new day; the histories stay.
+  // Every daily document grows a row; meta.json, the page and the build's records name the new day;
+  // the histories stay.
   assert.equal(changed, [
+    '_snapshot/manifests/1-of-1.json',
+    '_snapshot/manifests/1-of-1.sha256',
     '_snapshot/meta.json',
     '_snapshot/no-history/daily.json',
+    'index.html',
     `v1/address/${A}/portfolio/daily.json`,
     `v1/address/${B}/portfolio/daily.json`,
     `v1/address/${C}/portfolio/daily.json`,

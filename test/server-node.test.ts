@@ -170,7 +170,7 @@ Node('out of file descriptors (ulimit -n 256, 300 idle connections): the server 
 
 Node('a file that vanishes after its version was opened is no answer, not a crash; one open file gives size and bytes', async () => {
   const root = tempDir();
-  fs.cpSync(built.out, path.join(root, 'tree'), { recursive: true });
+  fs.cpSync(built.out, path.join(root, 'tree'), { recursive: true, dereference: true });
   const store = new FileTreeStore(path.join(root, 'tree'));
   const version = await store.open();
   const file = `v1/address/${A}/portfolio/daily.json`;

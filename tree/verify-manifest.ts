@@ -33,6 +33,8 @@ export class ManifestCheck {
     private readonly expected: Map<string, string> | null,
     private readonly coverage: string,
     private readonly complete: boolean,
+    /** The shards the records cover when they are not the whole tree; null otherwise. */
+    readonly part: { count: number; indexes: number[] } | null = null,
   ) {
     for (const file of expected?.keys() ?? []) {
       for (let at = file.indexOf('/'); at !== -1; at = file.indexOf('/', at + 1)) this.folders.add(file.slice(0, at));
@@ -112,7 +114,7 @@ export class ManifestCheck {
     const indexes = [...shards.values()].map((shard) => shard.index).sort((a, b) => a - b);
     const complete = counts.size === 1 && indexes.length === count;
     const coverage = count === 1 ? 'the whole tree' : complete ? `all ${count} shards` : `shard${indexes.length > 1 ? 's' : ''} ${indexes.join(', ')} of ${count}`;
-    return new ManifestCheck(dir, fail, expected, coverage, complete);
+    return new ManifestCheck(dir, fail, expected, coverage, complete, count > 1 && !complete ? { count, indexes } : null);
   }
 
   /** Bytes that verify read for its own checks: hashed here, so that no file is read twice. */

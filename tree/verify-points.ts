@@ -6,7 +6,6 @@
  * every rank is the competition rank among all of them.
  */
 import type { z } from 'zod';
-import type { Shard } from '../build/config.ts';
 import { shardOf } from '../build/shard.ts';
 import { LEADERBOARD_SIZE, type Leaderboard, type LeaderboardEntry } from '../schemas/leaderboard.ts';
 import { PointsStandingSchema, type PointsStanding } from '../schemas/points.ts';
@@ -26,11 +25,21 @@ interface SeasonTally {
   ranks: number[];
 }
 
+/** Some of the shards of a sharded build. */
+export interface TreePart {
+  count: number;
+  indexes: number[];
+}
+
 export class PointsVerifier {
   private readonly seasons = new Map<number, SeasonTally>();
 
   /** `boards`: the known seasons' leaderboards that were read and match their schema. */
-  constructor(boards: Leaderboard[], private readonly shard: Shard | null, private readonly fail: Fail) {
+  /**
+   * `part`: the shards of a sharded build the tree holds, when it is not the whole tree (from
+   * `--shard K/N`, or from the build's records in the tree); null for a whole tree.
+   */
+  constructor(boards: Leaderboard[], private readonly part: TreePart | null, private readonly fail: Fail) {
     for (const board of boards) {
       this.seasons.set(board.season, { board, entries: new Map(board.entries.map((entry) => [entry.user, entry])), seen: new Set(), totals: [], ranks: [] });
     }
@@ -57,7 +66,7 @@ export class PointsVerifier {
   checkWallet(address: string, standing: PointsStanding): void {
     const file = pointsFile(address);
     if (standing.seasons.length === 0) this.fail(`${file}: a wallet that takes part in no season has no points file`);
-    if (this.shard && shardOf(address, this.shard.count) !== this.shard.index) this.fail(`${file}: the wallet is not in shard ${this.shard.index}/${this.shard.count}`);
+    if (!this.holds(address)) this.fail(`${file}: the wallet is not in shard ${this.part!.indexes.join(', ')} of ${this.part!.count}`);
     standing.seasons.forEach((row, i) => {
       if (i > 0 && standing.seasons[i - 1]!.season >= row.season) this.fail(`${file}: seasons are not in ascending order`);
       const tally = this.seasons.get(row.season);
@@ -91,17 +100,22 @@ export class PointsVerifier {
     });
   }
 
+  /** Whether the tree holds the wallet's files: a whole tree holds every wallet's. */
+  private holds(address: string): boolean {
+    return this.part === null || this.part.indexes.includes(shardOf(address, this.part.count));
+  }
+
   /** After every wallet: the entries without a points file; for a whole tree, counts and ranks. */
   finish(): void {
     for (const [season, tally] of this.seasons) {
       const listed = tally.totals.length;
-      if (this.shard ? listed > tally.board.totalParticipants : listed !== tally.board.totalParticipants) {
-        this.fail(`season ${season}: ${listed} points files list it, its leaderboard counts ${tally.board.totalParticipants} participants${this.shard ? '' : ' (a tree of one shard is verified with --shard K/N)'}`);
-      } else if (!this.shard) {
+      if (this.part ? listed > tally.board.totalParticipants : listed !== tally.board.totalParticipants) {
+        this.fail(`season ${season}: ${listed} points files list it, its leaderboard counts ${tally.board.totalParticipants} participants${this.part ? '' : ' (a tree of one shard is verified with --shard K/N)'}`);
+      } else if (!this.part) {
         this.checkCompetitionRanks(season, tally);
       }
       for (const user of tally.entries.keys()) {
-        if (!tally.seen.has(user) && (!this.shard || shardOf(user, this.shard.count) === this.shard.index)) {
+        if (!tally.seen.has(user) && this.holds(user)) {
           this.fail(`${pointsFile(user)}: missing, or without season ${season}, for a wallet in the season's leaderboard`);
         }
       }

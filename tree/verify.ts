@@ -102,7 +102,9 @@ export async function verifyTree(dir: string, options: { shard?: Shard | null } 
     if (board) checkLeaderboard(leaderboardFile(season), board, season, fail);
     if (board?.season === season) boards.push(board);
   }
-  const points = new PointsVerifier(boards, options.shard ?? null, fail);
+  // A tree of some shards is told apart by `--shard K/N` or by the build's records in it.
+  const part = options.shard ? { count: options.shard.count, indexes: [options.shard.index] } : manifest.part;
+  const points = new PointsVerifier(boards, part, fail);
   await points.checkSharedFiles(read, meta.seasons);
   for (const name of await listNames(path.join(dir, LEADERBOARD_DIR))) {
     const season = /^s([1-9][0-9]*)\.json$/.exec(name);
