@@ -3,7 +3,8 @@
  * --first DIR --second DIR [--store DIR] [--concurrency N]): publishes the first tree, then the
  * second (the next night) to a local S3-protocol server (s3rver in a child process, storing in
  * --store, default a folder under /dev/shm), and prints, per night, objects and bytes uploaded
- * (uncompressed and as sent), copied and skipped, wall and CPU seconds, then one JSON line.
+ * (uncompressed and as sent), copied and skipped, the closed months' blobs uploaded and found
+ * stored, wall and CPU seconds, then one JSON line.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,9 +44,11 @@ try {
     process.stdout.write(
       `${night} night (${summary.version}): ${summary.seconds.toFixed(1)} s wall, ${cpuSeconds.toFixed(1)} CPU-s in publish; ` +
         `uploaded ${summary.uploaded.objects} objects (${formatBytes(summary.uploaded.rawBytes)} raw, ${formatBytes(summary.uploaded.sentBytes)} sent), ` +
-        `copied ${summary.copied.objects} (${formatBytes(summary.copied.rawBytes)} raw), skipped ${summary.skipped.objects}\n`,
+        `copied ${summary.copied.objects} (${formatBytes(summary.copied.rawBytes)} raw), skipped ${summary.skipped.objects}; ` +
+        `closed-month blobs: uploaded ${summary.blobs.uploaded.objects} (${formatBytes(summary.blobs.uploaded.rawBytes)} raw, ${formatBytes(summary.blobs.uploaded.sentBytes)} sent), ` +
+        `stored already ${summary.blobs.stored.objects}; sent ${formatBytes(summary.uploaded.sentBytes + summary.blobs.uploaded.sentBytes)} in all\n`,
     );
-    figures.push({ night, version: summary.version, seconds: summary.seconds, cpuSeconds, uploaded: summary.uploaded, copied: summary.copied, skipped: summary.skipped });
+    figures.push({ night, version: summary.version, seconds: summary.seconds, cpuSeconds, uploaded: summary.uploaded, copied: summary.copied, skipped: summary.skipped, blobs: summary.blobs });
   }
 } finally {
   client.destroy();

@@ -5,8 +5,11 @@
  *   PREFIX/live.json                               the pointer, written last: {"version", "previous", "publishedAt"}
  *   PREFIX/versions/<version>/<tree path>          every file of one night's tree
  *   PREFIX/versions/<version>/_publish/manifest.sha256.gz
- *                                                  "<sha256>  <tree path>" per file, written after them:
+ *                                                  "<sha256>  <tree path>" per file (and the blob of each
+ *                                                  document stored in two parts), written after them:
  *                                                  the version is complete, and the next night copies from it
+ *   PREFIX/blobs/<sha256>                          the closed months' rows of daily documents, shared by
+ *                                                  every version that holds them (daily-parts.ts)
  */
 import { UserError } from '../build/errors.ts';
 
@@ -52,4 +55,6 @@ export const pointerKey = (location: Location) => under(location, 'live.json');
 export const versionsPrefix = (location: Location) => under(location, 'versions/');
 export const versionPrefix = (location: Location, version: string) => `${versionsPrefix(location)}${version}/`;
 export const objectKey = (location: Location, version: string, treePath: string) => `${versionPrefix(location, version)}${treePath}`;
+export const blobsPrefix = (location: Location) => under(location, 'blobs/');
+export const blobKey = (location: Location, sha256: string) => `${blobsPrefix(location)}${sha256}`;
 export const manifestKey = (location: Location, version: string) => objectKey(location, version, MANIFEST_PATH);

@@ -40,6 +40,9 @@ export function isCompressible(treePath: string): boolean {
  */
 export const OBJECT_CACHE_CONTROL = DOCUMENT_CACHE_CONTROL;
 
+/** A blob holds day rows of a daily document: a piece of JSON, not a document of its own. */
+export const BLOB_CONTENT_TYPE = 'application/octet-stream';
+
 /** The pointer is read on every switch: never reused without asking. */
 export const POINTER_CACHE_CONTROL = 'no-cache';
 

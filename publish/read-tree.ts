@@ -10,6 +10,7 @@ import { UserError, messageOf } from '../build/errors.ts';
 import { META_FILE } from '../tree/layout.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { isPublished } from './object-headers.ts';
+import { closedMonthsSpan } from './daily-parts.ts';
 
 export interface TreeFile {
   /** Tree-relative, with forward slashes. */
@@ -19,7 +20,19 @@ export interface TreeFile {
   mtimeMs: number;
   /** Hex sha256 of the file's (uncompressed) bytes. */
   sha256: string;
+  /** For a daily document stored in two parts: its closed months' bytes, stored as a blob. */
+  blob?: BlobPart;
 }
+
+/** `length` bytes of a file from offset `at`, stored as the blob named by their sha256. */
+export interface BlobPart {
+  sha256: string;
+  at: number;
+  length: number;
+}
+
+/** The bytes of the file stored under the version: all of it, or what its blob leaves. */
+export const storedSize = (file: TreeFile) => file.size - (file.blob?.length ?? 0);
 
 /** Files read and hashed at once: enough to keep both cores' digests busy while others are read. */
 const READ_CONCURRENCY = 16;
@@ -45,8 +58,12 @@ export async function readMeta(dir: string): Promise<SnapshotMeta> {
   return result.data;
 }
 
-/** Every file to publish, sorted by path, each hashed. `onFile` counts progress. */
-export async function readTree(dir: string, onFile: (done: number, total: number) => void): Promise<TreeFile[]> {
+/**
+ * Every file to publish, sorted by path, each hashed, and each daily document reaching back
+ * before the month of `lastClosedDay` with its closed months' span hashed too. `onFile` counts
+ * progress.
+ */
+export async function readTree(dir: string, lastClosedDay: string, onFile: (done: number, total: number) => void): Promise<TreeFile[]> {
   const paths: string[] = [];
   for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
     const treePath = path.relative(dir, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
@@ -61,7 +78,9 @@ export async function readTree(dir: string, onFile: (done: number, total: number
     paths.map((treePath) =>
       limit(async () => {
         const { bytes, size, mtimeMs } = await readTreeFile(dir, treePath);
-        const file = { path: treePath, size, mtimeMs, sha256: await sha256Hex(bytes) };
+        const file: TreeFile = { path: treePath, size, mtimeMs, sha256: await sha256Hex(bytes) };
+        const span = closedMonthsSpan(treePath, bytes, lastClosedDay);
+        if (span) file.blob = { ...span, sha256: await sha256Hex(bytes.subarray(span.at, span.at + span.length)) };
         onFile(++done, paths.length);
         return file;
       }),
@@ -86,17 +105,31 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return Buffer.from(await crypto.subtle.digest('SHA-256', bytes)).toString('hex');
 }
 
-/** `sha256sum` lines, one per file in path order: the version's manifest. */
+/**
+ * The version's manifest: `sha256sum` lines, one per file in path order (`sha256sum -c` checks a
+ * tree folder against it), then one line `blob <sha256> <offset> <tree path>` per document
+ * stored in two parts.
+ */
 export function manifestText(files: readonly TreeFile[]): string {
-  return files.map((file) => `${file.sha256}  ${file.path}\n`).join('');
+  const sums = files.map((file) => `${file.sha256}  ${file.path}\n`);
+  const blobs = files.filter((file) => file.blob).map((file) => `blob ${file.blob!.sha256} ${file.blob!.at} ${file.path}\n`);
+  return sums.join('') + blobs.join('');
 }
 
-/** path -> sha256 from a manifest's text. */
-export function parseManifest(text: string): Map<string, string> {
-  const result = new Map<string, string>();
+export interface ParsedManifest {
+  /** tree path -> sha256 of the whole file. */
+  files: Map<string, string>;
+  /** tree path -> its blob and the offset of the blob's bytes, for documents stored in two parts. */
+  blobs: Map<string, { sha256: string; at: number }>;
+}
+
+export function parseManifest(text: string): ParsedManifest {
+  const result: ParsedManifest = { files: new Map(), blobs: new Map() };
   for (const line of text.split('\n')) {
-    const match = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
-    if (match) result.set(match[2]!, match[1]!);
+    const sum = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
+    if (sum) result.files.set(sum[2]!, sum[1]!);
+    const blob = /^blob ([0-9a-f]{64}) (\d+) (.+)$/.exec(line);
+    if (blob) result.blobs.set(blob[3]!, { sha256: blob[1]!, at: Number(blob[2]) });
   }
   return result;
 }
@@ -106,7 +139,7 @@ export function parseManifest(text: string): Map<string, string> {
  * of how objects are stored (their headers, their encoding) never resumes into, or copies from,
  * a version stored the old way.
  */
-export const STORAGE_FORMAT = 'wallet-snapshot publish 1: gzip level 6 for text, headers by extension';
+export const STORAGE_FORMAT = 'wallet-snapshot publish 2: gzip level 6 for text, headers by extension, closed months of daily documents in shared blobs';
 
 /** `<last closed day>-<16 hex digits of the digest of the format and the manifest>`. */
 export function versionIdOf(lastClosedDay: string, manifest: string): string {

@@ -15,6 +15,9 @@ export function formatPublishSummary(summary: PublishSummary, location: Location
     `uploaded ${transfer(summary.uploaded)}, ${formatBytes(summary.uploaded.sentBytes)} sent`,
     `copied ${transfer(summary.copied)} (server-side, unchanged since the live version)`,
     `skipped ${transfer(summary.skipped)} (stored already)`,
+    `closed months of daily documents: uploaded ${countOf(summary.blobs.uploaded.objects, 'blob')} (${formatBytes(summary.blobs.uploaded.rawBytes)} uncompressed), ` +
+      `${formatBytes(summary.blobs.uploaded.sentBytes)} sent; ${countOf(summary.blobs.stored.objects, 'blob')} (${formatBytes(summary.blobs.stored.rawBytes)} uncompressed) stored already`,
+    `sent ${formatBytes(summary.uploaded.sentBytes + summary.blobs.uploaded.sentBytes)} in all`,
     '',
   ].join('\n');
 }
@@ -25,7 +28,7 @@ export function formatRollbackSummary(summary: RollbackSummary, location: Locati
 
 export function formatKeepSummary(summary: KeepSummary, location: Location): string {
   const removed = summary.removed.length
-    ? `removed ${countOf(summary.removed.length, 'version')} (${summary.removed.join(', ')}; ${countOf(summary.objectsRemoved, 'object')})`
+    ? `removed ${countOf(summary.removed.length, 'version')} (${summary.removed.join(', ')}; ${countOf(summary.objectsRemoved, 'object')}) and ${countOf(summary.blobsRemoved, 'blob')} no version refers to`
     : 'removed no version';
   return `kept ${countOf(summary.kept.length, 'version')} at ${describe(location)} (${summary.kept.join(', ')}); ${removed}\n`;
 }

@@ -9,8 +9,8 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { manifestKey, versionPrefix, versionsPrefix, VERSION_ID_PATTERN, type Location } from './location.ts';
-import { parseManifest, STORAGE_FORMAT } from './read-tree.ts';
+import { blobsPrefix, manifestKey, versionPrefix, versionsPrefix, VERSION_ID_PATTERN, type Location } from './location.ts';
+import { parseManifest, STORAGE_FORMAT, type ParsedManifest } from './read-tree.ts';
 import { storageFailure } from './storage.ts';
 
 /** Every key under `prefix`, one page of up to 1,000 at a time. */
@@ -62,9 +62,7 @@ export async function listVersions(client: S3Client, location: Location, abortSi
   }
 }
 
-export interface VersionManifest {
-  /** tree path -> sha256 of its uncompressed bytes. */
-  files: Map<string, string>;
+export interface VersionManifest extends ParsedManifest {
   /** Whether its objects are stored the way this publish stores them (so they may be copied). */
   sameFormat: boolean;
 }
@@ -77,7 +75,7 @@ export async function readManifest(client: S3Client, location: Location, version
     const bytes = await answer.Body!.transformToByteArray();
     // Stored as a .gz file without Content-Encoding, so no server or proxy decodes it on the way.
     const text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? zlib.gunzipSync(bytes) : Buffer.from(bytes)).toString('utf8');
-    return { files: parseManifest(text), sameFormat: answer.Metadata?.format === STORAGE_FORMAT };
+    return { ...parseManifest(text), sameFormat: answer.Metadata?.format === STORAGE_FORMAT };
   } catch (error) {
     if ((error as { name?: string }).name === 'NoSuchKey') return null;
     throw storageFailure(error, location, `reading ${key}`);
@@ -99,6 +97,19 @@ export async function writeManifest(client: S3Client, location: Location, versio
   return body.length;
 }
 
+/** The sha256 of every blob stored under the prefix (one request per 1,000). */
+export async function storedBlobs(client: S3Client, location: Location, abortSignal?: AbortSignal): Promise<Set<string>> {
+  const prefix = blobsPrefix(location);
+  const blobs = new Set<string>();
+  for await (const key of listKeys(client, location, prefix, abortSignal)) blobs.add(key.slice(prefix.length));
+  return blobs;
+}
+
+/** The blobs a version's documents are assembled from. */
+export function blobsOf(manifest: VersionManifest): Set<string> {
+  return new Set([...manifest.blobs.values()].map((blob) => blob.sha256));
+}
+
 const PRUNE_AFTERMATH = 'the live version is unaffected, and the next --keep removes what is left of it';
 
 /** DeleteObjects takes at most 1,000 keys per request. */
@@ -109,6 +120,27 @@ export async function deleteVersion(client: S3Client, location: Location, versio
   const manifest = manifestKey(location, version);
   const keys = [manifest];
   for await (const key of listKeys(client, location, versionPrefix(location, version), abortSignal)) if (key !== manifest) keys.push(key);
+  await deleteKeys(client, location, keys, `removing the objects of version ${version}`, abortSignal);
+  return keys.length - 1;
+}
+
+/**
+ * Removes the blobs that no stored version's manifest names; returns how many. A version without
+ * a manifest (a publish interrupted and not yet rerun) may lose blobs it uploaded: its rerun lists
+ * the blobs and uploads the missing ones again before its pointer is written.
+ */
+export async function deleteUnreferencedBlobs(client: S3Client, location: Location, abortSignal?: AbortSignal): Promise<number> {
+  const referenced = new Set<string>();
+  for (const version of await listVersions(client, location, abortSignal)) {
+    const manifest = await readManifest(client, location, version, abortSignal);
+    if (manifest) for (const blob of blobsOf(manifest)) referenced.add(blob);
+  }
+  const keys = [...(await storedBlobs(client, location, abortSignal))].filter((blob) => !referenced.has(blob)).map((blob) => `${blobsPrefix(location)}${blob}`);
+  await deleteKeys(client, location, keys, 'removing blobs no version refers to', abortSignal);
+  return keys.length;
+}
+
+async function deleteKeys(client: S3Client, location: Location, keys: string[], doing: string, abortSignal?: AbortSignal): Promise<void> {
   for (let start = 0; start < keys.length; start += DELETE_BATCH) {
     const batch = keys.slice(start, start + DELETE_BATCH);
     let answer;
@@ -118,10 +150,9 @@ export async function deleteVersion(client: S3Client, location: Location, versio
         { abortSignal },
       );
     } catch (error) {
-      throw storageFailure(error, location, `removing the objects of version ${version}`, PRUNE_AFTERMATH);
+      throw storageFailure(error, location, doing, PRUNE_AFTERMATH);
     }
     const failed = answer.Errors?.[0];
-    if (failed) throw storageFailure(Object.assign(new Error(`${failed.Key}: ${failed.Message}`), { name: failed.Code ?? 'DeleteFailed' }), location, `removing the objects of version ${version}`, PRUNE_AFTERMATH);
+    if (failed) throw storageFailure(Object.assign(new Error(`${failed.Key}: ${failed.Message}`), { name: failed.Code ?? 'DeleteFailed' }), location, doing, PRUNE_AFTERMATH);
   }
-  return keys.length - 1;
 }

@@ -30,6 +30,7 @@ import {
 } from '../tree/layout.ts';
 import { ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, DOCUMENT_CACHE_CONTROL, JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
 import { filterDaily } from './daily-range.ts';
+import { gunzip } from './gunzip.ts';
 import { errorResponse, weakEtag } from './responses.ts';
 import { StoreUnavailableError, type StoredFile, type TreeStore } from './store.ts';
 
@@ -232,9 +233,7 @@ function documentResponse(body: Uint8Array<ArrayBuffer>, options: DocumentOption
 }
 
 async function uncompressed(file: StoredFile): Promise<Uint8Array<ArrayBuffer>> {
-  if (file.encoding !== 'gzip') return file.bytes;
-  const stream = new Blob([file.bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return file.encoding === 'gzip' ? gunzip(file.bytes) : file.bytes;
 }
 
 /** Whether Accept-Encoding admits gzip (named, or `*`, with a non-zero q). */

@@ -25,12 +25,15 @@ const answers = new Map<Runtime, Map<string, Answer>>();
 
 async function tree(): Promise<Built> {
   built ??= await build({
+    // A's history reaches back into October, so that a publish stores its daily document in
+    // two parts (the closed month's rows in a blob) and the published Worker assembles it.
     balances: [
+      balance({ address: A, block_number: 0, timestamp: ny('2025-10-30T10:00:00'), balance: '5000000000000000000' }),
       balance({ address: A, block_number: 1, timestamp: ny('2025-11-16T10:00:00'), balance: '123456789012345678901234' }),
       balance({ address: SUB, block_number: 2, timestamp: ny('2025-11-18T10:00:00'), token: 'venueBUsdc', balance: '2500000' }),
     ],
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
-    prices: [{ chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 }],
+    prices: [{ chain_id: 1, token: 'uty', date: '2025-10-01', usd_price: 0.99 }, { chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 }],
     seasons: [{ season: 1, as_of: '2025-11-05' }, { season: 2, as_of: null }],
     points: [{ season: 2, date: '2025-11-20', address: A, points: 10 }],
   });
@@ -65,6 +68,21 @@ for (const runtime of RUNTIMES) {
     assert.is((await ask('/v1/openapi.json')).text, fileText('v1/openapi.json'));
   });
 
+  if (runtime === 'published') {
+    Http('the published daily document reaching into October is stored in two parts and answered whole', async () => {
+      const metadata = host.stored!;
+      const rest = [...metadata].find(([key]) => key.endsWith(`/v1/address/${A}/portfolio/daily.json`))![1];
+      assert.match(rest.blob ?? '', /^[0-9a-f]{64}$/);
+      assert.ok(metadata.has(`blobs/${rest.blob}`), 'the blob was put into the bucket');
+      const whole = fileText(`v1/address/${A}/portfolio/daily.json`);
+      assert.is(Number(rest.size), whole.length);
+      assert.is(whole.indexOf('{"date":"2025-10-30"'), Number(rest['blob-at']));
+      const answer = await ask(daily, { headers: { 'Accept-Encoding': 'gzip' } });
+      assert.is(answer.headers['content-encoding'], 'gzip');
+      assert.is(answer.text, whole);
+    });
+  }
+
   Http('points standing and the seasons index (v1.2); the explorer page with its own content types', async () => {
     assert.is((await ask(`/v1/address/${A.toUpperCase().replace('0X', '0x')}/points`)).text, fileText(`v1/address/${A}/points.json`));
     assert.equal((await ask(`/v1/address/${A}/points`)).json.seasons.map((s: any) => [s.season, s.rank, s.totalPoints]), [[2, 1, 10]]);
@@ -91,9 +109,12 @@ for (const runtime of RUNTIMES) {
     assert.is(both.json.asOf, '2025-11-20');
     assert.match(both.text, '"balance":123456.789012345678901234,');
     assert.equal((await ask(`${daily}?from=2025-11-19`)).json.days.map((d: any) => d.date), ['2025-11-19', '2025-11-20']);
-    assert.equal((await ask(`${daily}?to=2025-11-16`)).json.days.map((d: any) => d.date), ['2025-11-16']);
+    assert.equal((await ask(`${daily}?to=2025-10-31`)).json.days.map((d: any) => d.date), ['2025-10-30', '2025-10-31']);
+    // Across the end of the closed month (where a published document's two parts meet).
+    const across = await ask(`${daily}?from=2025-10-31&to=2025-11-01`);
+    assert.equal(across.json.days.map((d: any) => [d.date, d.totalValueUsd]), [['2025-10-31', 4.95], ['2025-11-01', 5.05]]);
     assert.equal((await ask(`${daily}?from=2025-12-01`)).json, { asOf: '2025-11-20', days: [] });
-    assert.equal((await ask(`${daily}?to=2025-11-16&utm_source=x&from_=1`)).json.days.length, 1);
+    assert.equal((await ask(`${daily}?to=2025-10-31&utm_source=x&from_=1`)).json.days.length, 2);
   });
 
   Http('well-formed addresses without files get the no-history answers with 200', async () => {

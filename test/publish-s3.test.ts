@@ -84,24 +84,51 @@ function publishedFiles(tree: Built): Map<string, Buffer> {
 const isPointer = (url: string) => url.split('?')[0]!.endsWith('/live.json');
 const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
 
-/** The version as stored, checked object by object against the tree it was published from. */
-async function assertVersionHolds(location: Location, tree: Built, version?: string): Promise<void> {
+/**
+ * The version as stored, checked object by object against the tree it was published from; a
+ * document stored in two parts is checked as its rest and blob put together.
+ */
+async function assertVersionHolds(location: Location, tree: Built, version?: string): Promise<{ split: string[] }> {
   const storage = await client();
   try {
     const expected = publishedFiles(tree);
     const seen = new Set<string>();
-    for await (const object of readPublishedVersion(storage, location, version)) {
+    const objects = [];
+    for await (const object of readPublishedVersion(storage, location, version)) objects.push(object);
+    const blobs = new Map(objects.filter((object) => object.kind === 'blob').map((object) => [object.path, object]));
+    for (const blob of blobs.values()) {
+      assert.equal(blob.key, `${location.prefix}/${blob.path}`);
+      assert.equal([blob.httpMetadata.contentEncoding, blob.httpMetadata.contentType], ['gzip', 'application/octet-stream']);
+      assert.equal(`blobs/${sha256(zlib.gunzipSync(blob.body))}`, blob.path, 'a blob is named by the sha256 of its bytes');
+    }
+    const split: string[] = [];
+    for (const object of objects.filter((object) => object.kind === 'file')) {
       const bytes = expected.get(object.path);
       assert.ok(bytes, `${object.path} is not a file of the tree`);
       seen.add(object.path);
       assert.equal(object.httpMetadata.contentType, contentTypeOf(object.path), object.path);
       assert.equal(object.httpMetadata.cacheControl, 'public, max-age=300, must-revalidate');
       assert.equal(object.httpMetadata.contentEncoding, 'gzip');
-      assert.equal(Buffer.compare(zlib.gunzipSync(object.body), bytes!), 0, `${object.path}: the stored bytes gunzip to the file`);
+      let stored = zlib.gunzipSync(object.body);
+      const blob = object.customMetadata.blob;
+      if (blob) {
+        split.push(object.path);
+        const at = Number(object.customMetadata['blob-at']);
+        const middle = zlib.gunzipSync(blobs.get(`blobs/${blob}`)!.body);
+        stored = Buffer.concat([stored.subarray(0, at), middle, stored.subarray(at)]);
+        assert.equal(object.customMetadata.size, String(bytes!.length));
+        // The blob holds the whole rows of the months before that of the last closed day, the rest the others.
+        const month = (tree.json('_snapshot/meta.json').lastClosedDay as string).slice(0, 7);
+        assert.match(middle.toString(), /^\{"date":"\d{4}-\d{2}-\d{2}".*\},$/);
+        assert.ok([...middle.toString().matchAll(/"date":"(\d{4}-\d{2})/g)].every((match) => match[1]! < month));
+        assert.ok([...zlib.gunzipSync(object.body).toString().matchAll(/"date":"(\d{4}-\d{2})/g)].every((match) => match[1] === month));
+      }
+      assert.equal(Buffer.compare(stored, bytes!), 0, `${object.path}: the stored bytes gunzip (and assemble) to the file`);
       assert.equal(object.customMetadata.sha256, sha256(bytes!));
       assert.equal(object.customMetadata.mtime, String(Math.floor(fs.statSync(path.join(tree.out, object.path)).mtimeMs)));
     }
     assert.equal([...seen].sort(), [...expected.keys()].sort());
+    return { split: split.sort() };
   } finally {
     storage.destroy();
   }
@@ -121,18 +148,24 @@ const changedPaths = (before: Built, after: Built) => {
   return [...publishedFiles(after)].filter(([file, bytes]) => !old.get(file)?.equals(bytes)).map(([file]) => file).sort();
 };
 
-test('a first publish uploads every file gzipped, with its headers and metadata, then the pointer', async () => {
+const dailyOf = (wallet: string) => `v1/address/${wallet}/portfolio/daily.json`;
+
+test('a first publish uploads every file gzipped, with its headers and metadata, then the pointer; daily documents reaching before the month in two parts', async () => {
   const location = freshLocation();
   const summary = await publish(nights[0]!, location);
   const files = publishedFiles(nights[0]!);
   assert.equal(summary.uploaded.objects, files.size);
-  assert.equal(summary.uploaded.rawBytes, [...files.values()].reduce((sum, bytes) => sum + bytes.length, 0));
+  // The three wallets' rows start in June: their closed months (June to October) went to blobs.
+  assert.equal(summary.blobs.uploaded.objects, 3);
+  assert.equal(summary.blobs.stored.objects, 0);
+  assert.equal(summary.uploaded.rawBytes + summary.blobs.uploaded.rawBytes, [...files.values()].reduce((sum, bytes) => sum + bytes.length, 0));
   assert.ok(summary.uploaded.sentBytes > 0 && summary.uploaded.sentBytes < summary.uploaded.rawBytes);
   assert.equal([summary.copied.objects, summary.skipped.objects, summary.replaced], [0, 0, null]);
   assert.match(summary.version, /^2025-11-20-[0-9a-f]{16}$/);
   const pointer = await pointerOf(location);
   assert.equal([pointer?.version, pointer?.previous], [summary.version, []]);
-  await assertVersionHolds(location, nights[0]!);
+  const { split } = await assertVersionHolds(location, nights[0]!);
+  assert.equal(split, [dailyOf(A), dailyOf(B), dailyOf(C)].sort());
 });
 
 test('publishing the live tree again sends nothing and leaves the pointer as it was', async () => {
@@ -170,6 +203,8 @@ test('the next night uploads only the files that changed and copies the rest ser
   ].sort());
   assert.equal(second.uploaded.objects, changed.length);
   assert.equal(second.copied.objects, publishedFiles(nights[1]!).size - changed.length);
+  // The closed months are the same: their blobs are neither sent nor copied again.
+  assert.equal([second.blobs.uploaded.objects, second.blobs.stored.objects], [0, 3]);
   assert.equal([second.copied.sentBytes, second.skipped.objects, second.replaced], [0, 0, first.version]);
   assert.match(second.version, /^2025-11-21-/);
   const pointer = await pointerOf(location);

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const TEST_DIR = path.dirname(fileURLToPath(import.meta.url));
 const UVU = path.join(TEST_DIR, '..', 'node_modules', 'uvu', 'bin.js');
 /** Suites that take longest (browsers, child processes, many builds): started first. */
-const SLOW_FIRST = ['explorer', 'http', 'server-node', 'cli', 'publish-s3', 'publish', 'cdn', 'reference', 'verify', 'shard', 'input-contract', 'faults'];
+const SLOW_FIRST = ['explorer', 'http', 'server-node', 'cli', 'publish-s3', 'publish-parts', 'publish', 'cdn', 'reference', 'verify', 'shard', 'input-contract', 'faults'];
 
 const only = process.argv[2] ? new RegExp(process.argv[2]) : null;
 const files = fs

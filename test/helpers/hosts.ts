@@ -20,6 +20,8 @@ export interface Host {
   url: string;
   /** Resolves once a tree rebuilt in the folder is served (at once on Node). */
   loaded(): Promise<void>;
+  /** The published runtime: each object put into the Worker's bucket, by key, with its metadata. */
+  stored?: Map<string, Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -48,10 +50,13 @@ async function startPublishedWorker(dir: string): Promise<Host> {
     await runPublish({ dir, to, endpoint: s3.endpoint, concurrency: 16, maxAttempts: 3, progress: 'quiet' });
     const client = await createStorageClient({ endpoint: s3.endpoint, maxAttempts: 3, concurrency: 16 });
     const location = parseLocation(to);
+    const stored = new Map<string, Record<string, string>>();
     async function* objects(): AsyncGenerator<StoredObject> {
       for await (const object of readPublishedVersion(client, location)) {
         // The Worker reads the bucket's root: the prefix is the publish's, not the Worker's.
-        yield { ...object, key: object.key.slice('nightly/'.length) };
+        const key = object.key.slice('nightly/'.length);
+        stored.set(key, object.customMetadata);
+        yield { ...object, key };
       }
       const { GetObjectCommand } = await import('@aws-sdk/client-s3');
       const pointer = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: pointerKey(location) }));
@@ -59,7 +64,7 @@ async function startPublishedWorker(dir: string): Promise<Host> {
     }
     const worker = await startWorkerdOverObjects(objects(), { port: 0, host: '127.0.0.1' });
     client.destroy();
-    return { ...worker, close: async () => {
+    return { ...worker, stored, close: async () => {
       await worker.close();
       await s3.close();
     } };
