@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startPreviewServer } from '../server/index.ts';
-import { startWorkerd } from '../server/workerd.ts';
+import { startWorkerd, startWorkerdFromBucket } from '../server/workerd.ts';
 import { UserError } from '../build/errors.ts';
 import { DateTime } from 'luxon';
 import { META_FILE } from '../tree/layout.ts';
@@ -15,7 +15,26 @@ export function serveCommand(): Command {
     .option('--port <n>', 'port (0 picks a free one)', port, 8080)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .addOption(new Option('--runtime <runtime>', 'node: the Node server; workerd: the Cloudflare Worker over a local R2 bucket loaded from --dir').choices(['node', 'workerd']).default('node'))
-    .action(async (options: { dir: string; port: number; host: string; runtime: 'node' | 'workerd' }) => {
+    .option('--from <s3-url>', 'with --runtime workerd: serve what publish wrote to s3://BUCKET[/PREFIX] (copied into the local bucket, following later publishes)')
+    .option('--endpoint <url>', 'with --from: the S3-compatible endpoint (R2, MinIO, a local server)')
+    .action(async (options: { dir: string; port: number; host: string; runtime: 'node' | 'workerd'; from?: string; endpoint?: string }) => {
+      if (options.from !== undefined) {
+        if (options.runtime !== 'workerd') throw new UserError('--from serves a published bucket through the Worker: give --runtime workerd');
+        let worker;
+        try {
+          worker = await startWorkerdFromBucket({ from: options.from, endpoint: options.endpoint, port: options.port, host: options.host });
+        } catch (error) {
+          throw error instanceof UserError ? error : new UserError(`cannot serve ${options.from}: ${(error as Error).message}`);
+        }
+        process.stdout.write(`serving ${options.from} at ${worker.url} (Cloudflare Worker in workerd, R2 copied from the bucket)\n`);
+        const stopWorker = async () => {
+          await worker.close();
+          process.exit(0);
+        };
+        process.once('SIGINT', stopWorker);
+        process.once('SIGTERM', stopWorker);
+        return;
+      }
       const dir = path.resolve(options.dir);
       if (!fs.existsSync(path.join(dir, META_FILE))) {
         throw new UserError(`${dir} holds no snapshot tree (run wallet-snapshot build first)`);

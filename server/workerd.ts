@@ -22,6 +22,10 @@ import { POINTER_KEY, versionPrefix } from './r2-store.ts';
 import { JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
 import { contentTypeOf, isCompressible, isPublished, OBJECT_CACHE_CONTROL, POINTER_CACHE_CONTROL } from '../publish/object-headers.ts';
 import { gzip } from '../publish/compress.ts';
+import { createStorageClient } from '../publish/storage.ts';
+import { parseLocation, describe } from '../publish/location.ts';
+import { readPointer } from '../publish/live-pointer.ts';
+import { readPublishedVersion } from '../publish/read-version.ts';
 import { META_FILE } from '../tree/layout.ts';
 import { answerUnparsedRequests } from './index.ts';
 
@@ -88,6 +92,64 @@ export async function startWorkerdOverObjects(objects: AsyncIterable<StoredObjec
     await miniflare.dispose();
     throw error;
   }
+}
+
+/**
+ * `serve --runtime workerd --from s3://BUCKET[/PREFIX]`: the Worker over what `publish` wrote to
+ * object storage. The live version (its objects and the blobs they name) is copied into the local
+ * bucket as stored, then the pointer; a publish or a rollback seen later is copied the same way,
+ * the pointer last, so the Worker switches from one whole version to the next.
+ */
+export async function startWorkerdFromBucket(options: { from: string; endpoint?: string; port: number; host: string }): Promise<RunningWorker> {
+  const location = parseLocation(options.from);
+  const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: 4, concurrency: LOAD_CONCURRENCY });
+  let mirrored: string | null = null;
+  const copied = new Set<string>();
+  const relative = (key: string) => (location.prefix ? key.slice(location.prefix.length + 1) : key);
+  const mirror = async (bucket: LocalBucket) => {
+    const pointer = await readPointer(client, location);
+    if (!pointer) throw new Error(`nothing is published at ${describe(location)} (no live.json)`);
+    if (pointer.version === mirrored) return;
+    const limit = pLimit(LOAD_CONCURRENCY);
+    const puts: Promise<unknown>[] = [];
+    for await (const object of readPublishedVersion(client, location, pointer.version)) {
+      if (copied.has(object.key)) continue;
+      copied.add(object.key);
+      const metadata = Object.fromEntries(Object.entries(object.httpMetadata).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      puts.push(limit(() => bucket.put(relative(object.key), new Uint8Array(object.body), { httpMetadata: metadata, customMetadata: object.customMetadata })));
+    }
+    await Promise.all(puts);
+    await bucket.put(POINTER_KEY, JSON.stringify(pointer), { httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL } });
+    mirrored = pointer.version;
+  };
+  const { miniflare, runtime, bucket } = await startMiniflare();
+  let edge: http.Server;
+  try {
+    await mirror(bucket);
+    edge = await startEdge(runtime, options);
+  } catch (error) {
+    client.destroy();
+    await miniflare.dispose();
+    throw error;
+  }
+  let following: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    following = following.then(() => mirror(bucket)).catch((error: unknown) => {
+      process.stderr.write(`wallet-snapshot serve: could not copy ${describe(location)}: ${(error as Error).message}\n`);
+    });
+  }, WATCH_INTERVAL_MS);
+  timer.unref();
+  return {
+    url: edgeUrl(edge, options.host),
+    loaded: () => mirror(bucket),
+    close: async () => {
+      clearInterval(timer);
+      await following.catch(() => {});
+      await closeServer(edge);
+      client.destroy();
+      await miniflare.dispose();
+    },
+  };
 }
 
 async function startMiniflare(): Promise<{ miniflare: Miniflare; runtime: URL; bucket: LocalBucket }> {
