@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DOCUMENT_BYTES_WASM } from '../build/document-bytes.ts';
+import { DOCUMENT_BYTES_WASM } from '../build/write/document-bytes.ts';
 
 const SOURCE = fileURLToPath(new URL('./document-bytes.ts', import.meta.url));
 

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import { DOCUMENT_BYTES_WASM } from '../build/document-bytes.ts';
+import { DOCUMENT_BYTES_WASM } from '../build/write/document-bytes.ts';
 import { compileDocumentBytes } from '../assembly/compile.ts';
 
 const { exports } = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(DOCUMENT_BYTES_WASM)), {});

@@ -10,7 +10,7 @@ import { resolveBuildConfig } from '../build/config.ts';
 import { UserError, cannotWrite } from '../build/errors.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { generateDataset } from '../data/generate.ts';
-import { FileLock } from '../build/lock.ts';
+import { FileLock } from '../build/swap/lock.ts';
 
 /** Work a build left beside --out: temporary links, work folders, half-deleted trees. */
 const leftovers = (root: string, name = 'public') => {

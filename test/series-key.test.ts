@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { DuckDBInstance } from '@duckdb/node-api';
 import {
   chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletChainKeySql, walletChainOfSeriesSql, walletOfSeriesSql,
-} from '../build/series-key.ts';
+} from '../build/compute/series-key.ts';
 
 const MAX_WALLET = 2 ** 31 - 1;
 const MAX_CHAIN = 2 ** 29 - 1;

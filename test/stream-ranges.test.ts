@@ -10,8 +10,8 @@ import path from 'node:path';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { tempDir } from './helpers/fixtures.ts';
 import { openDatabase, type Database } from '../build/database.ts';
-import { sliceStream } from '../build/write-wallets.ts';
-import { seriesKeySql } from '../build/series-key.ts';
+import { sliceStream } from '../build/write/wallets.ts';
+import { seriesKeySql } from '../build/compute/series-key.ts';
 
 async function database(): Promise<Database> {
   const root = tempDir();

@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Shard } from '../build/config.ts';
-import { shardOf } from '../build/shard.ts';
+import { shardOf } from '../build/write/shard.ts';
 import { LEADERBOARD_SIZE, type Leaderboard, type LeaderboardEntry } from '../schemas/leaderboard.ts';
 import { PointsStandingSchema, type PointsStanding } from '../schemas/points.ts';
 import { SeasonsIndexSchema } from '../schemas/seasons.ts';

@@ -4,11 +4,12 @@
  * from the wallet's snapshots, because every closed day from its first day on is a row:
  * expanding them in SQL would multiply the rows by ~365 only to stream them back.
  */
-import type { Database } from './database.ts';
-import { UserError } from './errors.ts';
-import { tokenIndexSql, type TokenSeries } from './compute-history.ts';
+import type { Database } from '../database.ts';
+import { UserError } from '../errors.ts';
+import { tokenIndexSql } from './series-key.ts';
 import { dayNumber } from './days.ts';
-import type { DocumentBytes, DocumentSink, EndOfDaySeries } from './document-bytes.ts';
+import type { DocumentBytes } from '../write/document-bytes.ts';
+import { priceKey, type DocumentSink, type EndOfDaySeries, type PriceBook, type PriceSeries, type TokenSeries } from './wallet-series.ts';
 
 /**
  * `asOf` is the same for every wallet: the last closed day `L` when at least one wallet has a
@@ -21,17 +22,6 @@ export async function computeDailyAsOf(db: Database, lastClosedDay: string): Pro
   );
   return row!.any_closed ? lastClosedDay : null;
 }
-
-/** `usdPerToken` of one (chain, token) for every day from its first price to `L`, carried forward. */
-interface PriceSeries {
-  firstDay: number;
-  values: Float64Array;
-  texts: string[];
-}
-
-export type PriceBook = Map<string, PriceSeries>;
-
-export const priceKey = (chainId: string, tokenIndex: number) => `${chainId}:${tokenIndex}`;
 
 /**
  * "The latest price date <= d": prices dated after `L` can never be used. The book is bounded by

@@ -4,12 +4,12 @@
  * file, the column, how many rows and one offending value. Checked rows land in normalised tables
  * (lower-case addresses, exact HUGEINT amounts; identical duplicate rows merged, except balances).
  */
-import type { Database } from './database.ts';
-import { UserError } from './errors.ts';
-import { scanError, type ColumnReader, type InputFile } from './read-inputs.ts';
-import { countOf } from './progress.ts';
-import { tokenIndexSql } from './compute-history.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import type { Database } from '../database.ts';
+import { UserError } from '../errors.ts';
+import { scanError, type ColumnReader, type InputFile } from './read.ts';
+import { countOf } from '../progress.ts';
+import { tokenIndexSql } from '../compute/series-key.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
 export interface Violation {
   file: string;

@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Database } from './database.ts';
-import { literalPathSql } from './database.ts';
-import { UserError, isOutOfMemory, isWriteRefused, messageOf } from './errors.ts';
-import { INPUT_FILES, type ColumnContract, type FileContract } from './input-contract.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import type { Database } from '../database.ts';
+import { literalPathSql } from '../database.ts';
+import { UserError, isOutOfMemory, isWriteRefused, messageOf } from '../errors.ts';
+import { INPUT_FILES, type ColumnContract, type FileContract } from './contract.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
 export interface ColumnReader {
   contract: ColumnContract;

@@ -5,15 +5,15 @@
  * writes). Only a few batches are ever held in memory.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
-import type { Database } from './database.ts';
-import type { Shard } from './config.ts';
-import type { Progress } from './progress.ts';
-import type { PriceBook } from './compute-daily.ts';
+import type { Database } from '../database.ts';
+import type { Shard } from '../config.ts';
+import type { Progress } from '../progress.ts';
+import type { PriceBook } from '../compute/wallet-series.ts';
 import { shardFilterSql } from './shard.ts';
-import { chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletOfSeriesSql } from './series-key.ts';
+import { chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletOfSeriesSql } from '../compute/series-key.ts';
 import { WalletBatchBuilder, type AmountFormat } from './wallet-batch.ts';
-import { limbColumnsSql } from './exact-amount.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import { limbColumnsSql } from '../compute/exact-amount.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { WriterPool } from './writer-pool.ts';
 
 export interface WalletWriteOptions {

@@ -16,9 +16,8 @@
  *   a scratch area for one day's values and price slots (12 bytes per series), and the output.
  */
 import fs from 'node:fs';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-import { priceKey, type PriceBook } from './compute-daily.ts';
-import type { TokenSeries } from './compute-history.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
+import { priceKey, type EndOfDaySeries, type PriceBook, type TokenSeries } from '../compute/wallet-series.ts';
 
 export const DOCUMENT_BYTES_WASM = new URL('./document-bytes.wasm', import.meta.url);
 
@@ -32,20 +31,6 @@ interface Exports {
   positionsWithoutPrice: WebAssembly.Global;
   failedSeries: WebAssembly.Global;
   failedDay: WebAssembly.Global;
-}
-
-/** Where a document goes, piece by piece. */
-export interface DocumentSink {
-  text(value: string): void;
-  bytes(value: Uint8Array): void;
-}
-
-/** A (chain, token) series of end-of-day balances: from `days[k]` on, the balance is `balances[k]`. */
-export interface EndOfDaySeries {
-  chainId: string;
-  tokenIndex: number;
-  days: ArrayLike<number>;
-  balances: string[];
 }
 
 /** Longest JSON text of a finite double (`-2.2250738585072014e-308`), with room to spare. */

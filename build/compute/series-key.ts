@@ -13,6 +13,12 @@
  * ID of tokens.parquet, checked), wallet ids below 2^31 (INTEGER, which DuckDB's cast enforces),
  * so the key is a non-negative BIGINT.
  */
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
+
+/** SQL giving a token key its position in the output order (schemas/token-keys.ts). */
+export function tokenIndexSql(column: string): string {
+  return `CASE ${column} ${TOKEN_KEYS.map((key, i) => `WHEN '${key}' THEN ${i}`).join(' ')} END`;
+}
 
 /** Chain indexes take 29 bits (compute-history.ts refuses more chains). */
 export const MAX_CHAINS = 2 ** 29;

@@ -4,8 +4,8 @@
  * (compute-leaderboards.ts). A wallet's standing and its leaderboard entry are one computation,
  * so they cannot disagree; `asOf` and `totalParticipants` are taken from the leaderboards.
  */
-import type { Leaderboard } from '../schemas/leaderboard.ts';
-import type { PointsStanding, SeasonStanding } from '../schemas/points.ts';
+import type { Leaderboard } from '../../schemas/leaderboard.ts';
+import type { PointsStanding, SeasonStanding } from '../../schemas/points.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 
 /**

@@ -6,12 +6,13 @@
  */
 import crypto from 'node:crypto';
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { historyDocument } from './compute-history.ts';
-import { dailyDocument, type DailyStats, type PriceBook } from './compute-daily.ts';
+import { historyDocument } from '../compute/history.ts';
+import { dailyDocument, type DailyStats } from '../compute/daily.ts';
 import { checkSampleDocuments } from './check-output.ts';
-import { DocumentBytes, type DocumentSink } from './document-bytes.ts';
+import { DocumentBytes } from './document-bytes.ts';
+import type { DocumentSink, PriceBook } from '../compute/wallet-series.ts';
 import { walletsOf, type AmountFormat, type WalletBatch } from './wallet-batch.ts';
-import { dailyFile, portfolioFile } from '../tree/layout.ts';
+import { dailyFile, portfolioFile } from '../../tree/layout.ts';
 
 export interface DocumentSetup {
   dailyAsOf: string | null;

@@ -4,17 +4,13 @@
  * series-key.ts says), and the JSON document of `GET /v1/address/{address}/portfolio` assembled
  * from a wallet's snapshots.
  */
-import type { Database } from './database.ts';
-import { UserError } from './errors.ts';
-import { NEW_YORK } from './config.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-import type { DocumentBytes, DocumentSink } from './document-bytes.ts';
+import type { Database } from '../database.ts';
+import { UserError } from '../errors.ts';
+import { NEW_YORK } from '../config.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
+import type { DocumentBytes } from '../write/document-bytes.ts';
+import type { DocumentSink, TokenSeries } from './wallet-series.ts';
 import { MAX_CHAINS, seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
-
-/** SQL giving a token key its position in INTERFACE.md 2.1 (the output order). */
-export function tokenIndexSql(column: string): string {
-  return `CASE ${column} ${TOKEN_KEYS.map((key, i) => `WHEN '${key}' THEN ${i}`).join(' ')} END`;
-}
 
 export async function computeSnapshots(db: Database, nowSeconds: number): Promise<void> {
   // New York days as integers. ICU per row is costly at 10M rows; instead each day's first instant
@@ -131,15 +127,6 @@ function attributedRowsSql({ txHashOnly }: { txHashOnly: boolean }): string {
     JOIN chains c ON c.chain_id = b.chain_id
     LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account_id = b.account
     WHERE b.ts <= $now${txHashOnly ? ' AND b.tx_hash IS NOT NULL' : ''}`;
-}
-
-/** A wallet's snapshots of one token on one chain, oldest first. */
-export interface TokenSeries {
-  chainId: string;
-  tokenIndex: number;
-  days: number[];
-  timestamps: number[];
-  balances: string[];
 }
 
 /**

@@ -5,13 +5,13 @@
  * held in memory.
  */
 import type { DuckDBVector } from '@duckdb/node-api';
-import type { Database } from './database.ts';
-import type { Shard } from './config.ts';
-import type { Progress } from './progress.ts';
-import type { Leaderboard } from '../schemas/leaderboard.ts';
-import { PointsStandingSchema, type SeasonStanding } from '../schemas/points.ts';
+import type { Database } from '../database.ts';
+import type { Shard } from '../config.ts';
+import type { Progress } from '../progress.ts';
+import type { Leaderboard } from '../../schemas/leaderboard.ts';
+import { PointsStandingSchema, type SeasonStanding } from '../../schemas/points.ts';
 import { shardFilterSql } from './shard.ts';
-import { pointsDocument, seasonFactsOf, standingRow, standingsSql } from './compute-points.ts';
+import { pointsDocument, seasonFactsOf, standingRow, standingsSql } from '../compute/points.ts';
 import type { PointsBatch } from './points-file-thread.ts';
 import type { PointsFilePool } from './points-file-pool.ts';
 

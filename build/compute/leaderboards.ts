@@ -1,10 +1,10 @@
 /**
  * SPEC 3.4 (leaderboard): one document per known season, computed in SQL over all points rows.
  */
-import type { Database } from './database.ts';
+import type { Database } from '../database.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
-import { LEADERBOARD_SIZE, type Leaderboard } from '../schemas/leaderboard.ts';
-import { UserError } from './errors.ts';
+import { LEADERBOARD_SIZE, type Leaderboard } from '../../schemas/leaderboard.ts';
+import { UserError } from '../errors.ts';
 import { binnedPartsSql, roundBinnedSum } from './exact-sum.ts';
 
 export async function computeLeaderboards(db: Database, lastClosedDay: string): Promise<Leaderboard[]> {
