@@ -1,7 +1,7 @@
 /**
  * The snapshot build: read -> check -> compute -> write -> publish, each stage in its own module.
  * The tree is written into a work folder beside `--out` and swapped in only when complete
- * (swap.ts), under a lock on `--out`; signals stop it in any stage (interruption.ts).
+ * (build/swap/swap.ts), under a lock on `--out`; signals stop it in any stage (interruption.ts).
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';

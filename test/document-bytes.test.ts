@@ -1,6 +1,7 @@
 /**
- * build/document-bytes.wasm: its numbers are JavaScript's text for the same double, its dates are the
- * calendar's, and the committed module is what its source (assembly/document-bytes.ts) compiles to.
+ * build/write/document-bytes.wasm: its numbers are JavaScript's text for the same double, its dates
+ * are the calendar's, and the committed module is what its source (assembly/document-bytes.ts)
+ * compiles to.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

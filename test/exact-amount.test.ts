@@ -1,4 +1,4 @@
-/** SPEC 3.1 "scaled last": raw sums cross as 32-bit limbs and become exact decimal text. */
+/** Amounts "scaled last": raw sums cross as 32-bit limbs and become exact decimal text. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rawDigits, scaledText } from '../build/compute/exact-amount.ts';

@@ -1,4 +1,4 @@
-/** SPEC 3.4's sums: the exact sum of the points, rounded once to the nearest double. */
+/** The leaderboard's sums: the exact sum of the points, rounded once to the nearest double. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BIN_BITS, nearestDouble, roundBinnedSum } from '../build/compute/exact-sum.ts';

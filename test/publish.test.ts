@@ -1,4 +1,4 @@
-/** SPEC section 6: the tree at --out is replaced only by a complete tree, and never damaged. */
+/** The tree at --out is replaced only by a complete tree, and never damaged. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';

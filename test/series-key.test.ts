@@ -1,4 +1,4 @@
-/** The series key (build/series-key.ts): exact round trips at its bounds, and the documents' order. */
+/** The series key (build/compute/series-key.ts): exact round trips at its bounds, and the documents' order. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DuckDBInstance } from '@duckdb/node-api';

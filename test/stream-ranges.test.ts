@@ -1,6 +1,6 @@
 /**
  * The wallet stage reads the snapshots in ranges of wallet ids, each sorted by a query of its own
- * (write-wallets.ts, sliceStream): every row once, in (wallet, chain, token, number) order,
+ * (build/write/wallets.ts, sliceStream): every row once, in (wallet, chain, token, number) order,
  * whatever the number of wallets; and closing it while a range is still being sorted interrupts
  * that sort (a build stopped by Ctrl-C does not wait for it) and is clean.
  */

@@ -1,6 +1,6 @@
 /**
- * SPEC 3.6 (seasons index): every known season with the values of its leaderboard, and whether
- * it is frozen (its `as_of` is set).
+ * The seasons index (GET /v1/seasons): every known season with the values of its leaderboard, and
+ * whether it is frozen (its `as_of` is set).
  */
 import type { Database } from '../database.ts';
 import type { Leaderboard } from '../../schemas/leaderboard.ts';

@@ -1,8 +1,9 @@
 /**
- * The bulk of each wallet's documents, written by build/document-bytes.wasm (source:
+ * The bulk of each wallet's documents, written by build/write/document-bytes.wasm (source:
  * assembly/document-bytes.ts): the snapshot arrays of the history document and the day rows of the
  * daily document. This side lays out a wallet's snapshots in the module's memory and reads the
- * bytes back; what goes in a document is decided in compute-history.ts and compute-daily.ts.
+ * bytes back; what goes in a document is decided in build/compute/history.ts and
+ * build/compute/daily.ts.
  *
  * Memory, above the module's own constants:
  * - once per thread: a prefix per (chain, token), `{"token":"<key>","chainId":<id>,"balance":`
@@ -11,7 +12,7 @@
  * - per wallet: 32 bytes per snapshot (day i32, balance text offset u32, its length u32, 1 when
  *   the balance is zero u32, amount f64, timestamp f64) and each balance text preceded by its
  *   series' prefix, series by series in transaction order; then, for the daily document, the
- *   series rewritten in day order where needed (compute-daily.ts), 16 bytes per series (prefix
+ *   series rewritten in day order where needed (build/compute/daily.ts), 16 bytes per series (prefix
  *   offset, price series offset or 0, snapshot count, snapshots offset), a cursor i32 per series,
  *   a scratch area for one day's values and price slots (12 bytes per series), and the output.
  */
