@@ -1,12 +1,13 @@
 /**
- * `npm run wasm`: compiles assembly/document-bytes.ts (AssemblyScript) into build/document-bytes.wasm, the
- * module the build loads. The module is committed, so installing and building need no compiler;
- * test/document-bytes.test.ts checks that it is what this source compiles to.
+ * `npm run wasm`: compiles assembly/document-bytes.ts (AssemblyScript) into
+ * build/write/document-bytes.wasm, the module the build loads. The module is committed, so
+ * installing and building need no compiler; test/document-bytes.test.ts checks that it is what this
+ * source compiles to.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DOCUMENT_BYTES_WASM } from '../build/document-bytes.ts';
+import { DOCUMENT_BYTES_WASM } from '../build/write/document-bytes.ts';
 
 const SOURCE = fileURLToPath(new URL('./document-bytes.ts', import.meta.url));
 

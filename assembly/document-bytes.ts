@@ -1,11 +1,12 @@
 /**
- * The bulk of each wallet's two documents, written as bytes into this module's memory: the day
- * rows of the daily document (SPEC 3.3; at 100k wallets about 60 million positions, the build's
- * hottest loop) and the snapshot arrays of the history document (3.2). Written in JavaScript they
- * spent most of their time joining strings and collecting them; here every piece is copied once.
- * build/document-bytes.ts lays out the input and reads the output (the layout is described
- * there); what the documents hold is decided in build/compute-daily.ts and compute-history.ts.
- * Compiled by `npm run wasm` into build/document-bytes.wasm (committed).
+ * The bulk of each wallet's two documents, written as bytes into this module's memory: the day rows
+ * of the daily document (at 100k wallets about 60 million positions, the build's hottest loop) and
+ * the snapshot arrays of the history document. Written in JavaScript they spent most of their time
+ * joining strings and collecting them; here every piece is copied once.
+ * build/write/document-bytes.ts lays out the input and reads the output (the layout is described
+ * there); what the documents hold is decided in build/compute/daily.ts and
+ * build/compute/history.ts. Compiled by `npm run wasm` into build/write/document-bytes.wasm
+ * (committed).
  */
 import { POW5_INV_SPLIT, POW5_SPLIT, POW5_INV_BITS, POW5_BITS } from './powers-of-five';
 
@@ -91,7 +92,7 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
         failedDay = day;
         return -1;
       }
-      // The plain left-to-right sum, in position order, as build/compute-daily.ts documents.
+      // The plain left-to-right sum, in position order, as build/compute/daily.ts documents.
       total += product;
       store<f64>(value, product);
       store<u32>(slots + (<usize>j << 2), <u32>slot);

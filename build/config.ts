@@ -16,7 +16,7 @@ export interface BuildConfig {
   /** The build instant, in Unix seconds (rows with a later timestamp do not count). */
   nowSeconds: number;
   nowIso: string;
-  /** The last closed New York day `L` (SPEC section 3), `YYYY-MM-DD`. */
+  /** The last closed New York day `L`, `YYYY-MM-DD` (every output's days are closed New York days). */
   lastClosedDay: string;
   shard: Shard | null;
   /** Where to write the content-hash manifest of the files written, if anywhere. */

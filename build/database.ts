@@ -12,8 +12,9 @@ export interface Database {
 }
 
 /**
- * One DuckDB instance per build, backed by a database file so that tables larger than
- * `memoryLimit` spill to disk instead of growing the process (SPEC section 7: bounded memory).
+ * One DuckDB instance per build, backed by a database file so that tables larger than `memoryLimit`
+ * spill to disk instead of growing the process (the build's memory stays bounded whatever the
+ * input's size).
  */
 export async function openDatabase(options: { file: string; threads: number; memoryLimit: string; tempDir: string }): Promise<Database> {
   const instance = await DuckDBInstance.create(options.file, {

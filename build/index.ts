@@ -1,30 +1,30 @@
 /**
  * The snapshot build: read -> check -> compute -> write -> publish, each stage in its own module.
  * The tree is written into a work folder beside `--out` and swapped in only when complete
- * (swap.ts), under a lock on `--out`; signals stop it in any stage (interruption.ts).
+ * (build/swap/swap.ts), under a lock on `--out`; signals stop it in any stage (interruption.ts).
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { BuildConfig } from './config.ts';
 import { openDatabase, type Database } from './database.ts';
 import { cannotWrite, outOfMemory } from './errors.ts';
-import { TreeWriter } from './tree-writer.ts';
+import { TreeWriter } from './write/tree-writer.ts';
 import { Progress, countOf } from './progress.ts';
-import { abandonWorkNow, claimOutput, completeTrees, goLive, releaseOutput, removeOldTrees, type ClaimedOutput } from './swap.ts';
-import { closeInputs, inputReadError, openInputs, readInputs, type OpenedInput } from './read-inputs.ts';
+import { abandonWorkNow, claimOutput, completeTrees, goLive, releaseOutput, removeOldTrees, type ClaimedOutput } from './swap/swap.ts';
+import { closeInputs, inputReadError, openInputs, readInputs, type OpenedInput } from './input/read.ts';
 import { Interruption } from './interruption.ts';
-import { checkInputs } from './check-inputs.ts';
-import { computeSnapshots } from './compute-history.ts';
-import { computeDailyAsOf, loadPriceBook } from './compute-daily.ts';
-import { computeLeaderboards } from './compute-leaderboards.ts';
-import { computeSeasonsIndex } from './compute-seasons.ts';
-import { writeWallets } from './write-wallets.ts';
-import { writePoints } from './write-points.ts';
-import { PointsFilePool } from './points-file-pool.ts';
-import { writeSharedFiles } from './write-shared.ts';
-import { dayNumber } from './days.ts';
-import { ManifestWriter, TreeManifest } from './manifest.ts';
-import { walletOfSeriesSql } from './series-key.ts';
+import { checkInputs } from './input/check.ts';
+import { computeSnapshots } from './compute/history.ts';
+import { computeDailyAsOf, loadPriceBook } from './compute/daily.ts';
+import { computeLeaderboards } from './compute/leaderboards.ts';
+import { computeSeasonsIndex } from './compute/seasons.ts';
+import { writeWallets } from './write/wallets.ts';
+import { writePoints } from './write/points.ts';
+import { PointsFilePool } from './write/points-file-pool.ts';
+import { writeSharedFiles } from './write/shared.ts';
+import { dayNumber } from './compute/days.ts';
+import { ManifestWriter, TreeManifest } from './write/manifest.ts';
+import { walletOfSeriesSql } from './compute/series-key.ts';
 
 /** Threads writing the points files (see docs/decisions.md, "Points standing"). */
 const POINTS_FILE_THREADS = 1;

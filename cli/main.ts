@@ -7,6 +7,7 @@
  * stack); 75 another build holds --out (try again later); 130 interrupted (SIGINT, SIGTERM), 129
  * (SIGHUP).
  */
+import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { UserError, messageOf } from '../build/errors.ts';
 import { buildCommand } from './build.ts';
@@ -18,8 +19,11 @@ const EXIT_BAD_INPUT = 1;
 const EXIT_USAGE = 2;
 const EXIT_INTERNAL = 70;
 
+const { version } = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command('wallet-snapshot')
   .description('Static JSON snapshots of wallet portfolios and points leaderboards, from Parquet exports')
+  .version(version, '-V, --version', 'print the version and exit')
   .option('--debug', 'print the stack of unexpected errors')
   .exitOverride()
   .showHelpAfterError('(run with --help for usage)');

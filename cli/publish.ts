@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { abortOnSignals, runPublish, type PublishCommandOptions } from '../publish/index.ts';
+import type { PublishCommandOptions } from '../publish/index.ts';
 
 export function publishCommand(): Command {
   return new Command('publish')
@@ -13,6 +13,8 @@ export function publishCommand(): Command {
     .option('--max-attempts <n>', 'attempts per request before giving up (throttling, 5xx and network errors are retried with backoff)', wholeNumber, 8)
     .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .action(async (options: PublishCommandOptions) => {
+      // Loaded here: the S3 client is only for this command, not for every start of the CLI.
+      const { abortOnSignals, runPublish } = await import('../publish/index.ts');
       const interrupt = abortOnSignals();
       try {
         process.stdout.write(await runPublish(options, interrupt.signal));

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { startPreviewServer } from '../server/index.ts';
-import { startWorkerd, startWorkerdFromBucket } from '../server/workerd.ts';
 import { UserError } from '../build/errors.ts';
 import { DateTime } from 'luxon';
 import { META_FILE } from '../tree/layout.ts';
@@ -20,6 +18,7 @@ export function serveCommand(): Command {
     .action(async (options: { dir: string; port: number; host: string; runtime: 'node' | 'workerd'; from?: string; endpoint?: string }) => {
       if (options.from !== undefined) {
         if (options.runtime !== 'workerd') throw new UserError('--from serves a published bucket through the Worker: give --runtime workerd');
+        const { startWorkerdFromBucket } = await import('../server/workerd.ts');
         let worker;
         try {
           worker = await startWorkerdFromBucket({ from: options.from, endpoint: options.endpoint, port: options.port, host: options.host });
@@ -39,11 +38,14 @@ export function serveCommand(): Command {
       if (!fs.existsSync(path.join(dir, META_FILE))) {
         throw new UserError(`${dir} holds no snapshot tree (run wallet-snapshot build first)`);
       }
+      // Loaded here, not at the top: Miniflare alone takes about half a second to import, which
+      // every other command would pay at startup.
+      const start = options.runtime === 'workerd'
+        ? (await import('../server/workerd.ts')).startWorkerd
+        : (await import('../server/index.ts')).startPreviewServer;
       let running: { url: string; close(): Promise<void> };
       try {
-        running = options.runtime === 'workerd'
-          ? await startWorkerd({ dir, port: options.port, host: options.host })
-          : await startPreviewServer({ dir, port: options.port, host: options.host });
+        running = await start({ dir, port: options.port, host: options.host });
       } catch (error) {
         throw new UserError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
       }

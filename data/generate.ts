@@ -1,5 +1,5 @@
 /**
- * A seeded synthetic dataset that satisfies the input contract (SPEC section 2), generated with
+ * A seeded synthetic dataset that satisfies the input contract (docs/input.md), generated with
  * DuckDB SQL at any size: the bundled sample (tens of wallets) and the benchmark (100,000) come
  * from the same code. Randomness is `hash(seed, row, purpose)`, so a seed gives the same rows on
  * any machine and thread count; rows are written in a fixed order so it also gives the same bytes.

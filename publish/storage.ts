@@ -1,11 +1,11 @@
 /**
  * The S3 client every publish step uses, and what its failures mean to the user.
  *
- * Retries are the SDK's own standard strategy: throttling (503 SlowDown, 429) and transient failures
- * (500/502/503/504, connection reset or refused, timeouts) are retried with exponential backoff and
- * full jitter (from 500 ms for throttling, 100 ms otherwise, at most 20 s), within a retry quota.
- * Its adaptive mode also slows every request after one throttle: measured, one 503 made a publish
- * of 88 objects take 6.6 s instead of 0.5 s, so the bounded concurrency is the only rate limit.
+ * Retries are the SDK's own standard strategy: throttling (503 SlowDown, 429) and transient
+ * failures (500/502/503/504, connection reset or refused, timeouts) are retried with exponential
+ * backoff and full jitter (from 500 ms for throttling, 100 ms otherwise, at most 20 s), within a
+ * retry quota. Its adaptive mode is not used: it slows every request after a single throttle
+ * (figures in bench/MEASUREMENTS.md), so the bounded concurrency is the only rate limit.
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { UserError, messageOf } from '../build/errors.ts';

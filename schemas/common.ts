@@ -3,7 +3,7 @@ import { DATE_PATTERN } from './patterns.ts';
 
 export { ADDRESS_PATTERN, DATE_PATTERN, SEASON_SEGMENT_PATTERN } from './patterns.ts';
 
-/** A calendar day as `YYYY-MM-DD` (SPEC section 3: every date in every output). */
+/** A calendar day as `YYYY-MM-DD` (every date in every output). */
 export const DateStringSchema = z
   .string()
   .regex(DATE_PATTERN)

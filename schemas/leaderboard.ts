@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DateStringSchema, FiniteNumberSchema, LowerCaseAddressSchema } from './common.ts';
 
-/** SPEC 3.4: a leaderboard lists the first 100 participants. */
+/** A leaderboard lists the first 100 participants. */
 export const LEADERBOARD_SIZE = 100;
 
 export const MultiplierSchema = z

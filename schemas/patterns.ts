@@ -1,5 +1,5 @@
 /**
- * The formats the interface accepts in a request (SPEC section 5), shared by the preview server,
+ * The formats the interface accepts in a request, shared by the preview server,
  * the OpenAPI document, the CloudFront function and the explorer page. Kept free of zod so the
  * page's bundle does not carry it.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DateStringSchema } from './common.ts';
 
-/** One balance snapshot (INTERFACE.md 2.2): one per transaction that changed the wallet's balance. */
+/** One balance snapshot: one per transaction that changed the wallet's balance. */
 export const BalanceSnapshotSchema = z
   .object({
     date: DateStringSchema.meta({ description: 'New York calendar day of the block timestamp' }),
@@ -13,7 +13,7 @@ export const BalanceSnapshotSchema = z
 
 const snapshots = z.array(BalanceSnapshotSchema);
 
-/** All seven token keys (INTERFACE.md 2.1), in that order, on every chain that appears. */
+/** All seven token keys (token-keys.ts), in that order, on every chain that appears. */
 export const ChainHistorySchema = z
   .object({
     uty: snapshots,

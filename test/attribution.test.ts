@@ -1,4 +1,4 @@
-/** SPEC 3.1: venue-B sub-accounts count for their owner, per chain, in exact integer sums. */
+/** Attribution: venue-B sub-accounts count for their owner, per chain, in exact integer sums. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { balance, tempDir, writeInputs, A, PINNED_NOW } from './helpers/fixtures.ts';
-import { runCli } from './helpers/process.ts';
+import { ROOT, runCli } from './helpers/process.ts';
 
 test('--help lists the commands and exits 0', async () => {
   const result = await runCli(['--help']);
@@ -13,6 +13,15 @@ test('--help lists the commands and exits 0', async () => {
   const build = await runCli(['build', '--help']);
   assert.is(build.code, 0);
   for (const option of ['--input', '--out', '--now', '--shard']) assert.match(build.stdout, option);
+});
+
+test('--version and -V print package.json\'s version and exit 0', async () => {
+  const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  assert.match(version, /^\d+\.\d+\.\d+/);
+  for (const flag of ['--version', '-V']) {
+    const run = await runCli([flag]);
+    assert.equal([run.code, run.stdout, run.stderr], [0, `${version}\n`, '']);
+  }
 });
 
 test('usage errors exit 2', async () => {

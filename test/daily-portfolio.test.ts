@@ -1,4 +1,4 @@
-/** SPEC 3.3: GET /v1/address/{address}/portfolio/daily (now pinned: L = 2025-11-20). */
+/** Daily portfolio: GET /v1/address/{address}/portfolio/daily (now pinned: L = 2025-11-20). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { A, B, C, balance, build, unix } from './helpers/fixtures.ts';

@@ -1,11 +1,12 @@
 /**
- * build/document-bytes.wasm: its numbers are JavaScript's text for the same double, its dates are the
- * calendar's, and the committed module is what its source (assembly/document-bytes.ts) compiles to.
+ * build/write/document-bytes.wasm: its numbers are JavaScript's text for the same double, its dates
+ * are the calendar's, and the committed module is what its source (assembly/document-bytes.ts)
+ * compiles to.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import { DOCUMENT_BYTES_WASM } from '../build/document-bytes.ts';
+import { DOCUMENT_BYTES_WASM } from '../build/write/document-bytes.ts';
 import { compileDocumentBytes } from '../assembly/compile.ts';
 
 const { exports } = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(DOCUMENT_BYTES_WASM)), {});

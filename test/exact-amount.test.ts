@@ -1,7 +1,7 @@
-/** SPEC 3.1 "scaled last": raw sums cross as 32-bit limbs and become exact decimal text. */
+/** Amounts "scaled last": raw sums cross as 32-bit limbs and become exact decimal text. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rawDigits, scaledText } from '../build/exact-amount.ts';
+import { rawDigits, scaledText } from '../build/compute/exact-amount.ts';
 
 const limbsOf = (value: bigint): [number, number, number, number] =>
   [96n, 64n, 32n, 0n].map((shift) => Number((value >> shift) & 0xffffffffn)) as [number, number, number, number];

@@ -1,7 +1,7 @@
-/** SPEC 3.4's sums: the exact sum of the points, rounded once to the nearest double. */
+/** The leaderboard's sums: the exact sum of the points, rounded once to the nearest double. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN_BITS, nearestDouble, roundBinnedSum } from '../build/exact-sum.ts';
+import { BIN_BITS, nearestDouble, roundBinnedSum } from '../build/compute/exact-sum.ts';
 
 test('nearest double, ties to even, in the normal range', () => {
   assert.is(nearestDouble(0n, -1074), 0);

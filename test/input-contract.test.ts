@@ -1,4 +1,4 @@
-/** SPEC sections 2 and 6: every contract violation fails the build with an actionable message. */
+/** The export contract: every contract violation fails the build with an actionable message. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
@@ -142,6 +142,8 @@ test('all violations are reported together', async () => {
   const error = await failure({ balances: [{ ...row, address: 'x' }], tokens: [{ chain_id: 1, token: 'uty', decimals: 99 }] });
   assert.match(error.message, 'balances.parquet: column "address"');
   assert.match(error.message, 'tokens.parquet: column "decimals"');
+  // The message points to the contract in the product's own docs, which every checkout has.
+  assert.ok(error.message.startsWith('the input breaks the export contract (see docs/input.md):\n'), error.message);
 });
 
 test('a missing file, a missing column, an unreadable file, a bad --now, a missing input folder', async () => {

@@ -1,10 +1,11 @@
 /**
- * SPEC 3.4 to 3.6 against a second, deliberately naive implementation: random seeded points
- * (fractions, negatives, zeros, tiny and huge values, rows repeating (season, date, address),
- * addresses in mixed case, rows after the cut-off), frozen and live seasons, seasons without a
- * day; every season's leaderboard, every participant's points standing (its file's exact text)
- * and the seasons index must match exactly. The reference sums with BigInt over every double's
- * exact value and rounds once through decimal text, independently of build/exact-sum.ts.
+ * Leaderboards, points standings and the seasons index against a second, deliberately naive
+ * implementation: random seeded points (fractions, negatives, zeros, tiny and huge values, rows
+ * repeating (season, date, address), addresses in mixed case, rows after the cut-off), frozen and
+ * live seasons, seasons without a day; every season's leaderboard, every participant's points
+ * standing (its file's exact text) and the seasons index must match exactly. The reference sums
+ * with BigInt over every double's exact value and rounds once through decimal text, independently
+ * of build/compute/exact-sum.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -108,7 +109,7 @@ function referenceBoard(data: ReturnType<typeof dataset>, season: number) {
   return { season, asOf: day, totalParticipants: participants.length, multipliers, entries, participants };
 }
 
-/** 3.5: per participant of any season, its rows by season, as the leaderboards' reference has them. */
+/** Points standings: per participant of any season, its rows by season, as the leaderboards' reference has them. */
 function referenceStandings(data: ReturnType<typeof dataset>, seasons: number[]) {
   const standings = new Map<string, object[]>();
   for (const season of seasons) {

@@ -1,4 +1,4 @@
-/** SPEC 3.4: GET /v1/leaderboard/s{N} (now pinned: L = 2025-11-20). */
+/** The leaderboard: GET /v1/leaderboard/s{N} (now pinned: L = 2025-11-20). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { A, B, C, build, thrown } from './helpers/fixtures.ts';

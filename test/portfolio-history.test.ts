@@ -1,4 +1,4 @@
-/** SPEC 3.2: GET /v1/address/{address}/portfolio. */
+/** Portfolio history: GET /v1/address/{address}/portfolio. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
@@ -80,7 +80,7 @@ test('transactions are ordered by block, then smallest log index, whatever the h
 
 
 test('identical copies of the rows of interleaved transactions change no snapshot', async () => {
-  // Balance rows are not merged by key before the snapshots (build/check-inputs.ts): a copy must
+  // Balance rows are not merged by key before the snapshots (build/input/check.ts): a copy must
   // neither move a transaction's latest row nor emit a snapshot of its own.
   const rows = [
     balance({ address: A, block_number: 5, log_index: 1, tx_hash: '0xa', balance: '10' }),

@@ -1,4 +1,4 @@
-/** SPEC section 6: the tree at --out is replaced only by a complete tree, and never damaged. */
+/** The tree at --out is replaced only by a complete tree, and never damaged. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import { resolveBuildConfig } from '../build/config.ts';
 import { UserError, cannotWrite } from '../build/errors.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { generateDataset } from '../data/generate.ts';
-import { FileLock } from '../build/lock.ts';
+import { FileLock } from '../build/swap/lock.ts';
 
 /** Work a build left beside --out: temporary links, work folders, half-deleted trees. */
 const leftovers = (root: string, name = 'public') => {

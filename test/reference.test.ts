@@ -1,9 +1,9 @@
 /**
- * SPEC 3.1-3.3 against a second, deliberately naive implementation: plain JavaScript with BigInt,
- * one transaction at a time, New York dates from luxon. Random seeded exports with sub-accounts,
- * shared transactions, transactions tied on (block, smallest log index), repeated balances, zeros,
- * amounts above 2^64, several decimals, DST
- * changes, rows after `now` and price gaps; every wallet's two documents must match exactly.
+ * Attribution, portfolio history and daily portfolio against a second, deliberately naive
+ * implementation: plain JavaScript with BigInt, one transaction at a time, New York dates from
+ * luxon. Random seeded exports with sub-accounts, shared transactions, transactions tied on (block,
+ * smallest log index), repeated balances, zeros, amounts above 2^64, several decimals, DST changes,
+ * rows after `now` and price gaps; every wallet's two documents must match exactly.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -104,7 +104,7 @@ function scaled(raw: bigint, decimals: number): string {
 
 interface Snapshot { date: string; timestamp: number; balance: string }
 
-/** SPEC 3.1 and 3.2, literally: per (chain, wallet, token), transactions in order, sums of latest balances. */
+/** Attribution and history, literally: per (chain, wallet, token), transactions in order, sums of latest balances. */
 function referenceHistories(data: ReturnType<typeof dataset>) {
   const owner = new Map(data.venue_b_accounts.map((row) => [`${row.chain_id}:${row.account}`, row.owner as string]));
   const groups = new Map<string, Row[]>();
@@ -160,7 +160,7 @@ function historyText(chains: Map<number, Map<string, Snapshot[]>>): string {
   return `{${parts.join(',')}}`;
 }
 
-/** SPEC 3.3, literally, from the reference histories. */
+/** The daily portfolio, literally, from the reference histories. */
 function referenceDaily(chains: Map<number, Map<string, Snapshot[]>>, prices: Row[]) {
   const all = [...chains.values()].flatMap((tokens) => [...tokens.values()].flat());
   const firstDay = all.map((s) => s.date).sort()[0]!;

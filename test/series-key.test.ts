@@ -1,10 +1,10 @@
-/** The series key (build/series-key.ts): exact round trips at its bounds, and the documents' order. */
+/** The series key (build/compute/series-key.ts): exact round trips at its bounds, and the documents' order. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DuckDBInstance } from '@duckdb/node-api';
 import {
   chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletChainKeySql, walletChainOfSeriesSql, walletOfSeriesSql,
-} from '../build/series-key.ts';
+} from '../build/compute/series-key.ts';
 
 const MAX_WALLET = 2 ** 31 - 1;
 const MAX_CHAIN = 2 ** 29 - 1;

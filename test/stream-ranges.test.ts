@@ -1,6 +1,6 @@
 /**
  * The wallet stage reads the snapshots in ranges of wallet ids, each sorted by a query of its own
- * (write-wallets.ts, sliceStream): every row once, in (wallet, chain, token, number) order,
+ * (build/write/wallets.ts, sliceStream): every row once, in (wallet, chain, token, number) order,
  * whatever the number of wallets; and closing it while a range is still being sorted interrupts
  * that sort (a build stopped by Ctrl-C does not wait for it) and is clean.
  */
@@ -10,8 +10,8 @@ import path from 'node:path';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { tempDir } from './helpers/fixtures.ts';
 import { openDatabase, type Database } from '../build/database.ts';
-import { sliceStream } from '../build/write-wallets.ts';
-import { seriesKeySql } from '../build/series-key.ts';
+import { sliceStream } from '../build/write/wallets.ts';
+import { seriesKeySql } from '../build/compute/series-key.ts';
 
 async function database(): Promise<Database> {
   const root = tempDir();

@@ -2,8 +2,8 @@
  * `wallet-snapshot verify`: every document of a tree against its zod schema, plus the invariants
  * that span files: one `asOf` in every daily document, lower-case address folders holding exactly
  * their two documents (and a participant's points file), each wallet's daily rows read off its
- * history (SPEC 3.3), one leaderboard per known season and no other, ordered rows; the points
- * files and the seasons index against the leaderboards (verify-points.ts).
+ * history (the daily portfolio's rule), one leaderboard per known season and no other, ordered
+ * rows; the points files and the seasons index against the leaderboards (verify-points.ts).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -156,11 +156,12 @@ async function verifyWallet(address: string, meta: SnapshotMeta, read: Read, fai
 }
 
 /**
- * SPEC 3.3 read off the wallet's own history: the rows run from the date of its earliest snapshot
- * to `asOf`, and each day holds exactly the (chain, token) whose last snapshot (in transaction
- * order, the history's order) dated on or before it is not zero, with that balance, in the
- * history's own order (chains ascending, then tokens). Dates need not grow with the transaction
- * order (a later block may carry an earlier timestamp), so each series is swept in date order.
+ * The daily portfolio's rows read off the wallet's own history: the rows run from the date of its
+ * earliest snapshot to `asOf`, and each day holds exactly the (chain, token) whose last snapshot
+ * (in transaction order, the history's order) dated on or before it is not zero, with that balance,
+ * in the history's own order (chains ascending, then tokens). Dates need not grow with the
+ * transaction order (a later block may carry an earlier timestamp), so each series is swept in date
+ * order.
  */
 function checkDailyAgainstHistory(file: string, history: PortfolioHistory, daily: DailyPortfolio, fail: Fail): void {
   const series = Object.entries(history).flatMap(([chain, tokens]) =>

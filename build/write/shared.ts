@@ -5,12 +5,12 @@
  */
 import type { z } from 'zod';
 import type { TreeWriter } from './tree-writer.ts';
-import { LeaderboardSchema, type Leaderboard } from '../schemas/leaderboard.ts';
-import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
-import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
-import { PointsStandingSchema } from '../schemas/points.ts';
-import { SeasonsIndexSchema, type SeasonsIndex } from '../schemas/seasons.ts';
-import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
+import { LeaderboardSchema, type Leaderboard } from '../../schemas/leaderboard.ts';
+import { DailyPortfolioSchema } from '../../schemas/daily-portfolio.ts';
+import { PortfolioHistorySchema } from '../../schemas/portfolio-history.ts';
+import { PointsStandingSchema } from '../../schemas/points.ts';
+import { SeasonsIndexSchema, type SeasonsIndex } from '../../schemas/seasons.ts';
+import { SnapshotMetaSchema, type SnapshotMeta } from '../../schemas/meta.ts';
 import {
   leaderboardFile,
   META_FILE,
@@ -19,9 +19,9 @@ import {
   NO_HISTORY_PORTFOLIO_FILE,
   OPENAPI_FILE,
   SEASONS_FILE,
-} from '../tree/layout.ts';
-import { openApiDocument } from '../schemas/openapi.ts';
-import { writeExplorer } from './write-explorer.ts';
+} from '../../tree/layout.ts';
+import { openApiDocument } from '../../schemas/openapi.ts';
+import { writeExplorer } from './explorer.ts';
 import {
   CLOUDFRONT_FUNCTION_FILE,
   cloudFrontViewerRequest,
@@ -29,7 +29,7 @@ import {
   NETLIFY_REDIRECTS_FILE,
   netlifyHeaders,
   netlifyRedirects,
-} from '../tree/cdn-files.ts';
+} from '../../tree/cdn-files.ts';
 
 export async function writeSharedFiles(writer: TreeWriter, leaderboards: Leaderboard[], seasons: SeasonsIndex, meta: SnapshotMeta): Promise<void> {
   for (const board of leaderboards) await writeDocument(writer, leaderboardFile(board.season), LeaderboardSchema, board);

@@ -1,10 +1,11 @@
 /**
- * SPEC 3.4 (leaderboard): one document per known season, computed in SQL over all points rows.
+ * The leaderboard (GET /v1/leaderboard/s{N}): one document per known season, computed in SQL over
+ * all points rows.
  */
-import type { Database } from './database.ts';
+import type { Database } from '../database.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
-import { LEADERBOARD_SIZE, type Leaderboard } from '../schemas/leaderboard.ts';
-import { UserError } from './errors.ts';
+import { LEADERBOARD_SIZE, type Leaderboard } from '../../schemas/leaderboard.ts';
+import { UserError } from '../errors.ts';
 import { binnedPartsSql, roundBinnedSum } from './exact-sum.ts';
 
 export async function computeLeaderboards(db: Database, lastClosedDay: string): Promise<Leaderboard[]> {
@@ -78,8 +79,8 @@ async function computePointTotals(db: Database): Promise<void> {
       FROM points p JOIN season_days d ON d.season = p.season AND p.date <= d.day
       WHERE p.points <> 0
     ),
-    -- Grouped by the address as written first: lower-casing 30M addresses cost 0.5 s at 100k
-    -- wallets, and the exact integer parts add up the same in two steps.
+    -- Grouped by the address as written first: lower-casing every points row's address costs
+    -- more than lower-casing the groups, and the exact integer parts add up the same in two steps.
     as_written AS (
       SELECT season, address_as_written, bin, sum(part) AS total_part, coalesce(sum(part) FILTER (WHERE on_day), 0) AS daily_part
       FROM parts GROUP BY season, address_as_written, bin

@@ -11,12 +11,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import type { TreeWriter } from './tree-writer.ts';
-import type { SnapshotMeta } from '../schemas/meta.ts';
+import type { SnapshotMeta } from '../../schemas/meta.ts';
 
 export const EXPLORER_PAGE_FILE = 'index.html';
 export const EXPLORER_ASSET_DIR = 'explorer';
 
-const SOURCE_DIR = fileURLToPath(new URL('../explorer/', import.meta.url));
+const SOURCE_DIR = fileURLToPath(new URL('../../explorer/', import.meta.url));
 
 interface Bundle {
   template: string;

@@ -1,20 +1,16 @@
 /**
- * SPEC 3.1 (attribution) and 3.2 (portfolio history): the `snapshots` table, one row per
- * transaction that changed a wallet's summed balance of a token on a chain (a series, keyed as
- * series-key.ts says), and the JSON document of `GET /v1/address/{address}/portfolio` assembled
- * from a wallet's snapshots.
+ * Attribution (venue-B sub-accounts count for their owner) and the portfolio history: the
+ * `snapshots` table, one row per transaction that changed a wallet's summed balance of a token on a
+ * chain (a series, keyed as series-key.ts says), and the JSON document of `GET
+ * /v1/address/{address}/portfolio` assembled from a wallet's snapshots.
  */
-import type { Database } from './database.ts';
-import { UserError } from './errors.ts';
-import { NEW_YORK } from './config.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-import type { DocumentBytes, DocumentSink } from './document-bytes.ts';
+import type { Database } from '../database.ts';
+import { UserError } from '../errors.ts';
+import { NEW_YORK } from '../config.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
+import type { DocumentBytes } from '../write/document-bytes.ts';
+import type { DocumentSink, TokenSeries } from './wallet-series.ts';
 import { MAX_CHAINS, seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
-
-/** SQL giving a token key its position in INTERFACE.md 2.1 (the output order). */
-export function tokenIndexSql(column: string): string {
-  return `CASE ${column} ${TOKEN_KEYS.map((key, i) => `WHEN '${key}' THEN ${i}`).join(' ')} END`;
-}
 
 export async function computeSnapshots(db: Database, nowSeconds: number): Promise<void> {
   // New York days as integers. ICU per row is costly at 10M rows; instead each day's first instant
@@ -28,7 +24,7 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
            epoch(timezone('${NEW_YORK}', (DATE '1970-01-01' + day::INTEGER)::TIMESTAMP))::BIGINT AS starts_at
     FROM span, range(first_day, last_day + 1) r(day)`);
   // Chains get dense indexes in numeric chain ID order, for the series keys (series-key.ts) and
-  // the document threads. Every balance row's chain is in tokens.parquet (check-inputs.ts).
+  // the document threads. Every balance row's chain is in tokens.parquet (build/input/check.ts).
   await db.run(`
     CREATE TABLE chains AS
     SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS chain_index, chain_id::VARCHAR AS chain_text
@@ -39,15 +35,16 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
     await db.run(`
       CREATE TABLE snapshots AS
       WITH
-      -- 3.1: on each chain a sub-account's rows count for its owner, whatever the token.
+      -- Attribution: on each chain a sub-account's rows count for its owner, whatever the token.
       attributed AS (${attributedRowsSql({ txHashOnly: false })}),
       -- Wallets with sub-accounts on a chain, whose balance is a sum over several accounts.
       owners AS (
         SELECT DISTINCT ${walletChainKeySql('v.owner_id', 'c.chain_index')} AS wallet_chain
         FROM venue_b_accounts v JOIN chains c ON c.chain_id = v.chain_id
       ),
-      -- 3.2: a series' rows are grouped by transaction; transactions are ordered by
-      -- (block_number, smallest log_index), then tx_hash; within one, an account's rows by log_index.
+      -- History: a series' rows are grouped by transaction; transactions are ordered by
+      -- (block_number, smallest log_index), then tx_hash; within one, an account's rows by
+      -- log_index.
       --
       -- A wallet that is its only account on the chain (most of them): its balance after a
       -- transaction is the raw balance of the transaction's last row, and the transaction is a
@@ -72,9 +69,9 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       ),
       -- A wallet with sub-accounts: the general rule, for its rows only. Transactions of different
       -- accounts may tie on (block_number, smallest log_index); tx_hash orders them. Only the rows
-      -- of addresses named in venue_b_accounts keep it (check-inputs.ts): all of these rows, and
-      -- few others, so they are read apart from the rest (carried beside every row, the text cost
-      -- the statement 1.1 to 1.4 s at 100k wallets).
+      -- of addresses named in venue_b_accounts keep it (build/input/check.ts): all of these rows,
+      -- and few others, so they are read apart from the rest (carried beside every row, the text
+      -- slowed the whole statement: bench/MEASUREMENTS.md).
       owner_rows AS (
         SELECT *, min(log_index) OVER (PARTITION BY series, block_number, tx) AS tx_first_log
         FROM (${attributedRowsSql({ txHashOnly: true })}) a
@@ -102,7 +99,8 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
         WINDOW in_order AS (PARTITION BY series ORDER BY block_number, tx_first_log, tx_hash, tx)
       ),
       summed AS (SELECT * FROM single_summed UNION ALL SELECT * FROM owner_summed)
-      -- The sum stays an exact HUGEINT: it becomes decimal text on a document thread (exact-amount.ts).
+      -- The sum stays an exact HUGEINT: it becomes decimal text on a document thread
+      -- (exact-amount.ts).
       SELECT s.series, s.number, s.ts,
              CASE WHEN s.ts >= d.starts_at THEN d.day ELSE d.day - 1 END AS day, s.raw_balance
       FROM summed s
@@ -118,7 +116,7 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
 }
 
 /**
- * 3.1's attribution of the balance rows up to now: each row's series (its owner's on that chain
+ * The attribution of the balance rows up to now: each row's series (its owner's on that chain
  * when the account is a sub-account there, else its own) and its account's series. With
  * `txHashOnly`, only the rows that kept their tx_hash text, with it.
  */
@@ -133,20 +131,12 @@ function attributedRowsSql({ txHashOnly }: { txHashOnly: boolean }): string {
     WHERE b.ts <= $now${txHashOnly ? ' AND b.tx_hash IS NOT NULL' : ''}`;
 }
 
-/** A wallet's snapshots of one token on one chain, oldest first. */
-export interface TokenSeries {
-  chainId: string;
-  tokenIndex: number;
-  days: number[];
-  timestamps: number[];
-  balances: string[];
-}
-
 /**
- * 3.2's document: a chain key for every chain with a snapshot, ascending (the series arrive in
- * that order), each with all seven token keys in INTERFACE.md order, empty arrays included. The
- * snapshots themselves, `{"date":..,"timestamp":..,"balance":..}` oldest first, are written by
- * `bytes` (document-bytes.ts) from the wallet laid out there.
+ * The portfolio history document: a chain key for every chain with a snapshot, ascending (the
+ * series arrive in that order), each with all seven token keys in the order of
+ * schemas/token-keys.ts, empty arrays included. The snapshots themselves,
+ * `{"date":..,"timestamp":..,"balance":..}` oldest first, are written by `bytes`
+ * (build/write/document-bytes.ts) from the wallet laid out there.
  */
 export function historyDocument(series: TokenSeries[], bytes: DocumentBytes, out: DocumentSink): void {
   out.text('{');

@@ -1,5 +1,5 @@
-import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
-import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
+import { DailyPortfolioSchema } from '../../schemas/daily-portfolio.ts';
+import { PortfolioHistorySchema } from '../../schemas/portfolio-history.ts';
 
 /**
  * A spot check during the build: a sample of wallet documents (the first wallet of every tenth

@@ -1,8 +1,9 @@
 /**
- * SPEC section 2, as data: the seven Parquet files, their columns and what each value must be.
- * read-inputs.ts checks files, columns and types against it; check-inputs.ts checks every value.
+ * The export contract (docs/input.md), as data: the seven Parquet files, their columns and what
+ * each value must be. read.ts checks files, columns and types against it; check.ts checks every
+ * value.
  */
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
 /**
  * How a column is read. Every kind accepts the types that cast to it without losing anything:

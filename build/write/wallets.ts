@@ -5,15 +5,15 @@
  * writes). Only a few batches are ever held in memory.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
-import type { Database } from './database.ts';
-import type { Shard } from './config.ts';
-import type { Progress } from './progress.ts';
-import type { PriceBook } from './compute-daily.ts';
+import type { Database } from '../database.ts';
+import type { Shard } from '../config.ts';
+import type { Progress } from '../progress.ts';
+import type { PriceBook } from '../compute/wallet-series.ts';
 import { shardFilterSql } from './shard.ts';
-import { chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletOfSeriesSql } from './series-key.ts';
+import { chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletOfSeriesSql } from '../compute/series-key.ts';
 import { WalletBatchBuilder, type AmountFormat } from './wallet-batch.ts';
-import { limbColumnsSql } from './exact-amount.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import { limbColumnsSql } from '../compute/exact-amount.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { WriterPool } from './writer-pool.ts';
 
 export interface WalletWriteOptions {
@@ -38,10 +38,8 @@ export interface WalletWriteResult {
 /**
  * Big enough that handing a batch over is cheap next to writing it, small enough that memory
  * stays flat: a written batch's buffer is freed only when the file thread next collects garbage,
- * and a small batch (about 3 MB at SPEC 7's scale) is still in the CPU's cache when it is copied
- * into the kernel. Against 20,000 snapshots at 100k wallets: peak RSS 1.55 GB against 1.68 to
- * 1.84 GB, 1 to 2 fewer system CPU-seconds, the wallet stage 0.3 to 0.8 s slower into tmpfs and
- * within noise on ext4 (bench/MEASUREMENTS.md).
+ * and a small batch (about 3 MB at 100k wallets) is still in the CPU's cache when it is copied
+ * into the kernel (the figures against bigger batches: bench/MEASUREMENTS.md).
  */
 const BATCH_SNAPSHOTS = 4_000;
 /** One batch in this many has its first wallet's documents checked against the schemas. */
@@ -109,7 +107,7 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
     await slices?.close();
     await pool.close();
   }
-  // A stream that ends early does so without an error (see compute-leaderboards.ts): a tree
+  // A stream that ends early does so without an error (see build/compute/leaderboards.ts): a tree
   // missing wallets must not be published.
   if (done !== total) throw new Error(`the snapshot stream ended after ${done} of ${total} wallets`);
   return { wallets: done, files: pool.files, bytes: pool.bytes, positionsWithoutPrice: pool.positionsWithoutPrice };
@@ -118,9 +116,8 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
 /**
  * The stream is cut into this many ranges of wallet ids, each sorted by a query of its own: the
  * first files are written after sorting a quarter of the snapshots instead of all of them, and
- * each next range is sorted on a second connection while the one before it is written. At 100k
- * wallets into tmpfs, five alternated runs: the wallet stage 13.2 to 13.7 s against 13.9 to
- * 15.5 s for one sort (bench/MEASUREMENTS.md); 8 ranges measured the same as 4.
+ * each next range is sorted on a second connection while the one before it is written (figures
+ * against one sort and against 8 ranges: bench/MEASUREMENTS.md).
  */
 const STREAM_SLICES = 4;
 
@@ -142,7 +139,7 @@ export async function sliceStream(db: Database, inShard: string): Promise<Snapsh
     const high = (slice + 1) * step;
     const connection = connections[slice % 2]!;
     // Ordering by series key is ordering by wallet (so by address), chain, then token; `number`
-    // is the transaction order within a series (compute-history.ts).
+    // is the transaction order within a series (build/compute/history.ts).
     const result = connection.stream(`
       SELECT ${walletOfSeriesSql('s.series')} AS wallet, ${chainIndexOfSeriesSql('s.series')} AS chain_index, ${tokenIndexOfSeriesSql('s.series')} AS token_index,
              s.day, s.ts::DOUBLE AS ts, ${limbColumnsSql('s.raw_balance')}
@@ -179,7 +176,7 @@ export async function sliceStream(db: Database, inShard: string): Promise<Snapsh
   };
 }
 
-/** The document threads get each chain's text by its index (compute-history.ts) and the decimals. */
+/** The document threads get each chain's text by its index (build/compute/history.ts) and the decimals. */
 async function loadAmountFormat(db: Database): Promise<AmountFormat> {
   const chains = await db.rows<{ chain_text: string }>('SELECT chain_text FROM chains ORDER BY chain_index');
   const tokens = await db.rows<{ chain_index: number; token_index: number; decimals: number }>(

@@ -1,11 +1,12 @@
 /**
- * SPEC 3.5 (points standing of one wallet): every participant's rank, totals and daily rate in
- * each season, read from the `participants` table that the leaderboards are cut from
- * (compute-leaderboards.ts). A wallet's standing and its leaderboard entry are one computation,
- * so they cannot disagree; `asOf` and `totalParticipants` are taken from the leaderboards.
+ * The points standing of one wallet (GET /v1/address/{address}/points): every participant's rank,
+ * totals and daily rate in each season, read from the `participants` table that the leaderboards
+ * are cut from (leaderboards.ts). A wallet's standing and its leaderboard entry are one
+ * computation, so they cannot disagree; `asOf` and `totalParticipants` are taken from the
+ * leaderboards.
  */
-import type { Leaderboard } from '../schemas/leaderboard.ts';
-import type { PointsStanding, SeasonStanding } from '../schemas/points.ts';
+import type { Leaderboard } from '../../schemas/leaderboard.ts';
+import type { PointsStanding, SeasonStanding } from '../../schemas/points.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 
 /**

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort } from 'node:worker_threads';
-import { ADDRESS_DIR, POINTS_FILE_NAME, pointsFile } from '../tree/layout.ts';
+import { ADDRESS_DIR, POINTS_FILE_NAME, pointsFile } from '../../tree/layout.ts';
 
 export interface PointsBatch {
   id: number;

@@ -1,8 +1,8 @@
 /**
- * SPEC 3.1, "conversion to a decimal number happens last": a wallet's summed raw amount stays an
- * exact HUGEINT in SQL and becomes decimal text only here, on a document thread, as the JSON is
+ * "Conversion to a decimal number happens last" (docs/api.md): a wallet's summed raw amount stays
+ * an exact HUGEINT in SQL and becomes decimal text only here, on a document thread, as the JSON is
  * written. It crosses from DuckDB as four 32-bit limbs because the stream reads numbers straight
- * out of DuckDB's vectors, while every string costs a decode (10M of them at SPEC 7's scale).
+ * out of DuckDB's vectors, while every string costs a decode (10M of them at 100k wallets).
  */
 
 const TWO_32 = 4294967296;
@@ -17,7 +17,7 @@ export function limbColumnsSql(column: string): string {
 /** The decimal digits of limb3 * 2^96 + limb2 * 2^64 + limb1 * 2^32 + limb0 (no leading zeros). */
 export function rawDigits(limb3: number, limb2: number, limb1: number, limb0: number): string {
   if (limb3 === 0 && limb2 === 0 && limb1 < EXACT_HIGH_LIMB) return String(limb1 * TWO_32 + limb0);
-  // Measured at 120 ns against 210 ns for long division in doubles, for sums around 10^24.
+  // BigInt's own text is faster than long division in doubles here (bench/MEASUREMENTS.md).
   return ((BigInt(limb3) << 96n) | (BigInt(limb2) << 64n) | (BigInt(limb1) << 32n) | BigInt(limb0)).toString();
 }
 

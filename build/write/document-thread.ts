@@ -6,12 +6,13 @@
  */
 import crypto from 'node:crypto';
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { historyDocument } from './compute-history.ts';
-import { dailyDocument, type DailyStats, type PriceBook } from './compute-daily.ts';
+import { historyDocument } from '../compute/history.ts';
+import { dailyDocument, type DailyStats } from '../compute/daily.ts';
 import { checkSampleDocuments } from './check-output.ts';
-import { DocumentBytes, type DocumentSink } from './document-bytes.ts';
+import { DocumentBytes } from './document-bytes.ts';
+import type { DocumentSink, PriceBook } from '../compute/wallet-series.ts';
 import { walletsOf, type AmountFormat, type WalletBatch } from './wallet-batch.ts';
-import { dailyFile, portfolioFile } from '../tree/layout.ts';
+import { dailyFile, portfolioFile } from '../../tree/layout.ts';
 
 export interface DocumentSetup {
   dailyAsOf: string | null;
@@ -43,8 +44,7 @@ let setup: DocumentSetup | null = null;
 let documentBytes: DocumentBytes | null = null;
 /**
  * A batch's buffer starts at the size the previous one needed, with room to spare: growing it
- * copies what is written so far (6 to 7% of this thread's profile at 30k wallets with a fixed 16 MB start;
- * the build's wall time did not move, as the file thread sets the pace).
+ * copies what is written so far.
  */
 let capacity = 1 << 24;
 let files: MessagePort | null = null;

@@ -1,8 +1,9 @@
 /**
- * The bulk of each wallet's documents, written by build/document-bytes.wasm (source:
+ * The bulk of each wallet's documents, written by build/write/document-bytes.wasm (source:
  * assembly/document-bytes.ts): the snapshot arrays of the history document and the day rows of the
  * daily document. This side lays out a wallet's snapshots in the module's memory and reads the
- * bytes back; what goes in a document is decided in compute-history.ts and compute-daily.ts.
+ * bytes back; what goes in a document is decided in build/compute/history.ts and
+ * build/compute/daily.ts.
  *
  * Memory, above the module's own constants:
  * - once per thread: a prefix per (chain, token), `{"token":"<key>","chainId":<id>,"balance":`
@@ -11,14 +12,13 @@
  * - per wallet: 32 bytes per snapshot (day i32, balance text offset u32, its length u32, 1 when
  *   the balance is zero u32, amount f64, timestamp f64) and each balance text preceded by its
  *   series' prefix, series by series in transaction order; then, for the daily document, the
- *   series rewritten in day order where needed (compute-daily.ts), 16 bytes per series (prefix
+ *   series rewritten in day order where needed (build/compute/daily.ts), 16 bytes per series (prefix
  *   offset, price series offset or 0, snapshot count, snapshots offset), a cursor i32 per series,
  *   a scratch area for one day's values and price slots (12 bytes per series), and the output.
  */
 import fs from 'node:fs';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-import { priceKey, type PriceBook } from './compute-daily.ts';
-import type { TokenSeries } from './compute-history.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
+import { priceKey, type EndOfDaySeries, type PriceBook, type TokenSeries } from '../compute/wallet-series.ts';
 
 export const DOCUMENT_BYTES_WASM = new URL('./document-bytes.wasm', import.meta.url);
 
@@ -32,20 +32,6 @@ interface Exports {
   positionsWithoutPrice: WebAssembly.Global;
   failedSeries: WebAssembly.Global;
   failedDay: WebAssembly.Global;
-}
-
-/** Where a document goes, piece by piece. */
-export interface DocumentSink {
-  text(value: string): void;
-  bytes(value: Uint8Array): void;
-}
-
-/** A (chain, token) series of end-of-day balances: from `days[k]` on, the balance is `balances[k]`. */
-export interface EndOfDaySeries {
-  chainId: string;
-  tokenIndex: number;
-  days: ArrayLike<number>;
-  balances: string[];
 }
 
 /** Longest JSON text of a finite double (`-2.2250738585072014e-308`), with room to spare. */

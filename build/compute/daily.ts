@@ -1,14 +1,16 @@
 /**
- * SPEC 3.3 (daily portfolio). SQL supplies what is shared by every wallet (the table's `asOf`
- * and the carried-forward prices); the days of one wallet are expanded here, on a document thread,
- * from the wallet's snapshots, because every closed day from its first day on is a row:
- * expanding them in SQL would multiply the rows by ~365 only to stream them back.
+ * The daily portfolio (GET /v1/address/{address}/portfolio/daily). SQL supplies what is shared by
+ * every wallet (the table's `asOf` and the carried-forward prices); the days of one wallet are
+ * expanded here, on a document thread, from the wallet's snapshots, because every closed day from
+ * its first day on is a row: expanding them in SQL would multiply the rows by ~365 only to stream
+ * them back.
  */
-import type { Database } from './database.ts';
-import { UserError } from './errors.ts';
-import { tokenIndexSql, type TokenSeries } from './compute-history.ts';
+import type { Database } from '../database.ts';
+import { UserError } from '../errors.ts';
+import { tokenIndexSql } from './series-key.ts';
 import { dayNumber } from './days.ts';
-import type { DocumentBytes, DocumentSink, EndOfDaySeries } from './document-bytes.ts';
+import type { DocumentBytes } from '../write/document-bytes.ts';
+import { priceKey, type DocumentSink, type EndOfDaySeries, type PriceBook, type PriceSeries, type TokenSeries } from './wallet-series.ts';
 
 /**
  * `asOf` is the same for every wallet: the last closed day `L` when at least one wallet has a
@@ -21,17 +23,6 @@ export async function computeDailyAsOf(db: Database, lastClosedDay: string): Pro
   );
   return row!.any_closed ? lastClosedDay : null;
 }
-
-/** `usdPerToken` of one (chain, token) for every day from its first price to `L`, carried forward. */
-interface PriceSeries {
-  firstDay: number;
-  values: Float64Array;
-  texts: string[];
-}
-
-export type PriceBook = Map<string, PriceSeries>;
-
-export const priceKey = (chainId: string, tokenIndex: number) => `${chainId}:${tokenIndex}`;
 
 /**
  * "The latest price date <= d": prices dated after `L` can never be used. The book is bounded by
@@ -72,14 +63,14 @@ export interface DailyStats {
 }
 
 /**
- * 3.3's document for one wallet: a row for every day from the wallet's first snapshot day `D0`
- * to `L` (no gaps, also all-zero days), each listing the (chain, token) whose end-of-day balance
- * is not zero, in chain then token-key order (the order the series arrive in). A position's
+ * The daily portfolio document of one wallet: a row for every day from the wallet's first snapshot
+ * day `D0` to `L` (no gaps, also all-zero days), each listing the (chain, token) whose end-of-day
+ * balance is not zero, in chain then token-key order (the order the series arrive in). A position's
  * `usdPerToken` is the price series' value on its day (carried forward, see loadPriceBook), 0 and
  * counted when the series starts later or does not exist; `valueUsd = balance * usdPerToken`;
- * `totalValueUsd` is the plain left-to-right sum of the day's values in position order, so a
- * client adding up the listed values gets it exactly. The rows are written by `bytes`
- * (document-bytes.ts, a WebAssembly module) from the end-of-day balances prepared here.
+ * `totalValueUsd` is the plain left-to-right sum of the day's values in position order, so a client
+ * adding up the listed values gets it exactly. The rows are written by `bytes`
+ * (build/write/document-bytes.ts, a WebAssembly module) from the end-of-day balances prepared here.
  */
 export function dailyDocument(
   series: TokenSeries[],

@@ -1,10 +1,10 @@
 /**
- * SPEC 3.6 (seasons index): every known season with the values of its leaderboard, and whether
- * it is frozen (its `as_of` is set).
+ * The seasons index (GET /v1/seasons): every known season with the values of its leaderboard, and
+ * whether it is frozen (its `as_of` is set).
  */
-import type { Database } from './database.ts';
-import type { Leaderboard } from '../schemas/leaderboard.ts';
-import type { SeasonsIndex } from '../schemas/seasons.ts';
+import type { Database } from '../database.ts';
+import type { Leaderboard } from '../../schemas/leaderboard.ts';
+import type { SeasonsIndex } from '../../schemas/seasons.ts';
 
 export async function computeSeasonsIndex(db: Database, leaderboards: Leaderboard[]): Promise<SeasonsIndex> {
   const frozen = await db.rows<{ season: number; frozen: boolean }>('SELECT season::INTEGER AS season, as_of IS NOT NULL AS frozen FROM seasons');

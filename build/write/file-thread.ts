@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { AssembledBatch } from './document-thread.ts';
-import { ADDRESS_DIR } from '../tree/layout.ts';
+import { ADDRESS_DIR } from '../../tree/layout.ts';
 
 export type FileRequest = { type: 'setup'; root: string } | { type: 'documents'; port: MessagePort };
 

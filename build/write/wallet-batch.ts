@@ -4,9 +4,9 @@
  * indexes into `AmountFormat.chains`, amounts as the 32-bit limbs of the raw sum; a document thread
  * turns both into text.
  */
-import type { TokenSeries } from './compute-history.ts';
-import { rawDigits, scaledText } from './exact-amount.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import type { TokenSeries } from '../compute/wallet-series.ts';
+import { rawDigits, scaledText } from '../compute/exact-amount.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
 export interface WalletBatch {
   wallets: string[];

@@ -1,17 +1,17 @@
 /**
  * Stage 5, write the points standings: one ordered stream of every participant's season rows
- * (compute-points.ts), a wallet's rows contiguous, assembled here into its document and packed
- * into batches for the points file threads (points-file-pool.ts). Only a few batches are ever
- * held in memory.
+ * (build/compute/points.ts), a wallet's rows contiguous, assembled here into its document and
+ * packed into batches for the points file threads (points-file-pool.ts). Only a few batches are
+ * ever held in memory.
  */
 import type { DuckDBVector } from '@duckdb/node-api';
-import type { Database } from './database.ts';
-import type { Shard } from './config.ts';
-import type { Progress } from './progress.ts';
-import type { Leaderboard } from '../schemas/leaderboard.ts';
-import { PointsStandingSchema, type SeasonStanding } from '../schemas/points.ts';
+import type { Database } from '../database.ts';
+import type { Shard } from '../config.ts';
+import type { Progress } from '../progress.ts';
+import type { Leaderboard } from '../../schemas/leaderboard.ts';
+import { PointsStandingSchema, type SeasonStanding } from '../../schemas/points.ts';
 import { shardFilterSql } from './shard.ts';
-import { pointsDocument, seasonFactsOf, standingRow, standingsSql } from './compute-points.ts';
+import { pointsDocument, seasonFactsOf, standingRow, standingsSql } from '../compute/points.ts';
 import type { PointsBatch } from './points-file-thread.ts';
 import type { PointsFilePool } from './points-file-pool.ts';
 
@@ -85,7 +85,7 @@ export async function writePoints(db: Database, pool: PointsFilePool, options: P
   } finally {
     await pool.close();
   }
-  // A stream that ends early does so without an error (see compute-leaderboards.ts): a tree
+  // A stream that ends early does so without an error (see build/compute/leaderboards.ts): a tree
   // missing participants must not be published.
   if (done !== total) throw new Error(`the stream of points standings ended after ${done} of ${total} participants`);
   return { participants: done, files: pool.files, bytes: pool.bytes };

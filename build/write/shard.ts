@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Shard } from './config.ts';
+import type { Shard } from '../config.ts';
 
 /**
  * A wallet's shard: the first 8 hex digits of md5(lower-case address) as an integer, mod N, plus 1.

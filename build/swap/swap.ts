@@ -20,9 +20,9 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { EXIT_BUSY, EXIT_CANNOT_WRITE, UserError, messageOf } from './errors.ts';
+import { EXIT_BUSY, EXIT_CANNOT_WRITE, UserError, messageOf } from '../errors.ts';
 import { FileLock, describeOwner, readOwner } from './lock.ts';
-import { META_FILE } from '../tree/layout.ts';
+import { META_FILE } from '../../tree/layout.ts';
 
 export interface OutputPaths {
   out: string;

@@ -4,17 +4,23 @@
  *   wallet id << 32 | chain index << 3 | token index
  *
  * The snapshots' grouping, window and final sort then compare one 8-byte key where they compared
- * three columns: at 100k wallets the snapshots statement took 5.9 to 6.2 s against 7.0 to 7.2 s
- * (bench/MEASUREMENTS.md). Ordering by the key is ordering by wallet (ids are
- * numbered in address order), then chain (indexes in numeric chain ID order), then token (in
- * INTERFACE.md order), which is the order the documents are written in.
+ * three columns, which is faster (figures in bench/MEASUREMENTS.md). Ordering by the key is
+ * ordering by wallet (ids are numbered in address order), then chain (indexes in numeric chain ID
+ * order), then token (in the output order of schemas/token-keys.ts), which is the order the
+ * documents are written in.
  *
  * Bounds: token indexes are below 8 (seven keys), chain indexes below 2^29 (one per distinct chain
  * ID of tokens.parquet, checked), wallet ids below 2^31 (INTEGER, which DuckDB's cast enforces),
  * so the key is a non-negative BIGINT.
  */
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
-/** Chain indexes take 29 bits (compute-history.ts refuses more chains). */
+/** SQL giving a token key its position in the output order (schemas/token-keys.ts). */
+export function tokenIndexSql(column: string): string {
+  return `CASE ${column} ${TOKEN_KEYS.map((key, i) => `WHEN '${key}' THEN ${i}`).join(' ')} END`;
+}
+
+/** Chain indexes take 29 bits (history.ts refuses more chains). */
 export const MAX_CHAINS = 2 ** 29;
 
 /** A (wallet, chain) pair as wallet id << 29 | chain index: a series key without its token. */

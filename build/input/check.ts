@@ -1,15 +1,16 @@
 /**
- * Stage 2, check: every rule of SPEC section 2, as SQL over whole tables. A violation fails the
- * build before anything is written; all violations found are reported together, each naming the
- * file, the column, how many rows and one offending value. Checked rows land in normalised tables
- * (lower-case addresses, exact HUGEINT amounts; identical duplicate rows merged, except balances).
+ * Stage 2, check: every rule of the export contract (docs/input.md), as SQL over whole tables. A
+ * violation fails the build before anything is written; all violations found are reported together,
+ * each naming the file, the column, how many rows and one offending value. Checked rows land in
+ * normalised tables (lower-case addresses, exact HUGEINT amounts; identical duplicate rows merged,
+ * except balances).
  */
-import type { Database } from './database.ts';
-import { UserError } from './errors.ts';
-import { scanError, type ColumnReader, type InputFile } from './read-inputs.ts';
-import { countOf } from './progress.ts';
-import { tokenIndexSql } from './compute-history.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import type { Database } from '../database.ts';
+import { UserError } from '../errors.ts';
+import { scanError, type ColumnReader, type InputFile } from './read.ts';
+import { countOf } from '../progress.ts';
+import { tokenIndexSql } from '../compute/series-key.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
 export interface Violation {
   file: string;
@@ -39,7 +40,7 @@ export async function checkInputs(db: Database, inputs: InputFile[]): Promise<vo
 
 function fail(violations: Violation[]): void {
   if (violations.length === 0) return;
-  throw new UserError(`the input breaks the export contract (SPEC section 2):\n${violations.map((v) => `  - ${formatViolation(v)}`).join('\n')}`);
+  throw new UserError(`the input breaks the export contract (see docs/input.md):\n${violations.map((v) => `  - ${formatViolation(v)}`).join('\n')}`);
 }
 
 /**
@@ -53,11 +54,11 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
   const found: { column: ColumnReader; rows: number; example: unknown }[] = [];
   try {
     // Counted first, and the examples found only for the columns with violations: rendering
-    // every value as text for min() costs more than the checks themselves (1.6 s on 30M points).
+    // every value as text for min() costs more than the checks themselves.
     // One count per column, as a WHERE rather than a FILTER of one shared aggregate: DuckDB then
     // skips the row groups whose Parquet statistics (null counts, min and max, dictionary) rule a
-    // violation out without reading their values. On 10.6M balance rows: 0.80 s against 1.91 s,
-    // all of it left to the one check that needs every value (the balance's digits).
+    // violation out without reading their values, which leaves nearly all the time to the one
+    // check that needs every value (the balance's digits; figures in bench/MEASUREMENTS.md).
     const bad: number[] = [];
     for (const column of perRow) {
       const [row] = await db.rows<{ bad: number }>(`SELECT count(*)::DOUBLE AS bad FROM ${input.view} WHERE ${column.violation}`);
@@ -109,7 +110,7 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
   };
   // Addresses become integers numbered in address order: the heavy sorts and windows then move
   // narrow rows, and ordering by id is ordering by address. They come from the distinct values
-  // the check grouped (100k rows at SPEC 7's scale, not the 10M balance rows again).
+  // the check grouped (100k rows at 100k wallets, not the 10M balance rows again).
   const normalised = (table: string, name: string) => {
     const input = inputOf(table);
     const column = input.columns.find((candidate) => candidate.contract.name === name)!;
@@ -129,8 +130,8 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
     JOIN addresses owner ON owner.address = v.owner`);
   // Each balance row finds its id by the address as written: lower-casing 10.6M addresses per row
   // cost 1.3 s when half of them were written in mixed case (checksummed), 0.3 s otherwise.
-  // Addresses named in venue_b_accounts keep their rows' tx_hash text (compute-history.ts orders
-  // tied transactions of a wallet's several accounts by it); the others need only its hash.
+  // Addresses named in venue_b_accounts keep their rows' tx_hash text (build/compute/history.ts
+  // orders tied transactions of a wallet's several accounts by it); the others need only its hash.
   const balances = inputOf('balances');
   const balanceAddress = balances.columns.find((column) => column.contract.name === 'address')!;
   await db.run(`
@@ -147,10 +148,10 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
     CREATE TABLE tokens AS
     SELECT DISTINCT *, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('tokens')})`);
   // Exports overlap, so a key may repeat; the rows are kept as they are, because an identical copy
-  // changes no snapshot (SPEC 3.2 reads the latest balance of an account, and a copy repeats it) and
-  // grouping ten million rows by their key only to merge a handful cost seconds. Only the repeated
-  // keys are grouped, to report those repeated with different values. Transactions are told apart
-  // by a 64-bit hash of tx_hash (see README, Decisions).
+  // changes no snapshot (the history reads the latest balance of an account, and a copy repeats it)
+  // and grouping ten million rows by their key only to merge a handful cost seconds. Only the
+  // repeated keys are grouped, to report those repeated with different values. Transactions are
+  // told apart by a 64-bit hash of tx_hash (see README, Decisions).
   await db.run(`
     CREATE TABLE balance_rows AS
     SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index, b.balance AS raw, b.tx,
@@ -176,7 +177,7 @@ async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void>
   await db.run(`CREATE TABLE seasons AS ${select('seasons')}`);
   // Points are the largest input and are read twice at most: a view, not a copy. The address as
   // written is kept beside the lower-cased one, so that the sums can group 30M rows by it and
-  // lower-case only the groups (compute-leaderboards.ts).
+  // lower-case only the groups (build/compute/leaderboards.ts).
   await db.run(`CREATE VIEW points AS ${select('points', 'CAST("address" AS VARCHAR) AS address_as_written')}`);
 }
 

@@ -1,0 +1,99 @@
+/**
+ * The code's layout: no import cycle among the product's modules, type-only imports included (a
+ * cycle of types is still two modules that cannot be read one before the other), and the build's
+ * worker threads and WebAssembly module found where the code says they are.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const FOLDERS = ['build', 'server', 'publish', 'tree', 'schemas', 'cli'];
+
+/** Each module (path from the repository root) with the modules of the repository it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const folder of FOLDERS) {
+    for (const entry of fs.readdirSync(path.join(ROOT, folder), { recursive: true })) {
+      const file = path.join(folder, String(entry));
+      if (!/\.(ts|js|mjs)$/.test(file)) continue;
+      const { importedFiles } = ts.preProcessFile(fs.readFileSync(path.join(ROOT, file), 'utf8'), true, true);
+      graph.set(file, importedFiles
+        .map((imported) => imported.fileName)
+        .filter((name) => name.startsWith('.'))
+        .map((name) => path.normalize(path.join(path.dirname(file), name))));
+    }
+  }
+  return graph;
+}
+
+/** The cycles of the graph, one per strongly connected component of more than one module (Tarjan). */
+export function importCycles(graph: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (module: string): void => {
+    order.set(module, counter);
+    low.set(module, counter++);
+    stack.push(module);
+    onStack.add(module);
+    for (const next of graph.get(module) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!order.has(next)) {
+        visit(next);
+        low.set(module, Math.min(low.get(module)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(module, Math.min(low.get(module)!, order.get(next)!));
+      }
+    }
+    if (low.get(module) !== order.get(module)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== module);
+    if (component.length > 1 || graph.get(module)!.includes(module)) cycles.push(component.sort());
+  };
+  for (const module of graph.keys()) if (!order.has(module)) visit(module);
+  return cycles;
+}
+
+test('no import cycle in build/, server/, publish/, tree/, schemas/, cli/', () => {
+  const graph = importGraph();
+  assert.ok(graph.size > 80, `only ${graph.size} modules found`);
+  assert.equal(importCycles(graph), []);
+});
+
+test('the cycle finder finds a cycle of type-only imports', () => {
+  const graph = new Map([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts', 'd.ts']],
+    ['c.ts', ['a.ts']],
+    ['d.ts', []],
+  ]);
+  assert.equal(importCycles(graph), [['a.ts', 'b.ts', 'c.ts']]);
+  const imported = ts.preProcessFile("import type { A } from './a.ts';\nimport { b, type B } from '../b.ts';\n", true, true);
+  assert.equal(imported.importedFiles.map((file) => file.fileName), ['./a.ts', '../b.ts']);
+});
+
+test("every module every import names exists (the worker threads' and the WebAssembly's too)", () => {
+  const missing: string[] = [];
+  for (const [module, imports] of importGraph()) {
+    for (const target of imports) if (!fs.existsSync(path.join(ROOT, target))) missing.push(`${module} -> ${target}`);
+  }
+  assert.equal(missing, []);
+  const write = path.join(ROOT, 'build', 'write');
+  for (const file of ['thread-entry.js', 'document-thread.ts', 'file-thread.ts', 'points-file-thread.ts', 'document-bytes.wasm']) {
+    assert.ok(fs.existsSync(path.join(write, file)), `build/write/${file}`);
+  }
+});
+
+test.run();
