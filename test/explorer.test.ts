@@ -107,7 +107,9 @@ async function checkWallet(page: Page, address: string): Promise<void> {
   );
 }
 
-for (const runtime of RUNTIMES) {
+// The runner picks the runtimes of each test tier (test/run.ts); alone, the suite covers both.
+const runtimes = process.env.TEST_RUNTIMES ? (process.env.TEST_RUNTIMES.split(',') as typeof RUNTIMES) : RUNTIMES;
+for (const runtime of runtimes) {
   const Explorer = suite(`explorer page (${runtime})`);
   let browser: Browser;
   let host: Host;
