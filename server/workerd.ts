@@ -246,6 +246,12 @@ async function startEdge(runtime: URL, options: { port: number; host: string }):
       if (!res.headersSent) res.writeHead(502);
       res.end();
     });
+    // A client that goes away mid-answer frees the connection to workerd at once: otherwise the
+    // answer stays unread, its socket busy, and once the agent's sockets are all held so, every
+    // later request waits forever (a load test's last in-flight requests did exactly that).
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
     req.pipe(upstream);
   });
   answerUnparsedRequests(edge);

@@ -6,6 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { A, SUB, balance, build, unix, type Built } from './helpers/fixtures.ts';
 import { request, type Answer } from './helpers/http.ts';
@@ -238,6 +239,20 @@ for (const runtime of RUNTIMES) {
     assert.is(head.status, 200);
     assert.is(head.text, '');
     assert.is(Number(head.headers['content-length']), fileText(`v1/address/${A}/portfolio/daily.json`).length);
+  });
+
+  Http('150 clients that go away mid-answer leave the host answering', async () => {
+    const url = new URL(base);
+    await Promise.all(Array.from({ length: 150 }, () => new Promise<void>((resolve) => {
+      const socket = net.connect(Number(url.port), url.hostname, () => {
+        socket.write(`GET ${daily} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        setTimeout(() => socket.destroy(), 1);
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve());
+    })));
+    const answer = await Promise.race([ask(portfolio), new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000))]);
+    assert.is(answer?.status, 200, 'no answer within 10 s');
   });
 
   Http('hostile paths get a 4xx, never a file from outside the tree', async () => {
