@@ -74,10 +74,7 @@ export async function startWorkerdOverObjects(objects: AsyncIterable<StoredObjec
   try {
     const limit = pLimit(LOAD_CONCURRENCY);
     const puts: Promise<unknown>[] = [];
-    for await (const object of objects) {
-      const metadata = Object.fromEntries(Object.entries(object.httpMetadata).filter((entry): entry is [string, string] => entry[1] !== undefined));
-      puts.push(limit(() => bucket.put(object.key, new Uint8Array(object.body), { httpMetadata: metadata, customMetadata: object.customMetadata })));
-    }
+    for await (const object of objects) puts.push(limit(() => putStored(bucket, object.key, object)));
     await Promise.all(puts);
     const edge = await startEdge(runtime, options);
     return {
@@ -115,8 +112,7 @@ export async function startWorkerdFromBucket(options: { from: string; endpoint?:
     for await (const object of readPublishedVersion(client, location, pointer.version)) {
       if (copied.has(object.key)) continue;
       copied.add(object.key);
-      const metadata = Object.fromEntries(Object.entries(object.httpMetadata).filter((entry): entry is [string, string] => entry[1] !== undefined));
-      puts.push(limit(() => bucket.put(relative(object.key), new Uint8Array(object.body), { httpMetadata: metadata, customMetadata: object.customMetadata })));
+      puts.push(limit(() => putStored(bucket, relative(object.key), object)));
     }
     await Promise.all(puts);
     await bucket.put(POINTER_KEY, JSON.stringify(pointer), { httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL } });
@@ -150,6 +146,13 @@ export async function startWorkerdFromBucket(options: { from: string; endpoint?:
       await miniflare.dispose();
     },
   };
+}
+
+/** An object as `publish` stored it, put into the local bucket under `key` as it is. */
+function putStored(bucket: LocalBucket, key: string, object: Omit<StoredObject, 'key'>): Promise<unknown> {
+  const httpMetadata = Object.fromEntries(Object.entries(object.httpMetadata).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  // A copy in an ArrayBuffer of its own: Miniflare cannot pass a view of Node's pooled buffers.
+  return bucket.put(key, new Uint8Array(object.body), { httpMetadata, customMetadata: object.customMetadata });
 }
 
 async function startMiniflare(): Promise<{ miniflare: Miniflare; runtime: URL; bucket: LocalBucket }> {
