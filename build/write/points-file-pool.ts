@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { PointsBatch, PointsFileReply, PointsFileRequest } from './points-file-thread.ts';
+import { InBatchOrder } from './manifest-order.ts';
 
 const PENDING_PER_THREAD = 2;
 
@@ -15,12 +16,12 @@ export class PointsFilePool {
   private readonly threads: { worker: Worker; pending: number }[];
   private readonly waiting = new Map<number, { thread: { pending: number }; resolve: () => void }>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly heldManifestLines = new Map<number, string>();
-  private nextManifestId = 0;
+  private readonly manifestLines: InBatchOrder | null;
   private nextThread = 0;
   private failure: Error | null = null;
 
-  constructor(count: number, root: string, private readonly onManifestLines?: (lines: string) => void) {
+  constructor(count: number, root: string, onManifestLines?: (lines: string) => void) {
+    this.manifestLines = onManifestLines ? new InBatchOrder(onManifestLines) : null;
     this.threads = Array.from({ length: count }, () => {
       const worker = new Worker(new URL('./thread-entry.js', import.meta.url), { workerData: { module: './points-file-thread.ts' } });
       worker.postMessage({ type: 'setup', root, manifest: Boolean(onManifestLines) } satisfies PointsFileRequest);
@@ -71,14 +72,7 @@ export class PointsFilePool {
     } else {
       this.files += reply.files;
       this.bytes += reply.bytes;
-      if (this.onManifestLines) {
-        this.heldManifestLines.set(reply.id, reply.manifestLines);
-        let next: string | undefined;
-        while ((next = this.heldManifestLines.get(this.nextManifestId)) !== undefined) {
-          this.heldManifestLines.delete(this.nextManifestId++);
-          this.onManifestLines(next);
-        }
-      }
+      this.manifestLines?.release(reply.id, reply.manifestLines);
     }
     entry.resolve();
   }

@@ -7,6 +7,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { UserError } from '../errors.ts';
 import { transferList, type WalletBatch } from './wallet-batch.ts';
+import { InBatchOrder } from './manifest-order.ts';
 import type { DocumentRequest, DocumentSetup } from './document-thread.ts';
 import type { FileReply, FileRequest } from './file-thread.ts';
 
@@ -25,11 +26,10 @@ export class WriterPool {
   private nextThread = 0;
   private nextId = 0;
   private failure: Error | null = null;
-  /** Manifest lines of batches written ahead of an earlier one, held so the lines keep batch order. */
-  private readonly heldManifestLines = new Map<number, string>();
-  private nextManifestId = 0;
+  private readonly manifestLines: InBatchOrder | null;
 
-  constructor(documentThreads: number, root: string, setup: DocumentSetup, private readonly onManifestLines?: (lines: string) => void) {
+  constructor(documentThreads: number, root: string, setup: DocumentSetup, onManifestLines?: (lines: string) => void) {
+    this.manifestLines = onManifestLines ? new InBatchOrder(onManifestLines) : null;
     this.fileThread = startThread('./file-thread.ts');
     this.fileThread.postMessage({ type: 'setup', root } satisfies FileRequest);
     this.fileThread.on('message', (reply: FileReply) => this.settle(reply));
@@ -83,22 +83,9 @@ export class WriterPool {
       this.files += reply.files;
       this.bytes += reply.bytes;
       this.positionsWithoutPrice += reply.positionsWithoutPrice;
-      if (this.onManifestLines) this.releaseManifestLines(reply.id, reply.manifestLines);
+      this.manifestLines?.release(reply.id, reply.manifestLines);
     }
     entry.resolve();
-  }
-
-  /**
-   * Two document threads finish batches out of order; the manifest still lists wallets in stream
-   * (address) order, so that two builds of the same input write the same manifest byte for byte.
-   */
-  private releaseManifestLines(id: number, lines: string): void {
-    this.heldManifestLines.set(id, lines);
-    let next: string | undefined;
-    while ((next = this.heldManifestLines.get(this.nextManifestId)) !== undefined) {
-      this.heldManifestLines.delete(this.nextManifestId++);
-      this.onManifestLines!(next);
-    }
   }
 
   /** A thread that died: every waiting batch is settled so that nothing hangs. */
