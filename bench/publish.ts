@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Progress } from '../build/progress.ts';
+import { Progress } from '../core/progress.ts';
 import { publishTree, type PublishSummary } from '../publish/publish-tree.ts';
 import { createStorageClient } from '../publish/storage.ts';
 import { parseLocation } from '../publish/location.ts';
-import { formatBytes } from '../publish/summary.ts';
+import { formatBytes } from '../core/format.ts';
 import { BUCKET, S3_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.ts';
 
 const { values } = parseArgs({

@@ -1,14 +1,10 @@
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
+import type { ProgressMode } from '../core/progress.ts';
+import { parseShard, type Shard } from '../core/shard.ts';
 
 export const NEW_YORK = 'America/New_York';
-
-export interface Shard {
-  /** 1-based index of this shard. */
-  index: number;
-  count: number;
-}
 
 export interface BuildConfig {
   inputDir: string;
@@ -28,8 +24,6 @@ export interface BuildConfig {
   /** Flush the new tree to the disk before it goes live (`--no-sync` skips it). */
   durable: boolean;
 }
-
-export type ProgressMode = 'auto' | 'tty' | 'lines' | 'quiet';
 
 export interface BuildOptions {
   input?: string;
@@ -78,14 +72,4 @@ export function parseNow(text: string | undefined): DateTime {
 /** `L`: the New York calendar date of `now`, minus one day (daylight saving included). */
 export function lastClosedDayOf(now: DateTime): string {
   return now.setZone(NEW_YORK).startOf('day').minus({ days: 1 }).toISODate()!;
-}
-
-export function parseShard(text: string): Shard {
-  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
-  const index = match ? Number(match[1]) : NaN;
-  const count = match ? Number(match[2]) : NaN;
-  if (!match || count < 1 || index < 1 || index > count) {
-    throw new UserError(`--shard "${text}" is not K/N with 1 <= K <= N (e.g. 2/4)`);
-  }
-  return { index, count };
 }

@@ -5,7 +5,7 @@
  * build deaf: after a short grace the work is moved aside for the next build to remove, and the
  * process exits. A second signal exits at once.
  */
-import { InterruptedError } from './errors.ts';
+import { InterruptedError } from '../core/errors.ts';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** Long enough for DuckDB to stop a statement and the threads to end, short enough to feel prompt. */

@@ -9,15 +9,11 @@
  */
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { UserError, messageOf } from '../build/errors.ts';
+import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_USAGE, UserError, messageOf } from '../core/errors.ts';
 import { buildCommand } from './build.ts';
 import { verifyCommand } from './verify.ts';
 import { serveCommand } from './serve.ts';
 import { publishCommand } from './publish.ts';
-
-const EXIT_BAD_INPUT = 1;
-const EXIT_USAGE = 2;
-const EXIT_INTERNAL = 70;
 
 const { version } = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 

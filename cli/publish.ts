@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { PublishCommandOptions } from '../publish/index.ts';
+import { abortOnSignals } from '../core/signals.ts';
 
 export function publishCommand(): Command {
   return new Command('publish')
@@ -14,7 +15,7 @@ export function publishCommand(): Command {
     .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .action(async (options: PublishCommandOptions) => {
       // Loaded here: the S3 client is only for this command, not for every start of the CLI.
-      const { abortOnSignals, runPublish } = await import('../publish/index.ts');
+      const { runPublish } = await import('../publish/index.ts');
       const interrupt = abortOnSignals();
       try {
         process.stdout.write(await runPublish(options, interrupt.signal));

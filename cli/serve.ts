@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { UserError } from '../build/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { DateTime } from 'luxon';
 import { META_FILE } from '../tree/layout.ts';
 import { SnapshotMetaSchema } from '../schemas/meta.ts';

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { verifyTree } from '../tree/verify.ts';
-import { UserError } from '../build/errors.ts';
-import { countOf } from '../build/progress.ts';
-import { parseShard } from '../build/config.ts';
+import { UserError } from '../core/errors.ts';
+import { countOf } from '../core/format.ts';
+import { parseShard } from '../core/shard.ts';
 
 export function verifyCommand(): Command {
   return new Command('verify')

@@ -1,15 +1,14 @@
 /**
  * The `publish` command as one call: a validated configuration in, the closing summary out.
  */
-import { setMaxListeners } from 'node:events';
-import { UserError } from '../build/errors.ts';
-import { Progress } from '../build/progress.ts';
-import type { ProgressMode } from '../build/config.ts';
+import { UserError } from '../core/errors.ts';
+import { Progress } from '../core/progress.ts';
+import type { ProgressMode } from '../core/progress.ts';
 import { keepVersions, MIN_KEEP } from './keep-versions.ts';
 import { parseLocation } from './location.ts';
 import { publishTree } from './publish-tree.ts';
 import { rollback } from './rollback.ts';
-import { createStorageClient, EXIT_INTERRUPTED } from './storage.ts';
+import { createStorageClient } from './storage.ts';
 import { formatKeepSummary, formatPublishSummary, formatRollbackSummary } from './summary.ts';
 
 export interface PublishCommandOptions {
@@ -52,21 +51,4 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
   } finally {
     client.destroy();
   }
-}
-
-/**
- * Ctrl-C, SIGTERM and SIGHUP abort the requests in flight; the live version stays as it was and
- * the same publish resumes when run again. A second signal exits at once.
- */
-export function abortOnSignals(): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  // Every request in flight listens to the signal.
-  setMaxListeners(0, controller.signal);
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  const handler = () => {
-    if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
-    controller.abort();
-  };
-  for (const name of signals) process.on(name, handler);
-  return { signal: controller.signal, dispose: () => signals.forEach((name) => process.off(name, handler)) };
 }

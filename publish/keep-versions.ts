@@ -10,7 +10,7 @@
  * to go.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { UserError } from '../build/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { readPointer, writePointer } from './live-pointer.ts';
 import { describe, type Location } from './location.ts';
 import { deleteUnreferencedBlobs, deleteVersion, listVersions } from './version-store.ts';

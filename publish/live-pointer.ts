@@ -4,7 +4,7 @@
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { z } from 'zod';
-import { UserError } from '../build/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { describe, pointerKey, VERSION_ID_PATTERN, type Location } from './location.ts';
 import { POINTER_CACHE_CONTROL } from './object-headers.ts';
 import { storageFailure } from './storage.ts';

@@ -11,7 +11,7 @@
  *   PREFIX/blobs/<sha256>                          the closed months' rows of daily documents, shared by
  *                                                  every version that holds them (daily-parts.ts)
  */
-import { UserError } from '../build/errors.ts';
+import { UserError } from '../core/errors.ts';
 
 export interface Location {
   bucket: string;

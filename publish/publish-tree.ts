@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { UserError } from '../build/errors.ts';
-import type { Progress } from '../build/progress.ts';
+import { UserError } from '../core/errors.ts';
+import type { Progress } from '../core/progress.ts';
 import { gzip } from './compress.ts';
 import { restOf } from './daily-parts.ts';
 import { readPointer, writePointer } from './live-pointer.ts';

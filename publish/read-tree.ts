@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { UserError, messageOf } from '../build/errors.ts';
+import { UserError, messageOf } from '../core/errors.ts';
 import { META_FILE } from '../tree/layout.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { isPublished } from './object-headers.ts';

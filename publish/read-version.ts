@@ -5,7 +5,7 @@
  * objects come first, then the blobs its daily documents in two parts refer to (metadata `blob`).
  */
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { UserError } from '../build/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { readPointer } from './live-pointer.ts';
 import { blobKey, describe, MANIFEST_PATH, versionPrefix, type Location } from './location.ts';
 import { storageFailure } from './storage.ts';

@@ -4,7 +4,7 @@
  * removes it.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { UserError } from '../build/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { readPointer, writePointer } from './live-pointer.ts';
 import { describe, type Location } from './location.ts';
 import { blobsOf, readManifest, storedBlobs } from './version-store.ts';

@@ -8,12 +8,8 @@
  * (figures in bench/MEASUREMENTS.md), so the bounded concurrency is the only rate limit.
  */
 import { S3Client } from '@aws-sdk/client-s3';
-import { UserError, messageOf } from '../build/errors.ts';
+import { EXIT_INTERRUPTED, EXIT_STORAGE, UserError, messageOf } from '../core/errors.ts';
 import { describe, type Location } from './location.ts';
-
-/** Exit status when the store or the network still failed after every retry: rerunning resumes. */
-export const EXIT_STORAGE = 5;
-export const EXIT_INTERRUPTED = 130;
 
 export interface StorageOptions {
   /** An S3-compatible endpoint (R2, MinIO, a local server); Amazon S3 when absent. */

@@ -1,5 +1,5 @@
 /** The closing summaries `publish` prints on stdout. */
-import { countOf, formatSeconds } from '../build/progress.ts';
+import { countOf, formatBytes, formatSeconds } from '../core/format.ts';
 import type { KeepSummary } from './keep-versions.ts';
 import { describe, type Location } from './location.ts';
 import type { PublishSummary, Transfer } from './publish-tree.ts';
@@ -35,11 +35,4 @@ export function formatKeepSummary(summary: KeepSummary, location: Location): str
 
 function transfer(count: Transfer): string {
   return `${countOf(count.objects, 'object')} (${formatBytes(count.rawBytes)} uncompressed)`;
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
-  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
-  return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
 }

@@ -1,7 +1,8 @@
 /**
- * The code's layout: no import cycle among the product's modules, type-only imports included (a
- * cycle of types is still two modules that cannot be read one before the other), and the build's
- * worker threads and WebAssembly module found where the code says they are.
+ * The code's layout: folders import one way (core/ from nobody, build/ from nobody but cli/),
+ * no import cycle among the product's modules, type-only imports included (a cycle of types is
+ * still two modules that cannot be read one before the other), and the build's worker threads and
+ * WebAssembly module found where the code says they are.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const FOLDERS = ['build', 'server', 'publish', 'tree', 'schemas', 'cli'];
+const FOLDERS = ['core', 'build', 'server', 'publish', 'tree', 'schemas', 'cli'];
 
 /** Each module (path from the repository root) with the modules of the repository it imports. */
 function importGraph(): Map<string, string[]> {
@@ -66,10 +67,25 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
-test('no import cycle in build/, server/, publish/, tree/, schemas/, cli/', () => {
+test('no import cycle in core/, build/, server/, publish/, tree/, schemas/, cli/', () => {
   const graph = importGraph();
   assert.ok(graph.size > 80, `only ${graph.size} modules found`);
   assert.equal(importCycles(graph), []);
+});
+
+/** The imports of modules in `from` that reach a module in one of `folders`. */
+function importsInto(from: string, folders: string[]): string[] {
+  return [...importGraph()]
+    .filter(([module]) => module.startsWith(`${from}/`))
+    .flatMap(([module, imports]) => imports.filter((target) => folders.some((folder) => target.startsWith(`${folder}/`))).map((target) => `${module} -> ${target}`));
+}
+
+test('core/ (errors, exit codes, progress, formatting, signals, shards) imports no other folder of the product', () => {
+  assert.equal(importsInto('core', FOLDERS.filter((folder) => folder !== 'core')), []);
+});
+
+test('only cli/ imports build/: the tree, the server and publishing never reach into the pipeline', () => {
+  for (const folder of ['server', 'publish', 'tree', 'schemas', 'core']) assert.equal(importsInto(folder, ['build']), [], folder);
 });
 
 test('the cycle finder finds a cycle of type-only imports', () => {

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { A, B, C, balance, build, unix } from './helpers/fixtures.ts';
-import { UserError } from '../build/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 
 const daily = (address: string) => `v1/address/${address}/portfolio/daily.json`;

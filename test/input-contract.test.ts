@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { A, B, RawSql, SUB, balance, build, tempDir, thrown, writeInputs, type Tables, type TypeOverrides, PINNED_NOW } from './helpers/fixtures.ts';
-import { UserError } from '../build/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 

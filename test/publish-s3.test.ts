@@ -13,11 +13,12 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import { A, B, C, balance, build, thrown, type Built, type Tables } from './helpers/fixtures.ts';
 import { runCli } from './helpers/process.ts';
 import { BUCKET, S3_CREDENTIALS, startFaultyProxy, startS3Server, type Fault, type RunningS3 } from './helpers/s3-server.ts';
-import { Progress } from '../build/progress.ts';
-import { UserError } from '../build/errors.ts';
+import { Progress } from '../core/progress.ts';
+import { UserError } from '../core/errors.ts';
 import { runPublish } from '../publish/index.ts';
 import { publishTree, type PublishSummary } from '../publish/publish-tree.ts';
-import { createStorageClient, EXIT_STORAGE } from '../publish/storage.ts';
+import { createStorageClient } from '../publish/storage.ts';
+import { EXIT_STORAGE } from '../core/errors.ts';
 import { readPointer } from '../publish/live-pointer.ts';
 import { readPublishedVersion } from '../publish/read-version.ts';
 import { keepVersions } from '../publish/keep-versions.ts';

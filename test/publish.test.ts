@@ -7,7 +7,8 @@ import { A, B, PINNED_NOW as now, balance, tempDir, thrown, treeHashes, writeInp
 import { runCli } from './helpers/process.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
-import { UserError, cannotWrite } from '../build/errors.ts';
+import { cannotWrite } from '../build/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { generateDataset } from '../data/generate.ts';
 import { FileLock } from '../build/swap/lock.ts';

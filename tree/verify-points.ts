@@ -6,7 +6,7 @@
  * every rank is the competition rank among all of them.
  */
 import type { z } from 'zod';
-import { shardOf } from '../build/write/shard.ts';
+import { shardOf } from '../core/shard.ts';
 import { LEADERBOARD_SIZE, type Leaderboard, type LeaderboardEntry } from '../schemas/leaderboard.ts';
 import { PointsStandingSchema, type PointsStanding } from '../schemas/points.ts';
 import { SeasonsIndexSchema } from '../schemas/seasons.ts';

@@ -12,7 +12,7 @@ import { DailyPortfolioSchema, type DailyPortfolio } from '../schemas/daily-port
 import { PortfolioHistorySchema, type PortfolioHistory } from '../schemas/portfolio-history.ts';
 import { LEADERBOARD_SIZE, LeaderboardSchema, type Leaderboard } from '../schemas/leaderboard.ts';
 import { PointsStandingSchema } from '../schemas/points.ts';
-import type { Shard } from '../build/config.ts';
+import type { Shard } from '../core/shard.ts';
 import { PointsVerifier } from './verify-points.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';

@@ -6,7 +6,7 @@
  * them back.
  */
 import type { Database } from '../database.ts';
-import { UserError } from '../errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { tokenIndexSql } from './series-key.ts';
 import { dayNumber } from './days.ts';
 import type { DocumentBytes } from '../write/document-bytes.ts';

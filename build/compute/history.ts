@@ -5,7 +5,7 @@
  * /v1/address/{address}/portfolio` assembled from a wallet's snapshots.
  */
 import type { Database } from '../database.ts';
-import { UserError } from '../errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { NEW_YORK } from '../config.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import type { DocumentBytes } from '../write/document-bytes.ts';

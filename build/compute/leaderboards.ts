@@ -5,7 +5,7 @@
 import type { Database } from '../database.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { LEADERBOARD_SIZE, type Leaderboard } from '../../schemas/leaderboard.ts';
-import { UserError } from '../errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { binnedPartsSql, roundBinnedSum } from './exact-sum.ts';
 
 export async function computeLeaderboards(db: Database, lastClosedDay: string): Promise<Leaderboard[]> {

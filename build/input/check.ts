@@ -6,9 +6,9 @@
  * except balances).
  */
 import type { Database } from '../database.ts';
-import { UserError } from '../errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { scanError, type ColumnReader, type InputFile } from './read.ts';
-import { countOf } from '../progress.ts';
+import { countOf } from '../../core/format.ts';
 import { tokenIndexSql } from '../compute/series-key.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 

@@ -7,7 +7,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../database.ts';
 import { literalPathSql } from '../database.ts';
-import { UserError, isOutOfMemory, isWriteRefused, messageOf } from '../errors.ts';
+import { UserError, isOutOfMemory, isWriteRefused, messageOf } from '../../core/errors.ts';
 import { INPUT_FILES, type ColumnContract, type FileContract } from './contract.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 

@@ -20,7 +20,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { EXIT_BUSY, EXIT_CANNOT_WRITE, UserError, messageOf } from '../errors.ts';
+import { EXIT_BUSY, EXIT_CANNOT_WRITE, UserError, messageOf } from '../../core/errors.ts';
 import { FileLock, describeOwner, readOwner } from './lock.ts';
 import { META_FILE } from '../../tree/layout.ts';
 

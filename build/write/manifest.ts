@@ -11,9 +11,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from '../errors.ts';
+import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from '../../core/errors.ts';
 import { FileLock } from '../swap/lock.ts';
-import type { Shard } from '../config.ts';
+import type { Shard } from '../../core/shard.ts';
 import { TreeManifestSchema, type TreeManifest as TreeManifestSummary } from '../../schemas/manifest.ts';
 import { manifestListFile, manifestSummaryFile } from '../../tree/manifest-files.ts';
 import { ADDRESS_DIR } from '../../tree/layout.ts';

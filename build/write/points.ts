@@ -6,8 +6,8 @@
  */
 import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
-import type { Shard } from '../config.ts';
-import type { Progress } from '../progress.ts';
+import type { Shard } from '../../core/shard.ts';
+import type { Progress } from '../../core/progress.ts';
 import type { Leaderboard } from '../../schemas/leaderboard.ts';
 import { PointsStandingSchema, type SeasonStanding } from '../../schemas/points.ts';
 import { shardFilterSql } from './shard.ts';

@@ -6,8 +6,8 @@
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
-import type { Shard } from '../config.ts';
-import type { Progress } from '../progress.ts';
+import type { Shard } from '../../core/shard.ts';
+import type { Progress } from '../../core/progress.ts';
 import type { PriceBook } from '../compute/wallet-series.ts';
 import { shardFilterSql } from './shard.ts';
 import { chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletOfSeriesSql } from '../compute/series-key.ts';

@@ -5,7 +5,7 @@
  * flight (counted until written), so the streaming side waits instead of queuing documents.
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { UserError } from '../errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { transferList, type WalletBatch } from './wallet-batch.ts';
 import { InBatchOrder } from './manifest-order.ts';
 import type { DocumentRequest, DocumentSetup } from './document-thread.ts';

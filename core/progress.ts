@@ -2,7 +2,10 @@
  * Progress on stderr: one self-updating line on a terminal, a plain line every few seconds
  * otherwise (CI logs), nothing when quiet. Stages are timed for the closing summary.
  */
-import type { ProgressMode } from './config.ts';
+import { formatSeconds } from './format.ts';
+
+/** `auto`: a self-updating line on a terminal, plain lines otherwise. */
+export type ProgressMode = 'auto' | 'tty' | 'lines' | 'quiet';
 
 const LINE_INTERVAL_MS = 5_000;
 const TTY_INTERVAL_MS = 200;
@@ -53,15 +56,4 @@ export class Progress {
     if (this.mode === 'tty') this.stream.write(`\r\x1b[2K${text}`);
     else this.stream.write(`${text}\n`);
   }
-}
-
-export function formatSeconds(seconds: number): string {
-  if (seconds < 60) return `${seconds.toFixed(1)}s`;
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
-}
-
-/** `1 wallet`, `2 wallets`: counts in messages and summaries read as English. */
-export function countOf(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
