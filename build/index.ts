@@ -25,6 +25,7 @@ import { PointsFilePool } from './write/points-file-pool.ts';
 import { writeSharedFiles } from './write/shared.ts';
 import { dayNumber } from './compute/days.ts';
 import { ManifestWriter, TreeManifest } from './write/manifest.ts';
+import { fingerprintInputs } from './input/fingerprint.ts';
 import { walletOfSeriesSql } from './compute/series-key.ts';
 
 /** Threads writing the points files (see docs/decisions.md, "Points standing"). */
@@ -68,6 +69,9 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
   try {
     // Every refusal that needs no work comes first: the inputs (a FIFO, a missing file), then --out.
     inputs = await openInputs(config.inputDir, interruption.signal);
+    // Hashed while DuckDB works: the main thread is mostly waiting on it.
+    const inputsDigest = fingerprintInputs(inputs);
+    inputsDigest.catch(() => {});
     claimed = await claimOutput(config.outDir, { input: config.inputDir, manifest: config.manifest });
     const work = claimed.work;
     interruption.throwIfInterrupted();
@@ -124,7 +128,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       seasons: leaderboards.map((board) => board.season),
       exampleWallet,
     });
-    await record.close();
+    await record.close({ now: config.nowIso, inputs: await inputsDigest });
     await manifest?.close();
     interruption.throwIfInterrupted();
     // The inputs are read no more: DuckDB's files go before the tree is flushed and swapped in.

@@ -22,11 +22,15 @@ const program = new Command('wallet-snapshot')
   .version(version, '-V, --version', 'print the version and exit')
   .option('--debug', 'print the stack of unexpected errors')
   .exitOverride()
-  .showHelpAfterError('(run with --help for usage)');
+  .showHelpAfterError('(run with --help for usage)')
+  // The program's own options only before the command: `publish --commit --version ID` names a
+  // version to commit, it does not print the program's version.
+  .enablePositionalOptions();
 
 for (const command of [buildCommand(), verifyCommand(), serveCommand(), publishCommand()]) {
-  // addCommand does not pass these settings down the way .command() does.
-  program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
+  // addCommand does not pass these settings down the way .command() does; --debug is accepted
+  // after the command too, as it always was.
+  program.addCommand(command.option('--debug', 'print the stack of unexpected errors').exitOverride().showHelpAfterError('(run with --help for usage)'));
 }
 
 try {

@@ -5,11 +5,13 @@ import { UserError } from '../core/errors.ts';
 import { Progress } from '../core/progress.ts';
 import type { ProgressMode } from '../core/progress.ts';
 import { keepVersions, MIN_KEEP } from './keep-versions.ts';
-import { parseLocation } from './location.ts';
-import { publishTree } from './publish-tree.ts';
+import { commitVersion } from './commit.ts';
+import { parseLocation, VERSION_ID_PATTERN } from './location.ts';
+import { publishTree, readCheckedTree } from './publish-tree.ts';
+import { stageShard } from './stage-shard.ts';
 import { rollback } from './rollback.ts';
 import { createStorageClient } from './storage.ts';
-import { formatKeepSummary, formatPublishSummary, formatRollbackSummary } from './summary.ts';
+import { formatCommitSummary, formatKeepSummary, formatPublishSummary, formatRollbackSummary, formatStageSummary } from './summary.ts';
 
 export interface PublishCommandOptions {
   dir?: string;
@@ -17,6 +19,10 @@ export interface PublishCommandOptions {
   endpoint?: string;
   keep?: number;
   rollback?: boolean;
+  /** `--commit` (true) or `--commit ID`. */
+  commit?: boolean | string;
+  /** With `--commit`: the staged version to make live. */
+  version?: string;
   concurrency: number;
   maxAttempts: number;
   progress: ProgressMode;
@@ -24,11 +30,21 @@ export interface PublishCommandOptions {
 
 export async function runPublish(options: PublishCommandOptions, abortSignal?: AbortSignal): Promise<string> {
   const location = parseLocation(options.to);
-  if (options.rollback && options.dir !== undefined) {
-    throw new UserError('--rollback moves the pointer back to the previous version and takes no --dir');
+  const mode = options.rollback ? '--rollback' : options.commit !== undefined ? '--commit' : null;
+  if (options.rollback && options.commit !== undefined) throw new UserError('--rollback and --commit are two different moves of the pointer: give one');
+  if (mode && options.dir !== undefined) {
+    throw new UserError(`${mode} moves the pointer of what is stored already and takes no --dir`);
   }
-  if (!options.rollback && options.dir === undefined) {
-    throw new UserError('--dir is required: the built tree to publish (or give --rollback)');
+  if (!mode && options.dir === undefined) {
+    throw new UserError('--dir is required: the built tree to publish (or give --commit or --rollback)');
+  }
+  if (options.version !== undefined && options.commit === undefined) throw new UserError(`--version ${options.version} names the staged version to commit: give it with --commit`);
+  const requested = typeof options.commit === 'string' ? options.commit : options.version;
+  if (typeof options.commit === 'string' && options.version !== undefined && options.commit !== options.version) {
+    throw new UserError(`--commit ${options.commit} and --version ${options.version} name two versions: give one`);
+  }
+  if (requested !== undefined && !VERSION_ID_PATTERN.test(requested)) {
+    throw new UserError(`--commit: "${requested}" is not a version id (e.g. 2025-11-20-c94e01dfee2b395d, as publish printed it when staging)`);
   }
   if (options.keep !== undefined && options.keep < MIN_KEEP) {
     throw new UserError(`--keep ${options.keep}: expected a whole number of at least ${MIN_KEEP} (the live version and the one --rollback returns to)`);
@@ -41,10 +57,19 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
     let text: string;
     if (options.rollback) {
       text = formatRollbackSummary(await rollback(client, location, abortSignal), location);
+    } else if (options.commit !== undefined) {
+      text = formatCommitSummary(await commitVersion(client, location, requested, abortSignal), location);
     } else {
       const progress = new Progress(options.progress);
-      const summary = await publishTree({ dir: options.dir!, location, client, concurrency: options.concurrency, progress, abortSignal });
-      text = formatPublishSummary(summary, location);
+      const publishing = { dir: options.dir!, location, client, concurrency: options.concurrency, progress, abortSignal };
+      const tree = await readCheckedTree(publishing);
+      if (tree.records.shard.count > 1) {
+        if (options.keep !== undefined) {
+          throw new UserError(`--keep ${options.keep}: a shard's stage never removes versions (the other shards may be staging); give --keep to the --commit that follows`);
+        }
+        return formatStageSummary(await stageShard(publishing, tree), location);
+      }
+      text = formatPublishSummary(await publishTree(publishing, tree), location);
     }
     if (options.keep !== undefined) text += formatKeepSummary(await keepVersions(client, location, options.keep, abortSignal), location);
     return text;

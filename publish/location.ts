@@ -8,6 +8,12 @@
  *                                                  "<sha256>  <tree path>" per file (and the blob of each
  *                                                  document stored in two parts), written after them:
  *                                                  the version is complete, and the next night copies from it
+ *   PREFIX/versions/<version>/_publish/shards/<K>-of-<N>.sha256.gz
+ *                                                  a sharded build's version: shard K's manifest, written after
+ *                                                  its objects (the shard is staged); `.started` beside it while
+ *                                                  it stages
+ *   PREFIX/versions/<version>/_publish/commit.json written by `--commit` once all N shards are staged, before
+ *                                                  the pointer: the sharded version is complete
  *   PREFIX/blobs/<sha256>                          the closed months' rows of daily documents, shared by
  *                                                  every version that holds them (daily-parts.ts)
  */
@@ -58,3 +64,11 @@ export const objectKey = (location: Location, version: string, treePath: string)
 export const blobsPrefix = (location: Location) => under(location, 'blobs/');
 export const blobKey = (location: Location, sha256: string) => `${blobsPrefix(location)}${sha256}`;
 export const manifestKey = (location: Location, version: string) => objectKey(location, version, MANIFEST_PATH);
+
+/** The staged shards' manifests of a sharded version. */
+export const SHARDS_FOLDER = `${PUBLISH_FOLDER}/shards/`;
+export const shardRecordPath = (shard: { index: number; count: number }) => `${SHARDS_FOLDER}${shard.index}-of-${shard.count}.sha256.gz`;
+export const shardStartedPath = (shard: { index: number; count: number }) => `${SHARDS_FOLDER}${shard.index}-of-${shard.count}.started`;
+export const SHARD_RECORD_NAME = /^([1-9][0-9]*)-of-([1-9][0-9]*)\.sha256\.gz$/;
+/** A sharded version's mark of completeness, written by `--commit`. */
+export const COMMIT_PATH = `${PUBLISH_FOLDER}/commit.json`;

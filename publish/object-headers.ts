@@ -43,6 +43,12 @@ export const OBJECT_CACHE_CONTROL = DOCUMENT_CACHE_CONTROL;
 /** A blob holds day rows of a daily document: a piece of JSON, not a document of its own. */
 export const BLOB_CONTENT_TYPE = 'application/octet-stream';
 
+/**
+ * What publish keeps for itself beside a version (its manifests, a shard's record, the commit):
+ * read by publish and rollback, never by an app; immutable under their version.
+ */
+export const RECORD_CACHE_CONTROL = 'no-cache';
+
 /** The pointer is read on every switch: never reused without asking. */
 export const POINTER_CACHE_CONTROL = 'no-cache';
 

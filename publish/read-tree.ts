@@ -7,7 +7,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { UserError, messageOf } from '../core/errors.ts';
-import { META_FILE } from '../tree/layout.ts';
+import { ADDRESS_DIR, META_FILE } from '../tree/layout.ts';
+import { MANIFEST_DIR } from '../tree/manifest-files.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { isPublished } from './object-headers.ts';
 import { closedMonthsSpan } from './daily-parts.ts';
@@ -63,18 +64,19 @@ export async function readMeta(dir: string): Promise<SnapshotMeta> {
  * before the month of `lastClosedDay` with its closed months' span hashed too. `onFile` counts
  * progress.
  */
-export async function readTree(dir: string, lastClosedDay: string, onFile: (done: number, total: number) => void): Promise<TreeFile[]> {
+export async function readTree(dir: string, lastClosedDay: string, onFile: (done: number, total: number) => void): Promise<{ files: TreeFile[]; unpublished: string[] }> {
   const paths: string[] = [];
+  const unpublished: string[] = [];
   for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
     const treePath = path.relative(dir, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
     if (entry.isDirectory()) continue;
     if (!entry.isFile()) throw new UserError(`--dir ${dir}: ${treePath} is not a regular file; a built tree holds only files and folders`);
-    if (isPublished(treePath)) paths.push(treePath);
+    (isPublished(treePath) ? paths : unpublished).push(treePath);
   }
   paths.sort();
   const limit = pLimit(READ_CONCURRENCY);
   let done = 0;
-  return Promise.all(
+  const files = await Promise.all(
     paths.map((treePath) =>
       limit(async () => {
         const { bytes, size, mtimeMs } = await readTreeFile(dir, treePath);
@@ -86,6 +88,7 @@ export async function readTree(dir: string, lastClosedDay: string, onFile: (done
       }),
     ),
   );
+  return { files, unpublished };
 }
 
 /** Bytes, size and mtime from one open descriptor, so that the three describe the same file. */
@@ -145,6 +148,23 @@ export const STORAGE_FORMAT = 'wallet-snapshot publish 2: gzip level 6 for text,
 export function versionIdOf(lastClosedDay: string, manifest: string): string {
   const digest = crypto.createHash('sha256').update(`${STORAGE_FORMAT}\n`).update(manifest).digest('hex');
   return `${lastClosedDay}-${digest.slice(0, 16)}`;
+}
+
+/**
+ * The version every shard of one build stages into, derived from what the shards share and
+ * nothing else: the shard count, the build (its instant and the inputs' fingerprint) and the
+ * files every shard writes alike (leaderboards, the seasons index, meta, the explorer). The
+ * shards never talk to each other, and two builds differ in their instant or their inputs.
+ */
+export function shardedVersionIdOf(lastClosedDay: string, count: number, build: { now: string; inputs: string }, files: readonly TreeFile[]): string {
+  const digest = crypto.createHash('sha256').update(`${STORAGE_FORMAT}\nshards ${count}\nbuild ${build.now} ${build.inputs}\n`);
+  for (const file of files) if (isSharedFile(file.path)) digest.update(`${file.sha256}  ${file.path}\n`);
+  return `${lastClosedDay}-${digest.digest('hex').slice(0, 16)}`;
+}
+
+/** A file every shard of a build writes with the same bytes (not a wallet's, not a shard's own record). */
+export function isSharedFile(treePath: string): boolean {
+  return !treePath.startsWith(`${ADDRESS_DIR}/`) && !treePath.startsWith(`${MANIFEST_DIR}/`);
 }
 
 /** The file of a tree path (always `/`-separated) under the tree folder `dir`. */

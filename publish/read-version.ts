@@ -7,7 +7,7 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.ts';
 import { readPointer } from './live-pointer.ts';
-import { blobKey, describe, MANIFEST_PATH, versionPrefix, type Location } from './location.ts';
+import { blobKey, describe, PUBLISH_FOLDER, versionPrefix, type Location } from './location.ts';
 import { storageFailure } from './storage.ts';
 import { listKeys } from './version-store.ts';
 
@@ -29,7 +29,7 @@ export interface PublishedObject {
   customMetadata: Record<string, string>;
 }
 
-/** The live version's id, or the given one; every object of it but its manifest. */
+/** The live version's id, or the given one; every object of its tree (not publish's own records under `_publish/`). */
 export async function* readPublishedVersion(client: S3Client, location: Location, version?: string): AsyncGenerator<PublishedObject> {
   const id = version ?? (await readPointer(client, location))?.version;
   if (!id) throw new UserError(`nothing is published at ${describe(location)} (no live.json)`);
@@ -37,7 +37,7 @@ export async function* readPublishedVersion(client: S3Client, location: Location
   const blobs = new Set<string>();
   for await (const key of listKeys(client, location, prefix)) {
     const path = key.slice(prefix.length);
-    if (path === MANIFEST_PATH) continue;
+    if (path.startsWith(`${PUBLISH_FOLDER}/`)) continue;
     const object = await readObject(client, location, key, 'file', path);
     if (object.customMetadata.blob) blobs.add(object.customMetadata.blob);
     yield object;

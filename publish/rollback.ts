@@ -20,7 +20,7 @@ export async function rollback(client: S3Client, location: Location, abortSignal
   const [target, ...older] = pointer.previous;
   if (!target) throw new UserError(`--rollback: ${describe(location)} has no version before ${pointer.version} to go back to`);
   // A version's manifest is written after all its objects: without it the version is not whole.
-  const manifest = await readManifest(client, location, target, abortSignal);
+  const manifest = await readManifest(client, location, target, { abortSignal });
   if (!manifest) {
     throw new UserError(`--rollback: the previous version ${target} at ${describe(location)} is incomplete or was removed; nothing was changed`);
   }

@@ -9,7 +9,23 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { blobsPrefix, manifestKey, versionPrefix, versionsPrefix, VERSION_ID_PATTERN, type Location } from './location.ts';
+import { z } from 'zod';
+import { UserError } from '../core/errors.ts';
+import {
+  blobsPrefix,
+  COMMIT_PATH,
+  describe,
+  manifestKey,
+  objectKey,
+  SHARD_RECORD_NAME,
+  SHARDS_FOLDER,
+  shardRecordPath,
+  versionPrefix,
+  versionsPrefix,
+  VERSION_ID_PATTERN,
+  type Location,
+} from './location.ts';
+import { RECORD_CACHE_CONTROL } from './object-headers.ts';
 import { parseManifest, STORAGE_FORMAT, type ParsedManifest } from './read-tree.ts';
 import { storageFailure } from './storage.ts';
 
@@ -67,34 +83,137 @@ export interface VersionManifest extends ParsedManifest {
   sameFormat: boolean;
 }
 
-/** A version's manifest, or null when it has none (it was never completed, or is gone). */
-export async function readManifest(client: S3Client, location: Location, version: string, abortSignal?: AbortSignal): Promise<VersionManifest | null> {
-  const key = manifestKey(location, version);
+/**
+ * A version's manifest, or null when it is not complete (never completed, or gone): a whole
+ * tree's `_publish/manifest.sha256.gz`, or for a committed sharded version the union of its
+ * shards' manifests. `shard`: only the files that shard of a build with the same shard count
+ * holds are needed (its wallets and the shared files), so only that shard's manifest is read.
+ */
+export async function readManifest(
+  client: S3Client,
+  location: Location,
+  version: string,
+  options: { abortSignal?: AbortSignal; shard?: { index: number; count: number } } = {},
+): Promise<VersionManifest | null> {
+  const whole = await readGzipObject(client, location, manifestKey(location, version), options.abortSignal);
+  if (whole) return { ...parseManifest(whole.text), sameFormat: whole.metadata.format === STORAGE_FORMAT };
+  const commit = await readCommit(client, location, version, options.abortSignal);
+  if (!commit) return null;
+  const shards = options.shard?.count === commit.shards ? [options.shard.index] : commit.records.map((record) => record.shard);
+  const manifest: VersionManifest = { files: new Map(), blobs: new Map(), sameFormat: commit.format === STORAGE_FORMAT };
+  for (const index of shards) {
+    const record = await readShardRecord(client, location, version, { index, count: commit.shards }, options.abortSignal);
+    // A committed version whose shard manifest is gone is not whole any more.
+    if (!record) return null;
+    const part = parseManifest(record.text);
+    for (const [path, sha256] of part.files) manifest.files.set(path, sha256);
+    for (const [path, blob] of part.blobs) manifest.blobs.set(path, blob);
+  }
+  return manifest;
+}
+
+/** Written after every object of the version: from then on the version is complete. */
+export async function writeManifest(client: S3Client, location: Location, version: string, manifest: string, abortSignal?: AbortSignal): Promise<number> {
+  return writeGzipObject(client, location, manifestKey(location, version), manifest, { format: STORAGE_FORMAT }, abortSignal);
+}
+
+/** A staged shard's manifest (the `sha256sum` lines of its files, then its blob lines) and what it was stored with. */
+export interface ShardRecord {
+  text: string;
+  /** `sha256` of the text, `files`, `build` ("<now> <inputs>"), `format`. */
+  metadata: Record<string, string>;
+}
+
+export async function readShardRecord(client: S3Client, location: Location, version: string, shard: { index: number; count: number }, abortSignal?: AbortSignal): Promise<ShardRecord | null> {
+  return readGzipObject(client, location, objectKey(location, version, shardRecordPath(shard)), abortSignal);
+}
+
+/** Written after every object of the shard: from then on the shard is staged. */
+export async function writeShardRecord(client: S3Client, location: Location, version: string, shard: { index: number; count: number }, record: ShardRecord, abortSignal?: AbortSignal): Promise<void> {
+  await writeGzipObject(client, location, objectKey(location, version, shardRecordPath(shard)), record.text, record.metadata, abortSignal);
+}
+
+/** The shards staged under a version: each record's shard index and count, from the keys alone. */
+export async function listStagedShards(client: S3Client, location: Location, version: string, abortSignal?: AbortSignal): Promise<{ index: number; count: number }[]> {
+  const prefix = objectKey(location, version, SHARDS_FOLDER);
+  const shards: { index: number; count: number }[] = [];
+  for await (const key of listKeys(client, location, prefix, abortSignal)) {
+    const match = SHARD_RECORD_NAME.exec(key.slice(prefix.length));
+    if (match) shards.push({ index: Number(match[1]), count: Number(match[2]) });
+  }
+  return shards.sort((a, b) => a.count - b.count || a.index - b.index);
+}
+
+export const CommitSchema = z
+  .object({
+    format: z.string(),
+    shards: z.number().int().min(1),
+    records: z.array(z.object({ shard: z.number().int().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/), files: z.number().int().min(0) }).strict()),
+    committedAt: z.iso.datetime(),
+  })
+  .strict();
+export type Commit = z.infer<typeof CommitSchema>;
+
+export async function readCommit(client: S3Client, location: Location, version: string, abortSignal?: AbortSignal): Promise<Commit | null> {
+  const key = objectKey(location, version, COMMIT_PATH);
+  let text: string;
+  try {
+    const answer = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
+    text = await answer.Body!.transformToString('utf8');
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NoSuchKey') return null;
+    throw storageFailure(error, location, `reading ${key}`);
+  }
+  const parsed = CommitSchema.safeParse(safeJson(text));
+  if (!parsed.success) throw new UserError(`${describe(location)}: ${key} is not a commit written by wallet-snapshot publish; remove version ${version} or publish it again`);
+  return parsed.data;
+}
+
+/** Written after every shard is staged and before the pointer: the sharded version is complete. */
+export async function writeCommit(client: S3Client, location: Location, version: string, commit: Commit, abortSignal?: AbortSignal): Promise<void> {
+  const key = objectKey(location, version, COMMIT_PATH);
+  try {
+    await client.send(
+      new PutObjectCommand({ Bucket: location.bucket, Key: key, Body: `${JSON.stringify(CommitSchema.parse(commit))}\n`, ContentType: 'application/json; charset=utf-8', CacheControl: RECORD_CACHE_CONTROL }),
+      { abortSignal },
+    );
+  } catch (error) {
+    throw storageFailure(error, location, `writing ${key}`);
+  }
+}
+
+/** An object stored as a .gz file without Content-Encoding, so no server or proxy decodes it on the way. */
+async function readGzipObject(client: S3Client, location: Location, key: string, abortSignal?: AbortSignal): Promise<{ text: string; metadata: Record<string, string> } | null> {
   try {
     const answer = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
     const bytes = await answer.Body!.transformToByteArray();
-    // Stored as a .gz file without Content-Encoding, so no server or proxy decodes it on the way.
     const text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? zlib.gunzipSync(bytes) : Buffer.from(bytes)).toString('utf8');
-    return { ...parseManifest(text), sameFormat: answer.Metadata?.format === STORAGE_FORMAT };
+    return { text, metadata: { ...answer.Metadata } };
   } catch (error) {
     if ((error as { name?: string }).name === 'NoSuchKey') return null;
     throw storageFailure(error, location, `reading ${key}`);
   }
 }
 
-/** Written after every object of the version: from then on the version is complete. */
-export async function writeManifest(client: S3Client, location: Location, version: string, manifest: string, abortSignal?: AbortSignal): Promise<number> {
-  const key = manifestKey(location, version);
-  const body = zlib.gzipSync(manifest);
+async function writeGzipObject(client: S3Client, location: Location, key: string, text: string, metadata: Record<string, string>, abortSignal?: AbortSignal): Promise<number> {
+  const body = zlib.gzipSync(text);
   try {
     await client.send(
-      new PutObjectCommand({ Bucket: location.bucket, Key: key, Body: body, ContentType: 'application/gzip', Metadata: { format: STORAGE_FORMAT } }),
+      new PutObjectCommand({ Bucket: location.bucket, Key: key, Body: body, ContentType: 'application/gzip', CacheControl: RECORD_CACHE_CONTROL, Metadata: metadata }),
       { abortSignal },
     );
   } catch (error) {
     throw storageFailure(error, location, `writing ${key}`);
   }
   return body.length;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The sha256 of every blob stored under the prefix (one request per 1,000). */
@@ -116,24 +235,36 @@ const PRUNE_AFTERMATH = 'the live version is unaffected, and the next --keep rem
 const DELETE_BATCH = 1000;
 
 /** Removes every object of a version, its manifest first, so that a half-removed version is never taken for complete. */
+/**
+ * Removes every object of a version, what marks it complete first (its manifest, its commit), so
+ * that a half-removed version is never taken for complete.
+ */
 export async function deleteVersion(client: S3Client, location: Location, version: string, abortSignal?: AbortSignal): Promise<number> {
-  const manifest = manifestKey(location, version);
-  const keys = [manifest];
-  for await (const key of listKeys(client, location, versionPrefix(location, version), abortSignal)) if (key !== manifest) keys.push(key);
+  const first = [manifestKey(location, version), objectKey(location, version, COMMIT_PATH)];
+  const keys: string[] = [];
+  for await (const key of listKeys(client, location, versionPrefix(location, version), abortSignal)) if (!first.includes(key)) keys.push(key);
+  await deleteKeys(client, location, first, `removing the objects of version ${version}`, abortSignal);
   await deleteKeys(client, location, keys, `removing the objects of version ${version}`, abortSignal);
-  return keys.length - 1;
+  return keys.length + 1;
 }
 
 /**
- * Removes the blobs that no stored version's manifest names; returns how many. A version without
- * a manifest (a publish interrupted and not yet rerun) may lose blobs it uploaded: its rerun lists
- * the blobs and uploads the missing ones again before its pointer is written.
+ * Removes the blobs that no stored version refers to; returns how many. A version counts with its
+ * manifest, or, staged and not committed, with the manifests of its staged shards (a commit may
+ * follow). A version without either (a publish interrupted and not yet rerun) may lose blobs it
+ * uploaded: its rerun lists the blobs and uploads the missing ones again before it completes.
  */
 export async function deleteUnreferencedBlobs(client: S3Client, location: Location, abortSignal?: AbortSignal): Promise<number> {
   const referenced = new Set<string>();
   for (const version of await listVersions(client, location, abortSignal)) {
-    const manifest = await readManifest(client, location, version, abortSignal);
+    const manifest = await readManifest(client, location, version, { abortSignal });
     if (manifest) for (const blob of blobsOf(manifest)) referenced.add(blob);
+    else {
+      for (const shard of await listStagedShards(client, location, version, abortSignal)) {
+        const record = await readShardRecord(client, location, version, shard, abortSignal);
+        if (record) for (const blob of blobsOf({ ...parseManifest(record.text), sameFormat: true })) referenced.add(blob);
+      }
+    }
   }
   const keys = [...(await storedBlobs(client, location, abortSignal))].filter((blob) => !referenced.has(blob)).map((blob) => `${blobsPrefix(location)}${blob}`);
   await deleteKeys(client, location, keys, 'removing blobs no version refers to', abortSignal);

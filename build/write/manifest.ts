@@ -146,8 +146,8 @@ export class TreeManifest {
     this.copy?.append(lines);
   }
 
-  /** Flushes the list, then writes the summary holding its digest. */
-  async close(): Promise<void> {
+  /** Flushes the list, then writes the summary holding its digest and what names the build. */
+  async close(build: { now: string; inputs: string }): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       this.stream.end((error?: Error | null) => {
         const failure = this.failure ?? error;
@@ -161,6 +161,7 @@ export class TreeManifest {
       wallets: this.wallets.size,
       files: this.listed,
       sha256: this.digest.digest('hex'),
+      build,
     });
     const text = JSON.stringify(summary);
     await fs.promises.writeFile(path.join(this.root, ...manifestSummaryFile(this.shard).split('/')), text);

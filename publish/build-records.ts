@@ -1,0 +1,96 @@
+/**
+ * What the build recorded in the tree (`_snapshot/manifests/K-of-N.{json,sha256}`), read by
+ * `publish` before anything is sent: which shard of which build the tree is, and the sha256 of
+ * every file it wrote. Publish hashes every file anyway; comparing those hashes with the record
+ * is what keeps a tree edited after its build (one digit of one balance) from going live.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { UserError } from '../core/errors.ts';
+import { TreeManifestSchema, type TreeManifest } from '../schemas/manifest.ts';
+import { MANIFEST_DIR, MANIFEST_NAME, manifestListFile, manifestSummaryFile } from '../tree/manifest-files.ts';
+import type { TreeFile } from './read-tree.ts';
+
+export interface BuildRecords {
+  /** The shard the tree holds; 1 of 1 for a whole tree (an unsharded build, or all N shards). */
+  shard: { index: number; count: number };
+  /** Every shard record in the tree (one, or all N of a union). */
+  summaries: TreeManifest[];
+  /** tree path -> sha256, for every file the records list. */
+  files: Map<string, string>;
+}
+
+const LINE = /^([0-9a-f]{64}) {2}(.+)$/;
+
+export async function readBuildRecords(dir: string, shownDir: string): Promise<BuildRecords> {
+  const names = await fs.readdir(path.join(dir, MANIFEST_DIR)).catch(() => [] as string[]);
+  const shards = new Map<string, { index: number; count: number }>();
+  for (const name of names) {
+    const match = MANIFEST_NAME.exec(name);
+    if (!match) throw refuse(shownDir, `${MANIFEST_DIR}/${name} is not a record a build writes`);
+    shards.set(`${match[1]}-of-${match[2]}`, { index: Number(match[1]), count: Number(match[2]) });
+  }
+  if (shards.size === 0) throw refuse(shownDir, `${MANIFEST_DIR} is missing (the build's record of the files it wrote); build the tree again`);
+  const counts = new Set([...shards.values()].map((shard) => shard.count));
+  if (counts.size > 1) throw refuse(shownDir, `${MANIFEST_DIR} holds records of different shard counts (${[...counts].join(', ')})`);
+  const count = [...counts][0]!;
+  if (shards.size > 1 && shards.size < count) {
+    const held = [...shards.values()].map((shard) => shard.index).sort((a, b) => a - b);
+    throw refuse(shownDir, `it holds shards ${held.join(', ')} of ${count}: publish each shard's own tree (each is staged), or the union of all ${count}`);
+  }
+  const summaries: TreeManifest[] = [];
+  const files = new Map<string, string>();
+  for (const shard of [...shards.values()].sort((a, b) => a.index - b.index)) {
+    const summaryFile = manifestSummaryFile(shard);
+    const listFile = manifestListFile(shard);
+    let summary: TreeManifest;
+    try {
+      summary = TreeManifestSchema.parse(JSON.parse(await fs.readFile(path.join(dir, ...summaryFile.split('/')), 'utf8')));
+    } catch (error) {
+      throw refuse(shownDir, `${summaryFile} cannot be read as the build's record (${(error as Error).message.split('\n')[0]}); build the tree again`);
+    }
+    const list = await fs.readFile(path.join(dir, ...listFile.split('/'))).catch(() => null);
+    if (!list) throw refuse(shownDir, `${listFile} is missing`);
+    if (crypto.createHash('sha256').update(list).digest('hex') !== summary.sha256) throw refuse(shownDir, `${listFile} was edited (its sha256 is not the one ${summaryFile} records)`);
+    for (const line of list.toString('utf8').split('\n')) {
+      if (line === '') continue;
+      const match = LINE.exec(line);
+      if (!match) throw refuse(shownDir, `${listFile} holds a malformed line`);
+      files.set(match[2]!, match[1]!);
+    }
+    summaries.push(summary);
+  }
+  const builds = new Set(summaries.map((summary) => `${summary.build.now} ${summary.build.inputs}`));
+  if (builds.size > 1) throw refuse(shownDir, `its ${summaries.length} shard records come from different builds (another --now or other inputs)`);
+  const whole = summaries.length === count;
+  return { shard: whole ? { index: 1, count: 1 } : summaries[0]!.shard, summaries, files };
+}
+
+/**
+ * Every hashed file is the one the build recorded, and every recorded file is there: the files a
+ * static host reads but the store does not (`isPublished`) are listed as present.
+ */
+export function checkAgainstRecords(records: BuildRecords, files: readonly TreeFile[], unpublished: readonly string[], shownDir: string): void {
+  const present = new Set(unpublished);
+  const problems: string[] = [];
+  for (const file of files) {
+    present.add(file.path);
+    if (file.path.startsWith(`${MANIFEST_DIR}/`)) continue;
+    const recorded = records.files.get(file.path);
+    if (recorded === undefined) problems.push(`${file.path}: not written by the build`);
+    else if (recorded !== file.sha256) problems.push(`${file.path}: edited since the build (its bytes are not the ones the build wrote)`);
+  }
+  for (const file of records.files.keys()) if (!present.has(file)) problems.push(`${file}: missing`);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).map((problem) => `  - ${problem}`).join('\n');
+    throw new UserError(
+      `--dir ${shownDir} is not the tree its build wrote (${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent and the live version is untouched):\n${shown}\n` +
+        `run wallet-snapshot verify --dir ${shownDir} for the whole list, and build the tree again`,
+    );
+  }
+}
+
+function refuse(shownDir: string, why: string): UserError {
+  return new UserError(`--dir ${shownDir} cannot be published: ${why}; nothing was sent`);
+}

@@ -1,0 +1,240 @@
+/**
+ * Sending a tree's files into one version prefix: each file planned against what is stored
+ * (skip what this version holds already, copy server-side what the live version holds with the
+ * same bytes, upload the rest), the closed months' blob of a daily document uploaded before the
+ * object that refers to it. Both ways into a version use it: a whole tree's publish and a shard's
+ * stage.
+ */
+import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import pLimit from 'p-limit';
+import { UserError } from '../core/errors.ts';
+import type { Progress } from '../core/progress.ts';
+import { gzip } from './compress.ts';
+import { restOf } from './daily-parts.ts';
+import { blobKey, objectKey, type Location } from './location.ts';
+import { BLOB_CONTENT_TYPE, contentTypeOf, isCompressible, OBJECT_CACHE_CONTROL } from './object-headers.ts';
+import { readTreeFile, sha256Hex, storedSize, type ParsedManifest, type TreeFile } from './read-tree.ts';
+import { storageFailure, throwIfInterrupted } from './storage.ts';
+
+export interface PublishOptions {
+  dir: string;
+  location: Location;
+  client: S3Client;
+  /** Requests in flight at most. */
+  concurrency: number;
+  progress: Progress;
+  abortSignal?: AbortSignal;
+}
+
+export interface Transfer {
+  objects: number;
+  /** Uncompressed bytes of the objects (of a document in two parts, the part under the version). */
+  rawBytes: number;
+  /** Bytes sent in request bodies (uploads only). */
+  sentBytes: number;
+}
+
+/** What was sent, copied and skipped into a version. */
+export interface TransferSummary {
+  uploaded: Transfer;
+  copied: Transfer;
+  /** Stored already under the version (an interrupted publish of the same tree wrote them). */
+  skipped: Transfer;
+  /** The closed months' blobs this version's daily documents refer to. */
+  blobs: {
+    uploaded: Transfer;
+    /** Stored already (by an earlier night, most nights): neither sent nor copied. */
+    stored: Transfer;
+  };
+}
+
+
+type Action = 'upload' | 'copy' | 'skip';
+
+export function emptyTransfers(): TransferSummary {
+  const none = (): Transfer => ({ objects: 0, rawBytes: 0, sentBytes: 0 });
+  return { uploaded: none(), copied: none(), skipped: none(), blobs: { uploaded: none(), stored: none() } };
+}
+
+export interface VersionPlan {
+  version: string;
+  /** Tree paths stored under the version already (an interrupted run wrote them). */
+  stored: Set<string>;
+  /** The live version and its manifest, when its objects may be copied. */
+  live: { version: string; manifest: ParsedManifest } | null;
+  /** Blobs known to be stored. */
+  knownBlobs: Set<string>;
+}
+
+/** Every file into the version; stops at the first failure, with the files in flight finished. */
+export async function transferFiles(options: PublishOptions, dir: string, files: readonly TreeFile[], plan: VersionPlan, summary: TransferSummary): Promise<void> {
+  const { progress, abortSignal } = options;
+  const { version, stored, live } = plan;
+  const actionOf = (file: TreeFile): Action => {
+    if (stored.has(file.path)) return 'skip';
+    if (live?.manifest.files.get(file.path) !== file.sha256) return 'upload';
+    // The same document split at another place (a month closed) is stored otherwise.
+    const liveBlob = live.manifest.blobs.get(file.path);
+    return liveBlob?.sha256 === file.blob?.sha256 && liveBlob?.at === file.blob?.at ? 'copy' : 'upload';
+  };
+  const blobs = new BlobUploads(options, dir, plan.knownBlobs, summary);
+  const limit = pLimit(options.concurrency);
+  let done = 0;
+  let failure: unknown = null;
+  const transfer = async (file: TreeFile) => {
+    if (failure !== null) return;
+    try {
+      throwIfInterrupted(abortSignal, 'publishing');
+      const action = actionOf(file);
+      // The blob first: an object under the version never refers to a blob not yet stored.
+      if (file.blob) await blobs.ensure(file);
+      if (action === 'skip') count(summary.skipped, file, 0);
+      else if (action === 'copy') count(summary.copied, file, await copy(options, live!.version, version, file));
+      else count(summary.uploaded, file, await upload(options, dir, version, file));
+    } catch (error) {
+      // The queued files return at once from here on (p-limit's clearQueue would leave their
+      // promises pending forever).
+      failure ??= error;
+      return;
+    }
+    progress.tick(++done, files.length, 'objects');
+  };
+  await Promise.all(files.map((file) => limit(() => transfer(file))));
+  if (failure !== null) throw failure;
+}
+
+export function count(transfer: Transfer, file: TreeFile, sentBytes: number): void {
+  add(transfer, storedSize(file), sentBytes);
+}
+
+export function add(transfer: Transfer, rawBytes: number, sentBytes: number): void {
+  transfer.objects++;
+  transfer.rawBytes += rawBytes;
+  transfer.sentBytes += sentBytes;
+}
+
+export function distinctBlobs(files: readonly TreeFile[]): { sha256: string; length: number }[] {
+  const blobs = new Map<string, number>();
+  for (const file of files) if (file.blob) blobs.set(file.blob.sha256, file.blob.length);
+  return [...blobs].map(([sha256, length]) => ({ sha256, length }));
+}
+
+/**
+ * The object's headers and metadata: the same whether uploaded or copied. A document in two
+ * parts also names its blob and where the blob's bytes go, and the whole document's size (a
+ * reader checks what it assembled against it); `sha256` is always the whole document's, so the
+ * ETag does not depend on how it is stored.
+ */
+function objectHeaders(file: TreeFile) {
+  return {
+    ContentType: contentTypeOf(file.path),
+    CacheControl: OBJECT_CACHE_CONTROL,
+    ...(isCompressible(file.path) ? { ContentEncoding: 'gzip' } : {}),
+    Metadata: {
+      sha256: file.sha256,
+      mtime: String(file.mtimeMs),
+      ...(file.blob ? { blob: file.blob.sha256, 'blob-at': String(file.blob.at), size: String(file.size) } : {}),
+    },
+  };
+}
+
+/** A file's bytes, refused when they are not the bytes hashed at the start. */
+async function verifiedBytes(options: PublishOptions, dir: string, file: TreeFile): Promise<Buffer> {
+  const { bytes } = await readTreeFile(dir, file.path);
+  if ((await sha256Hex(bytes)) !== file.sha256) {
+    throw new UserError(`--dir ${options.dir}: ${file.path} changed while it was being published (a build replaced the tree?); publish again once the tree is complete`);
+  }
+  return bytes;
+}
+
+/**
+ * Each blob the version needs, uploaded once (several documents may hold the same closed
+ * months' bytes) unless it is stored already.
+ */
+class BlobUploads {
+  private readonly pending = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly options: PublishOptions,
+    private readonly dir: string,
+    private readonly stored: Set<string>,
+    private readonly summary: TransferSummary,
+  ) {}
+
+  ensure(file: TreeFile): Promise<void> {
+    const blob = file.blob!;
+    let done = this.pending.get(blob.sha256);
+    if (!done) {
+      if (this.stored.has(blob.sha256)) {
+        add(this.summary.blobs.stored, blob.length, 0);
+        done = Promise.resolve();
+      } else {
+        done = this.upload(file);
+      }
+      this.pending.set(blob.sha256, done);
+    }
+    return done;
+  }
+
+  private async upload(file: TreeFile): Promise<void> {
+    const blob = file.blob!;
+    const bytes = (await verifiedBytes(this.options, this.dir, file)).subarray(blob.at, blob.at + blob.length);
+    const body = await gzip(bytes);
+    const { location, client, abortSignal } = this.options;
+    const key = blobKey(location, blob.sha256);
+    try {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: location.bucket,
+          Key: key,
+          Body: body,
+          ContentType: BLOB_CONTENT_TYPE,
+          ContentEncoding: 'gzip',
+          CacheControl: OBJECT_CACHE_CONTROL,
+          Metadata: { sha256: blob.sha256, size: String(blob.length) },
+        }),
+        { abortSignal },
+      );
+    } catch (error) {
+      throw storageFailure(error, location, `uploading ${key}`);
+    }
+    add(this.summary.blobs.uploaded, blob.length, body.length);
+  }
+}
+
+async function upload(options: PublishOptions, dir: string, version: string, file: TreeFile): Promise<number> {
+  const bytes = await verifiedBytes(options, dir, file);
+  const stored = file.blob ? restOf(bytes, file.blob) : bytes;
+  const body = isCompressible(file.path) ? await gzip(stored) : stored;
+  const key = objectKey(options.location, version, file.path);
+  try {
+    await options.client.send(new PutObjectCommand({ Bucket: options.location.bucket, Key: key, Body: body, ...objectHeaders(file) }), { abortSignal: options.abortSignal });
+  } catch (error) {
+    throw storageFailure(error, options.location, `uploading ${key}`);
+  }
+  return body.length;
+}
+
+/**
+ * A server-side copy from the live version. The metadata is replaced rather than copied so that
+ * `mtime` is this tree's, as a reader of the tree folder would see it.
+ */
+async function copy(options: PublishOptions, liveVersion: string, version: string, file: TreeFile): Promise<number> {
+  const source = objectKey(options.location, liveVersion, file.path);
+  const key = objectKey(options.location, version, file.path);
+  try {
+    await options.client.send(
+      new CopyObjectCommand({
+        Bucket: options.location.bucket,
+        Key: key,
+        CopySource: `${options.location.bucket}/${source.split('/').map(encodeURIComponent).join('/')}`,
+        MetadataDirective: 'REPLACE',
+        ...objectHeaders(file),
+      }),
+      { abortSignal: options.abortSignal },
+    );
+  } catch (error) {
+    throw storageFailure(error, options.location, `copying ${source} to ${key}`);
+  }
+  return 0;
+}
