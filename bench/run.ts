@@ -1,67 +1,92 @@
 /**
- * `npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]`
+ * `npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]`, or the sharded night:
+ * `--shard K/N` (one shard and the commit's refusal) or `--stage-all --shards N` (every shard, then
+ * the commit). `npm run bench -- --help` for every option (bench/options.ts).
  *
  * Generates a seeded dataset of N wallets (default 100,000: ~10M balance rows, ~30M points rows,
- * 365 days, 3 chains, all 7 tokens, 10% of wallets with venue-B sub-accounts), runs the real
- * `wallet-snapshot build` on it as a child process, load-tests the preview server on daily
- * requests, measures the filesystem floor of the same files in the same run, and prints a table
- * and one final JSON line with every figure (for a CI history). `--keep` keeps the trees.
+ * 365 days, 3 chains, all 7 tokens, 10% of wallets with venue-B sub-accounts), streamed by DuckDB
+ * at any size. Unsharded, it runs the real `wallet-snapshot build` on it as a child process,
+ * load-tests the preview server on daily requests, measures the filesystem floor of the same files
+ * in the same run, and prints a table and one final JSON line with every figure (for a CI
+ * history). Sharded, it measures each step of the night (bench/night.ts) and prints them the same
+ * way. `--keep` keeps the trees. Every child stops with the bench on SIGTERM or SIGINT.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
-import { parseArgs } from 'node:util';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { generateDataset } from '../data/generate.ts';
 import { listTree, measureFloor, measureSyncFloor } from './floor.ts';
+import { cpuSeconds, runMeasured, startChild, stopChildrenOnSignals } from './children.ts';
+import { parseBenchOptions, USAGE, UsageError, type BenchOptions } from './options.ts';
+import { formatNight, runNight } from './night.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/wallet-snapshot.js');
 const NOW = '2025-11-21T17:00:00Z';
 const AS_OF = '2025-11-20';
 
-function readOptions() {
+function readOptions(): BenchOptions {
   try {
-    const { values } = parseArgs({
-      options: { wallets: { type: 'string' }, seed: { type: 'string' }, 'server-seconds': { type: 'string' }, keep: { type: 'boolean' } },
-    });
-    const whole = (name: 'wallets' | 'seed' | 'server-seconds', fallback: number, least: number): number => {
-      const text = values[name];
-      if (text === undefined) return fallback;
-      if (!/^\d+$/.test(text) || Number(text) < least) throw new Error(`--${name} "${text}" is not a whole number of at least ${least}`);
-      return Number(text);
-    };
-    return { wallets: whole('wallets', 100_000, 1), seed: whole('seed', 1, 0), serverSeconds: whole('server-seconds', 10, 1), keep: values.keep === true };
+    const options = parseBenchOptions(process.argv.slice(2));
+    if (options === null) {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
+    return options;
   } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]\n`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`bench: ${error.message}\n${USAGE}`);
     process.exit(2);
   }
 }
 
-const { wallets, seed, serverSeconds, keep } = readOptions();
-const work = path.join(ROOT, 'bench-data', `w${wallets}-seed${seed}`);
+const options = readOptions();
+const { wallets, seed, serverSeconds, keep } = options;
+const work = path.join(options.data ?? path.join(ROOT, 'bench-data'), `w${wallets}-seed${seed}`);
 const input = path.join(work, 'input');
-const out = path.join(work, 'public');
-
+const trees = options.trees ? path.join(options.trees, `w${wallets}-seed${seed}`) : work;
+const out = path.join(trees, 'public');
 const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
-// 1. The dataset (kept between runs: the same seed gives the same bytes).
+// Every child (the generator, builds, servers) stops with the bench; a store made here goes too.
+let ownStore: string | null = null;
+stopChildrenOnSignals(() => {
+  if (ownStore) fs.rmSync(ownStore, { recursive: true, force: true });
+});
+
+// 1. The dataset (kept between runs: the same seed gives the same bytes). Generated in a child
+// process, measured like the steps: at 1,000,000 wallets it is ~100M balance rows and ~300M points
+// rows, streamed through DuckDB's sort with a bounded memory limit.
 let generateSeconds: number | null = null;
+let generate: { wallSeconds: number; cpuSeconds: number | null; peakRssMB: number | null; bytes: number } | null = null;
 if (!fs.existsSync(path.join(input, 'seasons.parquet'))) {
-  log(`generating ${wallets} wallets (seed ${seed})...`);
-  const started = performance.now();
-  await generateDataset({ outDir: input, wallets, seed, startDate: '2024-11-21', days: 365, seasonOneEnd: '2025-05-31', rowsPerWallet: 100 });
-  generateSeconds = (performance.now() - started) / 1000;
+  log(`generating ${wallets} wallets (seed ${seed}) into ${input}...`);
+  const dataset = { outDir: input, wallets, seed, startDate: '2024-11-21', days: 365, seasonOneEnd: '2025-05-31', rowsPerWallet: 100, memoryLimit: options.generateMemory };
+  const generated = await runMeasured('generate', ['--import', 'tsx'], [path.join(ROOT, 'bench/generate-dataset.ts'), JSON.stringify(dataset)]);
+  if (generated.code !== 0) throw new Error(`the generator failed with exit code ${generated.code ?? generated.signal}`);
+  generateSeconds = generated.wallSeconds;
+  generate = {
+    wallSeconds: round(generated.wallSeconds)!,
+    cpuSeconds: round(cpuSeconds(generated.usage)),
+    peakRssMB: generated.usage ? Math.round(generated.usage.peakRssBytes / 2 ** 20) : null,
+    bytes: listTree(input).reduce((sum, file) => sum + file.size, 0),
+  };
+  log(`generated in ${generate.wallSeconds} s, ${generate.cpuSeconds} CPU-s, peak RSS ${generate.peakRssMB} MB, ${(generate.bytes / 2 ** 30).toFixed(2)} GiB of Parquet`);
+}
+
+if (options.night) {
+  await sharded(options.night);
+  process.exit(0);
 }
 
 // Trees an earlier run left (--keep, or an interrupted run). Removing them here slows the files
 // created in the next minutes on ext4 without a journal (see the floor below), hence the warning.
-const floorTargets = [path.join(work, 'floor-sync'), path.join(work, 'floor-async')];
+const floorTargets = [path.join(trees, 'floor-sync'), path.join(trees, 'floor-async')];
 // (`floor` is where earlier versions of this bench wrote both floors.)
 // `out` is a link to a build folder in `.public.builds`, which holds the trees themselves.
-const builtTrees = [out, path.join(work, '.public.builds')];
-const leftovers = [...builtTrees, ...floorTargets, path.join(work, 'floor')].filter((dir) => fs.existsSync(dir));
+const builtTrees = [out, path.join(trees, '.public.builds')];
+const leftovers = [...builtTrees, ...floorTargets, path.join(trees, 'floor')].filter((dir) => fs.existsSync(dir));
 if (leftovers.length > 0) {
   for (const dir of leftovers) fs.rmSync(dir, { recursive: true, force: true });
   log(`removed ${leftovers.length} tree(s) of an earlier run; on ext4 without a journal, figures taken in the next 5 minutes may be slow`);
@@ -69,11 +94,11 @@ if (leftovers.length > 0) {
 
 // 2. The real build, as a user runs it.
 log('building...');
-const summaryFile = path.join(work, 'summary.json');
-const buildStarted = performance.now();
-const code = await run(process.execPath, [CLI, 'build', '--input', input, '--out', out, '--now', NOW, '--progress', 'lines', '--summary-json', summaryFile]);
-const buildSeconds = (performance.now() - buildStarted) / 1000;
-if (code !== 0) throw new Error(`the build failed with exit code ${code}`);
+fs.mkdirSync(trees, { recursive: true });
+const summaryFile = path.join(trees, 'summary.json');
+const built = await runMeasured('build', [], [CLI, 'build', '--input', input, '--out', out, '--now', NOW, '--progress', 'lines', '--summary-json', summaryFile]);
+const buildSeconds = built.wallSeconds;
+if (built.code !== 0) throw new Error(`the build failed with exit code ${built.code ?? built.signal}`);
 const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
 
 // Every measurement below starts with nothing left to write back, as the build did: otherwise
@@ -92,8 +117,8 @@ const addresses = fs.readdirSync(path.join(out, 'v1/address')).slice(0, 2000);
 const loadTests: Record<'node' | 'workerd', { unfiltered: LoadFigures; filtered: LoadFigures }> = {} as never;
 for (const runtime of ['node', 'workerd'] as const) {
   log(`load-testing the ${runtime === 'node' ? 'Node server' : 'Worker in workerd'}...`);
-  const dir = runtime === 'node' ? out : linkSampleTree(out, path.join(work, 'worker-tree'), addresses);
-  const server = spawn(process.execPath, [CLI, 'serve', '--dir', dir, '--port', '0', '--runtime', runtime], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const dir = runtime === 'node' ? out : linkSampleTree(out, path.join(trees, 'worker-tree'), addresses);
+  const server = startChild(`serve --runtime ${runtime}`, process.execPath, [CLI, 'serve', '--dir', dir, '--port', '0', '--runtime', runtime], { stdio: ['ignore', 'pipe', 'inherit'] });
   const base = await new Promise<string>((resolve, reject) => {
     server.stdout!.on('data', (data: Buffer) => {
       const match = /at (http:\/\/\S+)/.exec(String(data));
@@ -161,19 +186,12 @@ process.stdout.write(`${JSON.stringify(figures)}\n`);
 // this size removes the trees first.
 if (!keep) {
   log('removing the floor trees and the built tree...');
-  for (const target of [...floorTargets, ...builtTrees, path.join(work, 'worker-tree')]) fs.rmSync(target, { recursive: true, force: true });
+  for (const target of [...floorTargets, ...builtTrees, path.join(trees, 'worker-tree')]) fs.rmSync(target, { recursive: true, force: true });
 }
+process.exit(0);
 
 function round(value: number | null): number | null {
   return value === null ? null : Math.round(value * 100) / 100;
-}
-
-function run(command: string, args: string[]): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
 }
 
 interface LoadFigures {
@@ -204,4 +222,25 @@ async function load(base: string, pathOf: (i: number) => string): Promise<LoadFi
   const result = await autocannon({ ...options, duration: serverSeconds });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`load test: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return { requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+/** The sharded night: one shard and the commit's refusal, or every shard and the commit. */
+async function sharded(night: NonNullable<BenchOptions['night']>): Promise<void> {
+  const shards = night.shards;
+  const stage = night.kind === 'one-shard' ? [night.shard] : Array.from({ length: shards }, (_, i) => i + 1);
+  fs.mkdirSync(trees, { recursive: true });
+  const tmpfs = fs.existsSync('/dev/shm') ? '/dev/shm' : path.join(trees);
+  const store = options.store ?? fs.mkdtempSync(path.join(tmpfs, 'ws-bench-s3-'));
+  if (options.store === null) ownStore = store;
+  const figures = await runNight({ cli: CLI, input, trees, store, s3rverScript: path.join(ROOT, 'test/helpers/s3rver-process.mjs'), now: NOW, stage, shards, keep, log });
+  process.stdout.write(`\nwallets                 ${wallets}, ${night.kind === 'one-shard' ? `shard ${night.shard} of ${shards}` : `all ${shards} shards`}\n`);
+  if (generate) {
+    process.stdout.write(`generate                ${generate.wallSeconds} s wall, ${generate.cpuSeconds} CPU-s, peak RSS ${generate.peakRssMB} MB, ${(generate.bytes / 2 ** 30).toFixed(2)} GiB of Parquet\n`);
+  }
+  process.stdout.write(formatNight(figures));
+  process.stdout.write(`${JSON.stringify({ wallets, seed, generate, night: figures })}\n`);
+  if (!keep && options.store === null) {
+    fs.rmSync(store, { recursive: true, force: true });
+    ownStore = null;
+  }
 }

@@ -1,12 +1,18 @@
-/** `npm run bench`: a bad or unknown option stops it at once with the usage, before any work. */
+/**
+ * `npm run bench`: a bad or unknown option stops it at once with the usage, before any work;
+ * `--help` prints the usage and exits 0; a SIGTERM stops every child process it started.
+ */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './helpers/process.ts';
+import { tempDir } from './helpers/fixtures.ts';
 
-const bench = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/run.ts'), ...args], { cwd: ROOT, encoding: 'utf8' });
+const BENCH = path.join(ROOT, 'bench/run.ts');
+const bench = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', BENCH, ...args], { cwd: ROOT, encoding: 'utf8' });
+const USAGE_LINE = 'usage: npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]';
 
 test('bad values and unknown options exit 2 with the usage', () => {
   for (const [args, message] of [
@@ -14,11 +20,69 @@ test('bad values and unknown options exit 2 with the usage', () => {
     [['--wallets', '0'], '--wallets "0" is not a whole number of at least 1'],
     [['--server-seconds', '1.5'], '--server-seconds "1.5" is not a whole number of at least 1'],
     [['--bogus'], "Unknown option '--bogus'"],
+    [['--shard', '3/2'], '--shard "3/2" is not K/N with 1 <= K <= N (e.g. 1/8)'],
+    [['--stage-all'], '--stage-all needs --shards N'],
+    [['--shards', '4'], '--shards goes with --stage-all'],
+    [['--shard', '1/2', '--stage-all', '--shards', '2'], '--shard and --stage-all exclude each other'],
   ] as const) {
     const result = bench(...args);
     assert.is(result.status, 2, args.join(' '));
     assert.match(result.stderr, `bench: ${message}`);
-    assert.match(result.stderr, 'usage: npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]');
+    assert.match(result.stderr, USAGE_LINE);
+  }
+});
+
+test('--help prints the usage on stdout and exits 0', () => {
+  for (const flag of ['--help', '-h']) {
+    const result = bench(flag);
+    assert.is(result.status, 0, flag);
+    assert.match(result.stdout, USAGE_LINE);
+    assert.match(result.stdout, '--shard K/N');
+    assert.match(result.stdout, '--stage-all');
+    assert.is(result.stderr, '');
+  }
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('SIGTERM to the bench stops every child it started (the S3 server and the build) and exits 130', async () => {
+  const data = tempDir('ws-bench-signal-');
+  const store = path.join(data, 'store');
+  const child = spawn(process.execPath, ['--import', 'tsx', BENCH, '--wallets', '30', '--shard', '1/2', '--data', data, '--store', store], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const pids = new Map<number, string>();
+  let signalled = false;
+  child.stdout.resume();
+  child.stderr.on('data', (data: Buffer) => {
+    stderr += data;
+    for (const match of stderr.matchAll(/\[bench\] started pid (\d+): (.*)/g)) pids.set(Number(match[1]), match[2]!);
+    // Once the build runs, the S3 server runs too: two children to stop.
+    if (!signalled && [...pids.values()].some((name) => name.startsWith('build'))) {
+      signalled = true;
+      child.kill('SIGTERM');
+    }
+  });
+  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal])));
+  try {
+    assert.ok(signalled, `the bench never started a build:\n${stderr}`);
+    assert.is(code, 130, `exit ${code} ${signal}:\n${stderr}`);
+    const names = [...pids.values()];
+    assert.ok(names.includes('s3rver'), names.join(', '));
+    assert.ok(names.some((name) => name.startsWith('build')), names.join(', '));
+    for (const [pid, name] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) is still running`);
+  } finally {
+    for (const pid of pids.keys()) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    fs.rmSync(data, { recursive: true, force: true });
   }
 });
 

@@ -1,0 +1,210 @@
+/**
+ * The sharded night (SPEC section 7, "The night at scale"), as N runners of a CI matrix run it:
+ * each builds its shard, verifies it and stages it in object storage; one last step commits.
+ * Every step is the real CLI in a child process, measured (wall seconds, its own CPU-seconds and
+ * peak RSS); the S3 server (s3rver, storing on tmpfs) is a child process of its own whose CPU is
+ * reported apart, since a real store's time is not the runner's.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { cpuSeconds, runMeasured, startMeasuredServer, type Measured, type MeasuredServer, type Usage } from './children.ts';
+import { listTree } from './floor.ts';
+
+export interface NightPlan {
+  cli: string;
+  input: string;
+  /** Where shard trees are built. */
+  trees: string;
+  /** The S3 server's storage folder. */
+  store: string;
+  s3rverScript: string;
+  now: string;
+  /** The shards to build, verify and stage, in order (1-based), of `shards`. */
+  stage: number[];
+  shards: number;
+  keep: boolean;
+  log: (text: string) => void;
+}
+
+export interface StepFigures {
+  wallSeconds: number;
+  cpuSeconds: number | null;
+  userSeconds: number | null;
+  systemSeconds: number | null;
+  peakRssMB: number | null;
+  exitCode: number | null;
+}
+
+export interface ShardFigures {
+  shard: number;
+  shards: number;
+  build: StepFigures & { files: number; bytes: number; stageSeconds: Record<string, number> };
+  verify: StepFigures;
+  stage: StepFigures & { version: string | null; serverCpuSeconds: number | null; storeBytes: number; storeObjects: number };
+  /** build + verify + stage, against the bars (600 s, 2 GiB). */
+  night: { wallSeconds: number; cpuSeconds: number | null; peakRssMB: number | null; withinTime: boolean; withinMemory: boolean };
+}
+
+export interface NightFigures {
+  shards: ShardFigures[];
+  commit: StepFigures & { expected: 'committed' | 'refused'; outcome: string; serverCpuSeconds: number | null; withinTime: boolean };
+  server: { cpuSeconds: number | null; peakRssMB: number | null };
+}
+
+export const BARS = { shardSeconds: 600, shardRssBytes: 2 * 2 ** 30, commitSeconds: 60 };
+export const BUCKET = 'bench';
+const LOCATION = `s3://${BUCKET}/night`;
+/** s3rver's built-in key pair. */
+const S3_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
+
+export async function runNight(plan: NightPlan): Promise<NightFigures> {
+  fs.mkdirSync(plan.store, { recursive: true });
+  const server = startMeasuredServer('s3rver', ['--openssl-legacy-provider'], [plan.s3rverScript, plan.store, BUCKET]);
+  const endpoint = `http://127.0.0.1:${await portOf(server)}`;
+  plan.log(`S3 server (s3rver) at ${endpoint}, storing in ${plan.store}`);
+  const shards: ShardFigures[] = [];
+  let version: string | null = null;
+  for (const shard of plan.stage) {
+    const figures = await runShard(plan, server, endpoint, shard);
+    shards.push(figures);
+    version ??= figures.stage.version;
+  }
+
+  // The commit: with every shard staged it must make the version live; with only some, refuse it.
+  const expected = plan.stage.length === plan.shards ? 'committed' : 'refused';
+  plan.log(`committing (${expected === 'committed' ? `all ${plan.shards} shards staged` : `${plan.shards - plan.stage.length} of ${plan.shards} shards missing: expecting a refusal`})...`);
+  const serverBefore = await server.usageNow();
+  const commit = await runMeasured('publish --commit', [], [plan.cli, 'publish', '--commit', ...(version ? [version] : []), '--to', LOCATION, '--endpoint', endpoint, '--progress', 'lines'], S3_CREDENTIALS);
+  const serverAfter = await server.usageNow();
+  const committed = commit.code === 0 && /^committed version /m.test(commit.stdout);
+  const outcome =
+    commit.code === 0
+      ? firstLine(commit.stdout)
+      : `exit ${commit.code ?? commit.signal}: ${firstLine(commit.stderr.split('\n').filter((line) => !line.startsWith('[')).join('\n'))}`;
+  if (expected === 'committed' && !committed) throw new Error(`the commit failed (${outcome})`);
+  if (expected === 'refused' && commit.code !== 1) throw new Error(`the commit of a version with missing shards should exit 1, not ${commit.code} (${outcome})`);
+  const serverFinal = await server.stop();
+  return {
+    shards,
+    commit: { ...step(commit), expected, outcome, serverCpuSeconds: cpuDelta(serverBefore, serverAfter), withinTime: commit.wallSeconds <= BARS.commitSeconds },
+    server: { cpuSeconds: serverFinal ? round(cpuSeconds(serverFinal)!) : null, peakRssMB: serverFinal ? megabytes(serverFinal.peakRssBytes) : null },
+  };
+}
+
+async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: string, shard: number): Promise<ShardFigures> {
+  const label = `${shard}/${plan.shards}`;
+  const out = path.join(plan.trees, `shard-${shard}-of-${plan.shards}`);
+  const builds = path.join(plan.trees, `.shard-${shard}-of-${plan.shards}.builds`);
+  for (const leftover of [out, builds]) fs.rmSync(leftover, { recursive: true, force: true });
+  const summaryFile = path.join(plan.trees, `summary-shard-${shard}-of-${plan.shards}.json`);
+
+  plan.log(`shard ${label}: building...`);
+  const build = await runMeasured(`build --shard ${label}`, [], [plan.cli, 'build', '--input', plan.input, '--out', out, '--now', plan.now, '--shard', label, '--progress', 'lines', '--summary-json', summaryFile]);
+  if (build.code !== 0) throw new Error(`the build of shard ${label} failed with exit code ${build.code ?? build.signal}`);
+  const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+
+  plan.log(`shard ${label}: verifying...`);
+  const verify = await runMeasured(`verify --shard ${label}`, [], [plan.cli, 'verify', '--dir', out, '--shard', label]);
+  if (verify.code !== 0) throw new Error(`verify of shard ${label} failed with exit code ${verify.code ?? verify.signal}`);
+
+  plan.log(`shard ${label}: staging...`);
+  const serverBefore = await server.usageNow();
+  const stage = await runMeasured(`publish (stage) ${label}`, [], [plan.cli, 'publish', '--dir', out, '--to', LOCATION, '--endpoint', endpoint, '--progress', 'lines'], S3_CREDENTIALS);
+  const serverAfter = await server.usageNow();
+  if (stage.code !== 0) throw new Error(`staging shard ${label} failed with exit code ${stage.code ?? stage.signal}`);
+  const staged = /^staged shard (\d+) of (\d+) of version (\S+)/m.exec(stage.stdout);
+  if (!staged || Number(staged[1]) !== shard || Number(staged[2]) !== plan.shards) {
+    throw new Error(`publish did not print "staged shard ${shard} of ${plan.shards} of version ...": ${firstLine(stage.stdout)}`);
+  }
+  // s3rver keeps each object as `<name>._S3rver_object` beside its metadata.
+  const store = listTree(plan.store).filter((file) => file.file.endsWith('._S3rver_object'));
+
+  // A runner holds its own shard's tree only: once staged, it goes (unless --keep).
+  if (!plan.keep) for (const tree of [out, builds]) fs.rmSync(tree, { recursive: true, force: true });
+
+  const steps = [build, verify, stage];
+  const wallSeconds = steps.reduce((sum, one) => sum + one.wallSeconds, 0);
+  const cpu = steps.every((one) => one.usage !== null) ? steps.reduce((sum, one) => sum + cpuSeconds(one.usage)!, 0) : null;
+  const peakRssBytes = steps.every((one) => one.usage !== null) ? Math.max(...steps.map((one) => one.usage!.peakRssBytes)) : null;
+  return {
+    shard,
+    shards: plan.shards,
+    build: { ...step(build), files: summary.files, bytes: summary.bytes, stageSeconds: summary.stageSeconds },
+    verify: step(verify),
+    stage: {
+      ...step(stage),
+      version: staged[3]!,
+      serverCpuSeconds: cpuDelta(serverBefore, serverAfter),
+      storeBytes: store.reduce((sum, file) => sum + file.size, 0),
+      storeObjects: store.length,
+    },
+    night: {
+      wallSeconds: round(wallSeconds),
+      cpuSeconds: cpu === null ? null : round(cpu),
+      peakRssMB: peakRssBytes === null ? null : megabytes(peakRssBytes),
+      withinTime: wallSeconds <= BARS.shardSeconds,
+      withinMemory: peakRssBytes !== null && peakRssBytes <= BARS.shardRssBytes,
+    },
+  };
+}
+
+/** The port s3rver-process.mjs prints on its first line of stdout. */
+function portOf(server: MeasuredServer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    server.child.stdout!.on('data', (data: Buffer) => {
+      output += data;
+      if (output.includes('\n')) resolve(Number(output.trim().split('\n')[0]));
+    });
+    server.child.once('exit', (code) => reject(new Error(`s3rver exited with ${code} before listening`)));
+  });
+}
+
+function step(measured: Measured): StepFigures {
+  return {
+    wallSeconds: round(measured.wallSeconds),
+    cpuSeconds: measured.usage ? round(cpuSeconds(measured.usage)!) : null,
+    userSeconds: measured.usage ? round(measured.usage.userSeconds) : null,
+    systemSeconds: measured.usage ? round(measured.usage.systemSeconds) : null,
+    peakRssMB: measured.usage ? megabytes(measured.usage.peakRssBytes) : null,
+    exitCode: measured.code,
+  };
+}
+
+function cpuDelta(before: Usage | null, after: Usage | null): number | null {
+  return before && after ? round(cpuSeconds(after)! - cpuSeconds(before)!) : null;
+}
+
+const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
+const round = (value: number) => Math.round(value * 100) / 100;
+const megabytes = (bytes: number) => Math.round(bytes / 2 ** 20);
+
+/** The figures as the table `npm run bench` prints. */
+export function formatNight(figures: NightFigures): string {
+  const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+  const usage = (one: StepFigures) => `${one.wallSeconds} s wall, ${one.cpuSeconds ?? '?'} CPU-s (user ${one.userSeconds ?? '?'}, sys ${one.systemSeconds ?? '?'}), peak RSS ${one.peakRssMB ?? '?'} MB`;
+  const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
+  const lines: string[] = [];
+  for (const shard of figures.shards) {
+    const label = `shard ${shard.shard}/${shard.shards}`;
+    lines.push(
+      `${label.padEnd(24)}`,
+      `  build                 ${usage(shard.build)}; ${shard.build.files} files, ${gib(shard.build.bytes)}`,
+      `    stages              ${Object.entries(shard.build.stageSeconds).map(([stage, seconds]) => `${stage} ${round(seconds)}s`).join(', ')}`,
+      `  verify                ${usage(shard.verify)}`,
+      `  stage (publish)       ${usage(shard.stage)}`,
+      `    S3 server           ${shard.stage.serverCpuSeconds ?? '?'} CPU-s (apart from the above); store now ${shard.stage.storeObjects} objects, ${gib(shard.stage.storeBytes)}`,
+      `    version             ${shard.stage.version}`,
+      `  build+verify+stage    ${shard.night.wallSeconds} s (bar ${BARS.shardSeconds} s: ${verdict(shard.night.withinTime)}), ${shard.night.cpuSeconds ?? '?'} CPU-s, ` +
+        `peak RSS ${shard.night.peakRssMB ?? '?'} MB (bar ${BARS.shardRssBytes / 2 ** 20} MB: ${verdict(shard.night.withinMemory)})`,
+    );
+  }
+  const commit = figures.commit;
+  lines.push(
+    `commit                  ${usage(commit)} (bar ${BARS.commitSeconds} s: ${verdict(commit.withinTime)})`,
+    `  S3 server             ${commit.serverCpuSeconds ?? '?'} CPU-s (apart from the above)`,
+    `  outcome               ${commit.expected === 'refused' ? 'refused, as it must be with shards missing' : 'committed'}: ${commit.outcome}`,
+    `S3 server in all        ${figures.server.cpuSeconds ?? '?'} CPU-s, peak RSS ${figures.server.peakRssMB ?? '?'} MB`,
+  );
+  return `\n${lines.join('\n')}\n`;
+}

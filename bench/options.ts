@@ -1,0 +1,99 @@
+/** `npm run bench` options: parsed and checked before any work, with the usage on `--help`. */
+import { parseArgs } from 'node:util';
+
+export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]
+       npm run bench -- --wallets N --shard K/N [--seed S] [--keep]
+       npm run bench -- --wallets N --stage-all --shards N [--seed S] [--keep]
+       (each also takes [--data DIR] [--trees DIR] [--store DIR] [--generate-memory SIZE]; --help prints this)
+
+  without --shard     generate (or reuse) the dataset, build it whole, load-test the Node server and
+                      the Worker on daily requests, and measure the filesystem floor of the same files
+  --shard K/N         the night of one shard of N: build --shard K/N, verify, stage it with publish to
+                      a local S3 server (s3rver, storing on tmpfs), then publish --commit, which must
+                      refuse the version while the other N-1 shards are missing (exit 1)
+  --stage-all         the whole sharded night at a smaller size: build, verify and stage every shard
+  --shards N          1..N one after the other (each measured, each tree removed once staged), then commit
+
+  --wallets N         dataset size (default 100000: ~10M balance rows, ~30M points rows)
+  --seed S            dataset seed (default 1); the same seed gives the same bytes
+  --server-seconds S  seconds of each load test (default 10)
+  --keep              keep the built trees (and the S3 store) afterwards
+  --data DIR          where datasets are generated and kept between runs (default bench-data)
+  --trees DIR         where trees are built (default: beside the dataset)
+  --store DIR         where the S3 server stores objects (default a new folder in /dev/shm)
+  --generate-memory SIZE  DuckDB's memory limit while generating (default 2GB; it spills beyond it)
+`;
+
+export interface BenchOptions {
+  wallets: number;
+  seed: number;
+  serverSeconds: number;
+  keep: boolean;
+  /** Null: the unsharded bench (build and servers). */
+  night: null | { kind: 'one-shard'; shard: number; shards: number } | { kind: 'stage-all'; shards: number };
+  data: string | null;
+  trees: string | null;
+  store: string | null;
+  generateMemory: string;
+}
+
+export class UsageError extends Error {}
+
+/** The options, or null for --help; a UsageError for anything wrong. */
+export function parseBenchOptions(args: string[]): BenchOptions | null {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        wallets: { type: 'string' },
+        seed: { type: 'string' },
+        'server-seconds': { type: 'string' },
+        keep: { type: 'boolean' },
+        shard: { type: 'string' },
+        'stage-all': { type: 'boolean' },
+        shards: { type: 'string' },
+        data: { type: 'string' },
+        trees: { type: 'string' },
+        store: { type: 'string' },
+        'generate-memory': { type: 'string' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return null;
+  const whole = (name: 'wallets' | 'seed' | 'server-seconds' | 'shards', fallback: number, least: number): number => {
+    const text = values[name];
+    if (text === undefined) return fallback;
+    if (!/^\d+$/.test(text) || Number(text) < least) throw new UsageError(`--${name} "${text}" is not a whole number of at least ${least}`);
+    return Number(text);
+  };
+  const options: BenchOptions = {
+    wallets: whole('wallets', 100_000, 1),
+    seed: whole('seed', 1, 0),
+    serverSeconds: whole('server-seconds', 10, 1),
+    keep: values.keep === true,
+    night: null,
+    data: values.data ?? null,
+    trees: values.trees ?? null,
+    store: values.store ?? null,
+    generateMemory: values['generate-memory'] ?? '2GB',
+  };
+  if (!/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(options.generateMemory)) throw new UsageError(`--generate-memory "${options.generateMemory}" is not a size like 2GB`);
+  if (values.shard !== undefined && values['stage-all']) throw new UsageError('--shard and --stage-all exclude each other');
+  if (values.shard !== undefined) {
+    const match = /^(\d+)\/(\d+)$/.exec(values.shard);
+    if (!match || Number(match[2]) < 1 || Number(match[1]) < 1 || Number(match[1]) > Number(match[2])) {
+      throw new UsageError(`--shard "${values.shard}" is not K/N with 1 <= K <= N (e.g. 1/8)`);
+    }
+    options.night = { kind: 'one-shard', shard: Number(match[1]), shards: Number(match[2]) };
+  } else if (values['stage-all']) {
+    if (values.shards === undefined) throw new UsageError('--stage-all needs --shards N');
+    options.night = { kind: 'stage-all', shards: whole('shards', 0, 1) };
+  } else if (values.shards !== undefined) {
+    throw new UsageError('--shards goes with --stage-all (for one shard: --shard K/N)');
+  }
+  return options;
+}
