@@ -97,7 +97,7 @@ async function headMetadata(options: PublishOptions, key: string): Promise<Recor
 async function putMark(options: PublishOptions, key: string, metadata: Record<string, string>): Promise<void> {
   try {
     await options.client.send(
-      new PutObjectCommand({ Bucket: options.location.bucket, Key: key, Body: '', ContentType: 'text/plain; charset=utf-8', CacheControl: RECORD_CACHE_CONTROL, Metadata: metadata }),
+      new PutObjectCommand({ Bucket: options.location.bucket, Key: key, Body: new Uint8Array(0), ContentLength: 0, ContentType: 'text/plain; charset=utf-8', CacheControl: RECORD_CACHE_CONTROL, Metadata: metadata }),
       { abortSignal: options.abortSignal },
     );
   } catch (error) {
