@@ -42,10 +42,27 @@ export const blobKey = (sha256: string) => `blobs/${sha256}`;
  */
 const POINTER_TTL_MS = 5_000;
 
+/** The few members of the Workers Cache API the store uses (`caches.open(name)` gives one). */
+export interface CacheLike {
+  match(request: Request): Promise<Response | undefined>;
+  put(request: Request, response: Response): Promise<void>;
+}
+
+/**
+ * How long the colo's cache keeps a file. Its key holds the version, whose objects never change,
+ * so the entry can never be stale; the day bounds what an unused version holds in the cache.
+ */
+const CACHED_FILE_SECONDS = 86_400;
+
 export class R2TreeStore implements TreeStore {
   private pointer: { version: string; readAt: number } | null = null;
 
-  constructor(private readonly bucket: R2BucketLike, private readonly prefix = '') {}
+  /**
+   * `cache`: the colo's cache, where each file read (a daily document assembled from its two
+   * parts, an address without a file) is kept under its versioned key, so that a popular wallet
+   * costs R2 one read per colo and version instead of one or two per request.
+   */
+  constructor(private readonly bucket: R2BucketLike, private readonly prefix = '', private readonly cache: CacheLike | null = null) {}
 
   async open(): Promise<TreeVersion> {
     const version = await this.liveVersion();
@@ -65,6 +82,17 @@ export class R2TreeStore implements TreeStore {
   }
 
   private async read(key: string): Promise<StoredFile | null> {
+    if (!this.cache) return this.readBucket(key);
+    // A synthetic URL: the key (with its version) is the whole identity of the entry.
+    const request = new Request(`https://tree.wallet-snapshot.invalid/${key}`);
+    const hit = await this.cache.match(request);
+    if (hit) return fromCached(hit);
+    const file = await this.readBucket(key);
+    await this.cache.put(request, toCached(file));
+    return file;
+  }
+
+  private async readBucket(key: string): Promise<StoredFile | null> {
     const object = await this.bucket.get(key);
     if (!object) return null;
     const file: StoredFile = {
@@ -100,4 +128,23 @@ export class R2TreeStore implements TreeStore {
     whole.set(head.subarray(at), at + middle.length);
     return { ...rest, bytes: whole, encoding: null };
   }
+}
+
+/** A file (or its absence) as a cache entry: its bytes as stored, the rest in headers. */
+function toCached(file: StoredFile | null): Response {
+  const headers = { 'Cache-Control': `public, max-age=${CACHED_FILE_SECONDS}`, 'Content-Type': 'application/octet-stream' };
+  if (!file) return new Response(null, { headers: { ...headers, 'X-Tree-File': 'none' } });
+  return new Response(file.bytes, {
+    headers: { ...headers, 'X-Tree-File': 'stored', 'X-Tree-Encoding': file.encoding ?? 'identity', 'X-Tree-Digest': file.digest, 'X-Tree-Modified': String(file.modified) },
+  });
+}
+
+async function fromCached(response: Response): Promise<StoredFile | null> {
+  if (response.headers.get('X-Tree-File') !== 'stored') return null;
+  return {
+    bytes: new Uint8Array(await response.arrayBuffer()),
+    encoding: response.headers.get('X-Tree-Encoding') === 'gzip' ? 'gzip' : null,
+    digest: response.headers.get('X-Tree-Digest')!,
+    modified: Number(response.headers.get('X-Tree-Modified')),
+  };
 }

@@ -5,21 +5,28 @@
  */
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
-import { R2TreeStore, type R2BucketLike } from './r2-store.ts';
+import { R2TreeStore, type CacheLike, type R2BucketLike } from './r2-store.ts';
 
 export interface Env {
   TREE: R2BucketLike;
   TREE_PREFIX?: string;
+  /** `off`: read every file from R2 (to measure what the cache saves). */
+  TREE_CACHE?: string;
 }
 
 /** One app per isolate and binding: the store keeps the pointer between requests. */
 let current: { bucket: R2BucketLike; prefix: string; app: Hono } | null = null;
 
+/** The colo's cache of tree files (r2-store.ts), where the runtime has the Cache API. */
+declare const caches: { open(name: string): Promise<CacheLike> } | undefined;
+const CACHE_NAME = 'wallet-snapshot-tree';
+
 export default {
-  fetch(request: Request, env: Env, context: unknown): Response | Promise<Response> {
+  async fetch(request: Request, env: Env, context: unknown): Promise<Response> {
     const prefix = normalisedPrefix(env.TREE_PREFIX);
     if (!current || current.bucket !== env.TREE || current.prefix !== prefix) {
-      current = { bucket: env.TREE, prefix, app: createApp(new R2TreeStore(env.TREE, prefix), { compression: 'runtime' }) };
+      const cache = env.TREE_CACHE === 'off' || typeof caches === 'undefined' ? null : await caches.open(CACHE_NAME);
+      current = { bucket: env.TREE, prefix, app: createApp(new R2TreeStore(env.TREE, prefix, cache), { compression: 'runtime' }) };
     }
     return current.app.fetch(request, env, context as never);
   },

@@ -45,9 +45,9 @@ export interface RunningWorker {
 }
 
 /** The Worker as one ES module, bundled the way wrangler bundles it for deployment. */
-export async function bundleWorker(): Promise<string> {
+export async function bundleWorker(entry = WORKER_SOURCE): Promise<string> {
   const result = await build({
-    entryPoints: [WORKER_SOURCE],
+    entryPoints: [entry],
     bundle: true,
     format: 'esm',
     platform: 'neutral',
@@ -155,12 +155,19 @@ function putStored(bucket: LocalBucket, key: string, object: Omit<StoredObject, 
   return bucket.put(key, new Uint8Array(object.body), { httpMetadata, customMetadata: object.customMetadata });
 }
 
-async function startMiniflare(): Promise<{ miniflare: Miniflare; runtime: URL; bucket: LocalBucket }> {
+/** Options a measurement gives: another entry module wrapping the Worker, and text bindings. */
+export interface WorkerVariant {
+  entry?: string;
+  bindings?: Record<string, string>;
+}
+
+async function startMiniflare(variant: WorkerVariant = {}): Promise<{ miniflare: Miniflare; runtime: URL; bucket: LocalBucket }> {
   const miniflare = new Miniflare({
     modules: true,
-    script: await bundleWorker(),
+    script: await bundleWorker(variant.entry),
     compatibilityDate: COMPATIBILITY_DATE,
     r2Buckets: [BINDING],
+    bindings: variant.bindings ?? {},
     host: '127.0.0.1',
     port: 0,
   });
@@ -181,8 +188,8 @@ function closeServer(server: http.Server): Promise<void> {
   });
 }
 
-export async function startWorkerd(options: { dir: string; port: number; host: string }): Promise<RunningWorker> {
-  const { miniflare, runtime, bucket } = await startMiniflare();
+export async function startWorkerd(options: { dir: string; port: number; host: string; variant?: WorkerVariant }): Promise<RunningWorker> {
+  const { miniflare, runtime, bucket } = await startMiniflare(options.variant);
   let published: { tree: string; meta: number; version: string } | null = null;
   let loading: Promise<void> = Promise.resolve();
   let closed = false;
