@@ -6,7 +6,7 @@ import { Progress } from '../core/progress.ts';
 import type { ProgressMode } from '../core/progress.ts';
 import { keepVersions, MIN_KEEP } from './keep-versions.ts';
 import { commitVersion } from './commit.ts';
-import { parseLocation, VERSION_ID_PATTERN } from './location.ts';
+import { checkEndpoint, parseLocation, VERSION_ID_PATTERN } from './location.ts';
 import { publishTree, readCheckedTree } from './publish-tree.ts';
 import { stageShard } from './stage-shard.ts';
 import { rollback } from './rollback.ts';
@@ -49,9 +49,7 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
   if (options.keep !== undefined && options.keep < MIN_KEEP) {
     throw new UserError(`--keep ${options.keep}: expected a whole number of at least ${MIN_KEEP} (the live version and the one --rollback returns to)`);
   }
-  if (options.endpoint !== undefined && !/^https?:\/\/[^/]/.test(options.endpoint)) {
-    throw new UserError(`--endpoint ${options.endpoint}: expected an http:// or https:// URL, e.g. https://<account id>.r2.cloudflarestorage.com`);
-  }
+  if (options.endpoint !== undefined) checkEndpoint(options.endpoint, location.bucket);
   const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: options.maxAttempts, concurrency: options.concurrency });
   try {
     let text: string;

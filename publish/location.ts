@@ -72,3 +72,25 @@ export const shardStartedPath = (shard: { index: number; count: number }) => `${
 export const SHARD_RECORD_NAME = /^([1-9][0-9]*)-of-([1-9][0-9]*)\.sha256\.gz$/;
 /** A sharded version's mark of completeness, written by `--commit`. */
 export const COMMIT_PATH = `${PUBLISH_FOLDER}/commit.json`;
+
+/**
+ * An endpoint is a server, not a bucket: the requests name the bucket (path-style). R2's
+ * dashboard shows the bucket's URL, the endpoint with the bucket on its end; given as the
+ * endpoint, every request would name the bucket twice and fail in a way no rerun fixes.
+ */
+export function checkEndpoint(endpoint: string, bucket: string): void {
+  let url: URL | null = null;
+  try {
+    url = /^https?:\/\/[^/]/.test(endpoint) ? new URL(endpoint) : null;
+  } catch {
+    url = null;
+  }
+  if (!url) throw new UserError(`--endpoint ${endpoint}: expected an http:// or https:// URL, e.g. https://<account id>.r2.cloudflarestorage.com`);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (path !== '' || url.search !== '') {
+    const named = path.split('/').filter(Boolean)[0];
+    throw new UserError(
+      `--endpoint ${endpoint}: an endpoint is the server alone, without a path${named === bucket ? ` (the bucket ${bucket} goes in --to, not on the endpoint's end)` : ''}; give --endpoint ${url.origin}`,
+    );
+  }
+}

@@ -5,6 +5,7 @@
  * (upload-version.ts), write the manifest, switch. A shard's tree is only staged (stage-shard.ts).
  */
 import fs from 'node:fs';
+import { UserError } from '../core/errors.ts';
 import { checkAgainstRecords, readBuildRecords, type BuildRecords } from './build-records.ts';
 import { readPointer, writePointer } from './live-pointer.ts';
 import { MANIFEST_PATH } from './location.ts';
@@ -34,7 +35,7 @@ export interface CheckedTree {
 }
 
 export async function readCheckedTree(options: PublishOptions): Promise<CheckedTree> {
-  const dir = fs.realpathSync(options.dir);
+  const dir = realTree(options.dir);
   const meta = await readMeta(dir);
   const records = await readBuildRecords(dir, options.dir);
   options.progress.start('hash the tree');
@@ -48,6 +49,22 @@ export async function readCheckedTree(options: PublishOptions): Promise<CheckedT
 }
 
 /** `tree`: the tree read and checked already (by the command, which told a shard's tree apart). */
+/** The folder behind `--dir` (a link to a build folder, as `build --out` makes), refused when there is none. */
+function realTree(dir: string): string {
+  const link = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (!link) throw new UserError(`--dir ${dir} does not exist: give the folder build --out wrote (e.g. --dir public)`);
+  const real = (() => {
+    try {
+      return fs.realpathSync(dir);
+    } catch {
+      return null;
+    }
+  })();
+  if (real === null) throw new UserError(`--dir ${dir} is a link to ${fs.readlinkSync(dir)}, which does not exist (a removed build?): build again, or give the folder build --out wrote`);
+  if (!fs.statSync(real).isDirectory()) throw new UserError(`--dir ${dir} is not a folder: give the folder build --out wrote`);
+  return real;
+}
+
 export async function publishTree(options: PublishOptions, checked?: CheckedTree): Promise<PublishSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;
