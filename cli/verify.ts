@@ -1,7 +1,8 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { verifyTree } from '../tree/verify.ts';
 import { UserError } from '../core/errors.ts';
 import { countOf } from '../core/format.ts';
+import { Progress, type ProgressMode } from '../core/progress.ts';
 import { parseShard } from '../core/shard.ts';
 
 export function verifyCommand(): Command {
@@ -9,8 +10,10 @@ export function verifyCommand(): Command {
     .description('check a whole tree against the response schemas and its cross-file invariants')
     .option('--dir <dir>', 'the tree to check', 'public')
     .option('--shard <k/n>', 'the tree is shard K of N of a sharded build (its participants only)')
-    .action(async (options: { dir: string; shard?: string }) => {
-      const result = await verifyTree(options.dir, { shard: options.shard === undefined ? null : parseShard(options.shard) });
+    .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
+    .action(async (options: { dir: string; shard?: string; progress: ProgressMode }) => {
+      const shard = options.shard === undefined ? null : parseShard(options.shard);
+      const result = await verifyTree(options.dir, { shard, progress: new Progress(options.progress) });
       if (result.failures.length > 0) {
         const shown = result.failures.map((failure) => `  - ${failure}`).join('\n');
         throw new UserError(`${options.dir} fails verification (${result.truncated ? `${result.failures.length}+ problems` : countOf(result.failures.length, 'problem')}, first listed):\n${shown}`);

@@ -3,9 +3,14 @@
  * is present with the bytes it was written with, no file is there that no build wrote, and each
  * list is the one its summary's sha256 names. Several shard records (K of N) prove the union of
  * those shards; all N of them, the whole tree.
+ *
+ * The wallet folders are checked by the threads that check their documents (RecordedFolder, fed
+ * each wallet's lines of the record); this check keeps the rest of the tree, and which wallets the
+ * record lists.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import { readFileSync, readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { TreeManifestSchema } from '../schemas/manifest.ts';
 import { ADDRESS_DIR } from './layout.ts';
@@ -29,15 +34,21 @@ export class ManifestCheck {
   private constructor(
     private readonly dir: string,
     private readonly fail: Fail,
-    /** Every file the records list, with its sha256; null when no record could be read. */
+    /** Every file the records list outside the wallet folders, with its sha256; null when no record could be read. */
     private readonly expected: Map<string, string> | null,
     private readonly coverage: string,
     private readonly complete: boolean,
     /** The shards the records cover when they are not the whole tree; null otherwise. */
     readonly part: { count: number; indexes: number[] } | null = null,
+    /** The lines of the records for each wallet folder (`v1/address/{name}/...`). */
+    private readonly walletLines = new Map<string, string[]>(),
   ) {
     for (const file of expected?.keys() ?? []) {
       for (let at = file.indexOf('/'); at !== -1; at = file.indexOf('/', at + 1)) this.folders.add(file.slice(0, at));
+    }
+    if (walletLines.size > 0) {
+      this.folders.add(ADDRESS_DIR.split('/')[0]!);
+      this.folders.add(ADDRESS_DIR);
     }
   }
 
@@ -69,6 +80,7 @@ export class ManifestCheck {
     const counts = new Set([...shards.values()].map((shard) => shard.count));
     if (counts.size > 1) fail(`${MANIFEST_DIR}: records of different shard counts (${[...counts].join(', ')}): not one build's shards`);
     const expected = new Map<string, string>();
+    const walletLines = new Map<string, string[]>();
     for (const [key, shard] of shards) {
       const listFile = `${MANIFEST_DIR}/${key}.sha256`;
       const summaryFile = `${MANIFEST_DIR}/${key}.json`;
@@ -100,7 +112,17 @@ export class ManifestCheck {
           fail(`${listFile}: malformed line ${JSON.stringify(line.slice(0, 120))}`);
           continue;
         }
-        if (file.startsWith(`${ADDRESS_DIR}/`)) wallets.add(file.split('/')[2]!);
+        if (file.startsWith(`${ADDRESS_DIR}/`)) {
+          const wallet = file.split('/')[2]!;
+          wallets.add(wallet);
+          const lines = walletLines.get(wallet);
+          // A wallet's file is in one shard's record only.
+          const earlier = lines?.find((other) => other.slice(66) === file);
+          if (earlier !== undefined) fail(`${listFile}: ${file} is also listed by another shard's record${earlier.slice(0, 64) !== match[1] ? ' with other bytes' : ''}`);
+          if (lines) lines.push(line);
+          else walletLines.set(wallet, [line]);
+          continue;
+        }
         const earlier = expected.get(file);
         // Shared files are in every shard's record, with the same bytes; a wallet's in one only.
         if (earlier !== undefined && (earlier !== match[1] || file.startsWith(`${ADDRESS_DIR}/`))) {
@@ -114,7 +136,37 @@ export class ManifestCheck {
     const indexes = [...shards.values()].map((shard) => shard.index).sort((a, b) => a - b);
     const complete = counts.size === 1 && indexes.length === count;
     const coverage = count === 1 ? 'the whole tree' : complete ? `all ${count} shards` : `shard${indexes.length > 1 ? 's' : ''} ${indexes.join(', ')} of ${count}`;
-    return new ManifestCheck(dir, fail, expected, coverage, complete, count > 1 && !complete ? { count, indexes } : null);
+    return new ManifestCheck(dir, fail, expected, coverage, complete, count > 1 && !complete ? { count, indexes } : null, walletLines);
+  }
+
+  /**
+   * The entries of the wallets' folder (v1/address/): for each, the record's lines of its wallet,
+   * for the thread that checks the folder (RecordedFolder), or null when that folder has no
+   * record to be checked against (reported here when the records list no file in it). The wallets
+   * the records list without a folder are reported missing.
+   */
+  delegateWallets(entries: Dirent[]): (string[] | null)[] {
+    if (!this.expected) return entries.map(() => null);
+    const names = new Set<string>();
+    const delegated = entries.map((entry) => {
+      const file = `${ADDRESS_DIR}/${entry.name}`;
+      names.add(entry.name);
+      const lines = this.walletLines.get(entry.name);
+      if (entry.isDirectory()) {
+        if (lines) return lines;
+        this.fail(`${file}/: extra folder (no file the build wrote is in it)`);
+      } else if (!entry.isFile()) {
+        this.fail(`${file}: not a regular file (the build writes only files)`);
+      } else {
+        this.fail(`${file}: extra file (not written by the build)`);
+      }
+      for (const line of lines ?? []) this.fail(`${line.slice(66)}: missing`);
+      return null;
+    });
+    for (const [wallet, lines] of this.walletLines) {
+      if (!names.has(wallet)) for (const line of lines) this.fail(`${line.slice(66)}: missing`);
+    }
+    return delegated;
   }
 
   /** Bytes that verify read for its own checks: hashed here, so that no file is read twice. */
@@ -125,32 +177,90 @@ export class ManifestCheck {
     if (hash !== undefined && sha256(bytes) !== hash) this.fail(`${file}: edited (its bytes are not the ones the build wrote)`);
   }
 
-  /** Walks the whole tree: extra files and folders, the files verify did not read, then the missing ones. */
+  /**
+   * Walks the tree but the wallet folders (delegateWallets): extra files and folders, the files
+   * verify did not read, then the missing ones.
+   */
   async finish(): Promise<ManifestFindings> {
     const expected = this.expected;
     if (!expected) return { coverage: this.coverage, complete: false, listed: 0 };
-    const found = new Set<string>();
-    const walk = async (folder: string): Promise<void> => {
-      const entries = await fs.readdir(path.join(this.dir, folder), { withFileTypes: true }).catch(() => []);
-      for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-        const file = folder === '' ? entry.name : `${folder}/${entry.name}`;
-        if (file === MANIFEST_DIR) continue;
-        if (entry.isDirectory()) {
-          if (!this.folders.has(file)) this.fail(`${file}/: extra folder (no file the build wrote is in it)`);
-          else await walk(file);
-        } else if (!entry.isFile()) {
-          this.fail(`${file}: not a regular file (the build writes only files)`);
-        } else if (!expected.has(file)) {
-          this.fail(`${file}: extra file (not written by the build)`);
-        } else {
-          found.add(file);
-          if (!this.seen.has(file)) this.saw(file, await fs.readFile(path.join(this.dir, file)));
-        }
-      }
-    };
-    await walk('');
+    const found = walkRecorded(this.dir, '', expected, this.folders, this.fail, (file) => {
+      if (!this.seen.has(file)) this.saw(file, readFileSync(path.join(this.dir, file)));
+    }, listFolder, { ignored: MANIFEST_DIR, notEntered: ADDRESS_DIR });
     for (const file of expected.keys()) if (!found.has(file)) this.fail(`${file}: missing`);
-    return { coverage: this.coverage, complete: this.complete, listed: expected.size };
+    let listed = expected.size;
+    for (const lines of this.walletLines.values()) listed += lines.length;
+    return { coverage: this.coverage, complete: this.complete, listed };
+  }
+}
+
+/** A folder's entries in name order; null when it cannot be listed. */
+export function listFolder(root: string, folder: string): Dirent[] | null {
+  try {
+    return readdirSync(path.join(root, folder), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Walks `start` (a folder of the tree at `root`) against a record: reports extra folders (not
+ * entered), entries that are not regular files and extra files; calls `found` for each recorded
+ * file present, and returns them. `ignored` is passed over; `notEntered` is checked but not entered.
+ */
+function walkRecorded(root: string, start: string, expected: Map<string, string>, folders: Set<string>, fail: Fail,
+  found: (file: string) => void, list: (root: string, folder: string) => Dirent[] | null, skip: { ignored?: string; notEntered?: string } = {}): Set<string> {
+  const present = new Set<string>();
+  const walk = (folder: string): void => {
+    for (const entry of list(root, folder) ?? []) {
+      const file = folder === '' ? entry.name : `${folder}/${entry.name}`;
+      if (file === skip.ignored) continue;
+      if (entry.isDirectory()) {
+        if (!folders.has(file)) fail(`${file}/: extra folder (no file the build wrote is in it)`);
+        else if (file !== skip.notEntered) walk(file);
+      } else if (!entry.isFile()) {
+        fail(`${file}: not a regular file (the build writes only files)`);
+      } else if (!expected.has(file)) {
+        fail(`${file}: extra file (not written by the build)`);
+      } else {
+        present.add(file);
+        found(file);
+      }
+    }
+  };
+  walk(start);
+  return present;
+}
+
+/**
+ * One wallet folder against its lines of the record, in the thread that checks its documents:
+ * the bytes of every document read for the checks (saw), then the folder's entries (finish).
+ */
+export class RecordedFolder {
+  private readonly expected = new Map<string, string>();
+  private readonly folders = new Set<string>();
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly folder: string, lines: string[], private readonly fail: Fail) {
+    for (const line of lines) {
+      const file = line.slice(66);
+      this.expected.set(file, line.slice(0, 64));
+      for (let at = file.indexOf('/', folder.length); at !== -1; at = file.indexOf('/', at + 1)) this.folders.add(file.slice(0, at));
+    }
+  }
+
+  saw(file: string, bytes: Uint8Array): void {
+    this.seen.add(file);
+    const hash = this.expected.get(file);
+    if (hash !== undefined && sha256(bytes) !== hash) this.fail(`${file}: edited (its bytes are not the ones the build wrote)`);
+  }
+
+  /** `list`: the folder listings the document checks made already. */
+  finish(root: string, list: (root: string, folder: string) => Dirent[] | null): void {
+    const found = walkRecorded(root, this.folder, this.expected, this.folders, this.fail, (file) => {
+      if (!this.seen.has(file)) this.saw(file, readFileSync(path.join(root, file)));
+    }, list);
+    for (const file of this.expected.keys()) if (!found.has(file)) this.fail(`${file}: missing`);
   }
 }
 

@@ -25,6 +25,17 @@ interface SeasonTally {
   ranks: number[];
 }
 
+/**
+ * What checkWallet gathered about one season, handed from a verify thread (which checks a slice of
+ * the wallets) to the verifier of the whole tree, for the rules across all wallets.
+ */
+export interface SeasonTallyPart {
+  season: number;
+  totals: number[];
+  ranks: number[];
+  seen: string[];
+}
+
 /** Some of the shards of a sharded build. */
 export interface TreePart {
   count: number;
@@ -98,6 +109,32 @@ export class PointsVerifier {
         this.fail(`${file}: season ${row.season}: rank ${row.rank} disagrees with the leaderboard's last entry (rank ${last.rank}, totalPoints ${last.totalPoints})`);
       }
     });
+  }
+
+  /** What checkWallet gathered since the last call (a verify thread's slice of the wallets). */
+  takeTallies(): SeasonTallyPart[] {
+    const parts: SeasonTallyPart[] = [];
+    for (const [season, tally] of this.seasons) {
+      if (tally.totals.length === 0 && tally.seen.size === 0) continue;
+      parts.push({ season, totals: tally.totals, ranks: tally.ranks, seen: [...tally.seen] });
+      tally.totals = [];
+      tally.ranks = [];
+      tally.seen.clear();
+    }
+    return parts;
+  }
+
+  /** Adds what a verify thread gathered (takeTallies) to this verifier's, before finish(). */
+  addTallies(parts: SeasonTallyPart[]): void {
+    for (const part of parts) {
+      const tally = this.seasons.get(part.season);
+      if (!tally) continue;
+      for (let i = 0; i < part.totals.length; i++) {
+        tally.totals.push(part.totals[i]!);
+        tally.ranks.push(part.ranks[i]!);
+      }
+      for (const user of part.seen) tally.seen.add(user);
+    }
   }
 
   /** Whether the tree holds the wallet's files: a whole tree holds every wallet's. */
