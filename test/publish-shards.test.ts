@@ -157,6 +157,35 @@ test('a shard stopped mid-way is not staged; its rerun resumes and sends only wh
   assert.match(again, /is committed already/);
 });
 
+test('a stage killed outright (SIGKILL) mid-way is not staged; its rerun skips what it stored', async () => {
+  const location = freshLocation();
+  let child: ReturnType<typeof import('node:child_process').spawn> | null = null;
+  let puts = 0;
+  // The first PUT is the stage's mark; five objects are stored, then the process dies.
+  const proxy = await startFaultyProxy(s3.endpoint, (_, request) => {
+    if (request.method !== 'PUT' || ++puts <= 6) return 'forward';
+    child?.kill('SIGKILL');
+    return 'stall';
+  });
+  try {
+    const killed = await runCli(['publish', '--dir', shards[1]!, '--to', to(location), '--endpoint', proxy.endpoint, '--concurrency', '1', '--progress', 'lines'], {
+      onStderr: (_, running) => {
+        child = running;
+      },
+    });
+    assert.is(killed.signal, 'SIGKILL');
+  } finally {
+    await proxy.close();
+  }
+  await stage(shards[0]!, location);
+  await stage(shards[2]!, location);
+  assert.match((await thrown(() => commit(location))).message, /\(shard 2;/);
+  const rerun = await stage(shards[1]!, location);
+  // What the killed stage stored, and the shared files the other shards stored meanwhile.
+  assert.ok(Number(/^skipped (\d+) objects/m.exec(rerun)![1]) >= 5, rerun);
+  assert.match(await commit(location), /^committed version /);
+});
+
 test('two builds never share a version; shards of different builds are refused by the commit', async () => {
   const location = freshLocation();
   const other = await buildTree('2025-11-22T18:00:00Z', '2/3');
