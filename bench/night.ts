@@ -76,6 +76,7 @@ export async function runNight(plan: NightPlan): Promise<NightFigures> {
   const serverBefore = await server.usageNow();
   const commit = await runMeasured('publish --commit', [], [plan.cli, 'publish', '--commit', ...(version ? [version] : []), '--to', LOCATION, '--endpoint', endpoint, '--progress', 'lines'], S3_CREDENTIALS);
   const serverAfter = await server.usageNow();
+  plan.log(`commit ${describe(commit)}; S3 server ${cpuDelta(serverBefore, serverAfter)} CPU-s`);
   const committed = commit.code === 0 && /^committed version /m.test(commit.stdout);
   const outcome =
     commit.code === 0
@@ -100,17 +101,20 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
 
   plan.log(`shard ${label}: building...`);
   const build = await runMeasured(`build --shard ${label}`, [], [plan.cli, 'build', '--input', plan.input, '--out', out, '--now', plan.now, '--shard', label, '--progress', 'lines', '--summary-json', summaryFile]);
+  plan.log(`shard ${label}: build ${describe(build)}`);
   if (build.code !== 0) throw new Error(`the build of shard ${label} failed with exit code ${build.code ?? build.signal}`);
   const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
 
   plan.log(`shard ${label}: verifying...`);
   const verify = await runMeasured(`verify --shard ${label}`, [], [plan.cli, 'verify', '--dir', out, '--shard', label]);
+  plan.log(`shard ${label}: verify ${describe(verify)}`);
   if (verify.code !== 0) throw new Error(`verify of shard ${label} failed with exit code ${verify.code ?? verify.signal}`);
 
   plan.log(`shard ${label}: staging...`);
   const serverBefore = await server.usageNow();
   const stage = await runMeasured(`publish (stage) ${label}`, [], [plan.cli, 'publish', '--dir', out, '--to', LOCATION, '--endpoint', endpoint, '--progress', 'lines'], S3_CREDENTIALS);
   const serverAfter = await server.usageNow();
+  plan.log(`shard ${label}: stage ${describe(stage)}; S3 server ${cpuDelta(serverBefore, serverAfter)} CPU-s`);
   if (stage.code !== 0) throw new Error(`staging shard ${label} failed with exit code ${stage.code ?? stage.signal}`);
   const staged = /^staged shard (\d+) of (\d+) of version (\S+)/m.exec(stage.stdout);
   if (!staged || Number(staged[1]) !== shard || Number(staged[2]) !== plan.shards) {
@@ -129,7 +133,12 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
   return {
     shard,
     shards: plan.shards,
-    build: { ...step(build), files: summary.files, bytes: summary.bytes, stageSeconds: summary.stageSeconds },
+    build: {
+      ...step(build),
+      files: summary.files,
+      bytes: summary.bytes,
+      stageSeconds: Object.fromEntries(Object.entries(summary.stageSeconds as Record<string, number>).map(([name, seconds]) => [name, round(seconds)])),
+    },
     verify: step(verify),
     stage: {
       ...step(stage),
@@ -169,6 +178,12 @@ function step(measured: Measured): StepFigures {
     peakRssMB: measured.usage ? megabytes(measured.usage.peakRssBytes) : null,
     exitCode: measured.code,
   };
+}
+
+/** One line of a step's figures, logged as soon as it ends (a run stopped later keeps them). */
+function describe(measured: Measured): string {
+  const figures = step(measured);
+  return `exit ${measured.code ?? measured.signal}: ${figures.wallSeconds} s wall, ${figures.cpuSeconds ?? '?'} CPU-s, peak RSS ${figures.peakRssMB ?? '?'} MB`;
 }
 
 function cpuDelta(before: Usage | null, after: Usage | null): number | null {
