@@ -10,7 +10,7 @@
  *   answer.
  */
 import { parse } from 'lossless-json';
-import type { ExactDailyPortfolio, ExactLeaderboard, ExactPointsStanding, ExactPortfolioHistory, ExactSeasons } from './documents.ts';
+import type { ExactDailyPortfolio, ExactLeaderboard, ExactPointsHistory, ExactPointsStanding, ExactPortfolioHistory, ExactSeasons } from './documents.ts';
 
 export class ApiError extends Error {}
 
@@ -75,4 +75,9 @@ export async function getDaily(address: string, range: DayRange = { from: null, 
 
 export async function getPoints(address: string): Promise<ExactPointsStanding> {
   return (await getDocument<ExactPointsStanding>(`v1/address/${address}/points`)) ?? { seasons: [] };
+}
+
+/** The wallet's points day by day (v1.3); a host whose tree predates it answers 404, read as no history. */
+export async function getPointsHistory(address: string): Promise<ExactPointsHistory> {
+  return (await getDocument<ExactPointsHistory>(`v1/address/${address}/points/history`)) ?? { seasons: [] };
 }

@@ -1,102 +1,250 @@
 /**
- * The wallet's daily value as a uPlot time series: the total, and one line per token or per
- * chain. Each line has its own dash pattern and a label in the legend, so the chart reads without
- * colour; the legend shows the values of the day under the cursor.
+ * Line charts over days (uPlot): a wallet's daily value (the total, and one line per token or per
+ * chain) and a season's points and rank. Read without colour and without a pointer:
+ * - each line has its own dash pattern, drawn the same in its legend swatch, and a name;
+ * - the legend is part of the page, always visible at any width: it shows the values of the
+ *   chosen day (the last one at first), or of the day under the pointer while it moves;
+ * - axis labels are short (`$1.2M`) and the axis is as wide as its widest label, so no label is
+ *   cut whatever the magnitude; the exact values are in the legend and the tables.
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { ExactDayRow } from './documents.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-
-export type Breakdown = 'token' | 'chain';
-
-/** The total's line; tests look for its colour among the canvas pixels. */
-export const TOTAL_STROKE = '#1d4ed8';
-const STROKES = ['#b45309', '#047857', '#7c3aed', '#be123c', '#0e7490', '#4d7c0f', '#475569'];
-const DASHES = [[8, 4], [2, 3], [12, 3, 2, 3], [4, 4], [1, 5], [16, 4], [6, 2, 2, 2]];
-/** The legend marker's border style closest to each dash pattern (CSS has no dash-dot). */
-const MARKER_STYLES = ['dashed', 'dotted', 'dashed', 'dashed', 'dotted', 'dashed', 'dotted'];
+import { element } from './dom.ts';
 
 const DAY_SECONDS = 86_400;
+/** The axes' font, also used to measure their labels. */
+const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
+const TICK_SIZE = 10;
+const LABEL_GAP = 5;
+
+/** Colours and dash patterns of the lines after the first; tests look for the first line's colour. */
+export const FIRST_STROKE = '#1d4ed8';
+export const STROKES = ['#b45309', '#047857', '#7c3aed', '#be123c', '#0e7490', '#4d7c0f', '#475569'];
+export const DASHES = [[8, 4], [2, 3], [12, 3, 2, 3], [4, 4], [1, 5], [16, 4], [6, 2, 2, 2]];
+
+export interface Line {
+  label: string;
+  /** One value per day, null where there is nothing to draw (a gap in the line). */
+  values: (number | null)[];
+  /** What the legend says of day `index`: a node (an amount with its exact text) or text. */
+  legend: (index: number) => Node | string;
+  /** The scale (and axis) the line is drawn against. */
+  scale: string;
+  stroke?: string;
+  dash?: number[];
+  width?: number;
+  /** Draw a marker at each day (a line of few days, or where a reader compares single days). */
+  points?: boolean;
+}
+
+export interface Axis {
+  scale: string;
+  /** Left or right of the plot. */
+  side: 'left' | 'right';
+  /** The ticks' labels. */
+  labels: (ticks: number[], increment: number) => string[];
+  /** Drawn upside down: a smaller value higher (a rank, where 1 is best). */
+  inverted?: boolean;
+  /** Only whole numbers on the axis (ranks, counts). */
+  integer?: boolean;
+  /** The axis's title, drawn beside it. */
+  title?: string;
+}
+
+export interface ChartSpec {
+  dates: string[];
+  lines: Line[];
+  axes: Axis[];
+  /** What a screen reader hears for the drawing; the values are in the legend and the tables. */
+  description: string;
+  /** The day shown in the legend when no pointer is over the chart. */
+  selected: number;
+  onPickDay?: (index: number) => void;
+}
+
+export interface LineChart {
+  /** Shows day `index` in the legend (when the pointer is not over the chart). */
+  select(index: number): void;
+  destroy(): void;
+}
 
 function daySeconds(date: string): number {
   return Date.parse(`${date}T00:00:00Z`) / 1000;
 }
 
-/** The day's value per token key or per chain, summed for drawing (the tables show exact text). */
-function seriesOf(days: ExactDayRow[], breakdown: Breakdown): { label: string; values: number[] }[] {
-  const keys = new Set<string>();
-  for (const day of days) for (const position of day.positions) keys.add(breakdown === 'token' ? position.token : position.chainId.value);
-  const ordered = [...keys].sort(breakdown === 'token' ? (a, b) => TOKEN_KEYS.indexOf(a as never) - TOKEN_KEYS.indexOf(b as never) : (a, b) => Number(a) - Number(b));
-  return ordered.map((key) => ({
-    label: breakdown === 'token' ? `${key} (USD)` : `chain ${key} (USD)`,
-    values: days.map((day) =>
-      day.positions
-        .filter((position) => (breakdown === 'token' ? position.token : position.chainId.value) === key)
-        .reduce((sum, position) => sum + Number(position.valueUsd.value), 0),
-    ),
-  }));
+function isoDay(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().slice(0, 10);
 }
 
-export interface PortfolioChart {
-  destroy(): void;
+let measuring: CanvasRenderingContext2D | null = null;
+function textWidth(text: string): number {
+  measuring ??= document.createElement('canvas').getContext('2d')!;
+  measuring.font = AXIS_FONT;
+  return measuring.measureText(text).width;
 }
 
-/**
- * Draws the chart into `container`, as wide as the container (redrawn when it resizes).
- * `onPickDay` gets the index of the day clicked on.
- */
-export function drawPortfolioChart(container: HTMLElement, days: ExactDayRow[], breakdown: Breakdown, onPickDay: (index: number) => void): PortfolioChart {
-  const parts = seriesOf(days, breakdown);
-  const data: uPlot.AlignedData = [
-    days.map((day) => daySeconds(day.date)),
-    days.map((day) => Number(day.totalValueUsd.value)),
-    ...parts.map((part) => part.values),
-  ];
-  const usd = (value: number | null) => (value === null ? '' : value.toLocaleString('en-US', { maximumFractionDigits: 2 }));
-  const height = () => (container.clientWidth < 560 ? 240 : 320);
+/** A legend swatch: the line's own colour, width and dash pattern, so that it matches without colour. */
+function swatch(line: Line): SVGElement {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('width', '36');
+  svg.setAttribute('height', '12');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('class', 'swatch');
+  const path = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+  for (const [name, value] of Object.entries({ x1: '1', y1: '6', x2: '35', y2: '6', stroke: line.stroke ?? FIRST_STROKE, 'stroke-width': String(line.width ?? 2) })) path.setAttribute(name, value);
+  if (line.dash) path.setAttribute('stroke-dasharray', line.dash.join(' '));
+  svg.append(path);
+  if (line.points) {
+    const dot = document.createElementNS('http://www.w3.org/2000/svg', 'circle');
+    for (const [name, value] of Object.entries({ cx: '18', cy: '6', r: '3', fill: '#fff', stroke: line.stroke ?? FIRST_STROKE, 'stroke-width': '1.5' })) dot.setAttribute(name, value);
+    svg.append(dot);
+  }
+  return svg;
+}
+
+/** Draws the chart into `container` as wide as it is (redrawn when it resizes), its legend below. */
+export function drawLineChart(container: HTMLElement, spec: ChartSpec): LineChart {
+  const { dates, lines, axes } = spec;
+  let selected = spec.selected;
+  const data: uPlot.AlignedData = [dates.map(daySeconds), ...lines.map((line) => line.values)];
+  const height = () => (container.clientWidth < 560 ? 240 : 300);
+  const width = () => Math.max(container.clientWidth, 260);
+
+  // The labels of the last drawing of each y axis, for sizing the axis and for the tests.
+  const drawn = new Map<number, { splits: number[]; labels: string[] }>();
+  const labelWidth = (axisIndex: number) => Math.max(0, ...(drawn.get(axisIndex)?.labels ?? []).map(textWidth));
+
+  const scales: uPlot.Scales = {
+    x: { time: true, range: (_u, min, max) => (min === max ? [min - DAY_SECONDS, max + DAY_SECONDS] : [min, max]) },
+  };
+  for (const axis of axes) {
+    scales[axis.scale] = {
+      auto: true,
+      dir: axis.inverted ? -1 : 1,
+      // Whole numbers (ranks) get half a step of room around them, and never go below 0.
+      ...(axis.integer ? { range: (_u: uPlot, min: number, max: number): uPlot.Range.MinMax => [Math.max(0.5, min - Math.max(0.5, (max - min) * 0.05)), max + Math.max(0.5, (max - min) * 0.05)] } : {}),
+    };
+  }
+
+  const plotCanvas = element('div', { class: 'chart-canvas' });
+  const legend = element('ul', { class: 'legend', 'data-legend': '', 'aria-live': 'off' });
+  container.replaceChildren(plotCanvas, legend);
+
+  const legendRows = lines.map((line) => {
+    const value = element('span', { class: 'legend-value' });
+    legend.append(element('li', { 'data-line': line.label }, swatch(line), element('span', { class: 'legend-label' }, `${line.label}:`), value));
+    return value;
+  });
+  const dayRow = element('span', { class: 'legend-value', 'data-legend-day': '' });
+  legend.prepend(element('li', { class: 'legend-day' }, element('span', { class: 'legend-label' }, 'Day:'), dayRow));
+
+  let shownIndex = -1;
+  const showLegend = (index: number) => {
+    if (index === shownIndex || index < 0 || index >= dates.length) return;
+    shownIndex = index;
+    dayRow.textContent = dates[index]!;
+    lines.forEach((line, lineIndex) => legendRows[lineIndex]!.replaceChildren(line.legend(index)));
+  };
+
   const options: uPlot.Options = {
-    width: Math.max(container.clientWidth, 280),
+    width: width(),
     height: height(),
-    // Dates are calendar days; drawn in UTC so that the axis shows the JSON's dates whatever the viewer's zone.
+    // Dates are calendar days: drawn in UTC so that the axis shows the JSON's dates whatever the viewer's zone.
     tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
-    scales: { x: { time: true, range: (_u, min, max) => (min === max ? [min - DAY_SECONDS, max + DAY_SECONDS] : [min, max]) } },
-    axes: [{}, { values: (_u, ticks) => ticks.map((tick) => usd(tick)), size: 80 }],
-    series: [
-      { label: 'Day', value: (_u, seconds) => (seconds === null ? '' : new Date(seconds * 1000).toISOString().slice(0, 10)) },
-      { label: 'Total (USD)', stroke: TOTAL_STROKE, width: 3, value: (_u, value) => usd(value) },
-      ...parts.map((part, index) => ({
-        label: part.label,
-        stroke: STROKES[index % STROKES.length],
-        dash: DASHES[index % DASHES.length],
-        width: 1.5,
-        value: (_u: uPlot, value: number | null) => usd(value),
+    scales,
+    legend: { show: false },
+    // Room beside the plot for half a date label, so that the first and last days' labels are whole.
+    padding: [12, axes.some((axis) => axis.side === 'right') ? 0 : Math.ceil(textWidth('0000-00-00') / 2) + 4, 0, 0],
+    axes: [
+      {
+        font: AXIS_FONT,
+        space: 96,
+        // Whole days only: a tick between two days would repeat a date.
+        incrs: [1, 2, 3, 7, 14, 28, 56, 91, 182, 364, 728].map((count) => count * DAY_SECONDS),
+        // ISO days, as every date of the page; a day's tick is at midnight UTC.
+        values: (_u, ticks) => ticks.map((tick) => isoDay(tick)),
+      },
+      ...axes.map((axis, index): uPlot.Axis => ({
+        scale: axis.scale,
+        side: axis.side === 'left' ? 3 : 1,
+        font: AXIS_FONT,
+        ticks: { size: TICK_SIZE },
+        gap: LABEL_GAP,
+        ...(axis.title ? { label: axis.title, labelFont: AXIS_FONT, labelSize: 18 } : {}),
+        grid: { show: index === 0 },
+        ...(axis.integer ? { incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 100_000, 1_000_000] } : {}),
+        values: (_u, ticks, _axisIndex, _space, increment) => {
+          const labels = axis.labels(ticks, increment);
+          drawn.set(index + 1, { splits: ticks, labels });
+          return labels;
+        },
+        // As wide as the widest label (measured in the axis's font), plus the tick and the gap.
+        size: (_u, values) => Math.ceil(Math.max(labelWidth(index + 1), ...(values ?? []).map(textWidth))) + TICK_SIZE + LABEL_GAP + 6 + (axis.title ? 18 : 0),
       })),
     ],
-    legend: {
-      live: true,
-      markers: { width: 3, dash: (_u, index) => (index <= 1 ? 'solid' : MARKER_STYLES[(index - 2) % MARKER_STYLES.length]!) },
-    },
+    series: [
+      { label: 'Day' },
+      ...lines.map((line, index) => ({
+        label: line.label,
+        scale: line.scale,
+        stroke: line.stroke ?? (index === 0 ? FIRST_STROKE : STROKES[(index - 1) % STROKES.length]),
+        dash: line.dash,
+        width: line.width ?? 2,
+        points: { show: line.points ?? false, size: 6, fill: '#fff' },
+        spanGaps: false,
+      })),
+    ],
     cursor: { points: { show: true } },
+    hooks: {
+      setCursor: [(u) => showLegend(u.cursor.idx ?? selected)],
+      draw: [(u) => reportLabels(u)],
+    },
   };
-  const plot = new uPlot(options, data, container);
+
+  /**
+   * Where each y axis label sits, in CSS pixels of the canvas (`data-axis-labels`): each label is
+   * drawn right-aligned against a left axis's ticks, left-aligned after a right axis's.
+   */
+  const reportLabels = (u: uPlot) => {
+    const ratio = uPlot.pxRatio;
+    const plotLeft = u.bbox.left / ratio;
+    const plotRight = (u.bbox.left + u.bbox.width) / ratio;
+    const plotTop = u.bbox.top / ratio;
+    const boxes = axes.flatMap((axis, index) => {
+      const labels = drawn.get(index + 1);
+      if (!labels) return [];
+      return labels.labels.map((text, labelIndex) => {
+        const measured = textWidth(text);
+        const y = plotTop + u.valToPos(labels.splits[labelIndex]!, axis.scale);
+        const left = axis.side === 'left' ? plotLeft - TICK_SIZE - LABEL_GAP - measured : plotRight + TICK_SIZE + LABEL_GAP;
+        return { axis: axis.scale, text, left, right: left + measured, top: y - 7, bottom: y + 7 };
+      });
+    });
+    container.dataset.axisLabels = JSON.stringify({ width: u.width, height: u.height, labels: boxes });
+  };
+
+  const plot = new uPlot(options, data, plotCanvas);
   const firstCanvas = plot.root.querySelector('canvas');
   firstCanvas?.setAttribute('role', 'img');
-  firstCanvas?.setAttribute(
-    'aria-label',
-    days.length === 0
-      ? 'No days to draw.'
-      : `Daily value in US dollars from ${days[0]!.date} to ${days[days.length - 1]!.date}; the same values are in the table of positions below.`,
-  );
+  firstCanvas?.setAttribute('aria-label', spec.description);
   plot.over.addEventListener('click', () => {
-    if (plot.cursor.idx !== null && plot.cursor.idx !== undefined) onPickDay(plot.cursor.idx);
+    const index = plot.cursor.idx;
+    if (index !== null && index !== undefined) spec.onPickDay?.(index);
   });
-  const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(container.clientWidth, 280), height: height() }));
+  showLegend(selected);
+  const resize = new ResizeObserver(() => {
+    if (plot.width !== width() || plot.height !== height()) plot.setSize({ width: width(), height: height() });
+  });
   resize.observe(container);
   return {
+    select(index) {
+      selected = index;
+      if (plot.cursor.idx === null || plot.cursor.idx === undefined) showLegend(index);
+    },
     destroy() {
       resize.disconnect();
       plot.destroy();
+      container.replaceChildren();
     },
   };
 }

@@ -39,6 +39,15 @@ export interface ExactPointsStanding {
   }[];
 }
 
+/** `GET /v1/address/{address}/points/history` (v1.3): per season, the wallet's points, total and rank of each day. */
+export interface ExactPointsHistory {
+  seasons: {
+    season: LosslessNumber;
+    asOf: string;
+    days: { date: string; points: LosslessNumber; totalPoints: LosslessNumber; rank: LosslessNumber | null }[];
+  }[];
+}
+
 /** What the build writes into index.html: facts about the whole snapshot that no /v1 document states. */
 export interface SnapshotFacts {
   lastClosedDay: string;

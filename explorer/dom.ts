@@ -58,3 +58,24 @@ export function table<Row>(name: string, caption: string, columns: Column<Row>[]
 export function message(kind: 'error' | 'notice', label: string, text: string): HTMLElement {
   return element('p', { class: `message message-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, element('strong', {}, `${label}: `), text);
 }
+
+// Whether amounts show the JSON's exact text instead of their rounded form (the page's "Exact values" switch).
+let exactValues = false;
+
+/**
+ * An amount as a person reads it (`$1,234.57`), its exact JSON text in `data-exact` and in the
+ * title (shown on hover); the "Exact values" switch shows the exact text in place.
+ */
+export function amount(shown: string, exact: string, note?: string): HTMLElement {
+  return element(
+    'span',
+    { class: note ? 'amount amount-note' : 'amount', 'data-exact': exact, 'data-shown': shown, title: `${note ? `${note}. ` : ''}Exact value: ${exact}` },
+    exactValues ? exact : shown,
+  );
+}
+
+/** Switches every amount on the page, and those drawn later, between its rounded and exact text. */
+export function showExactValues(on: boolean): void {
+  exactValues = on;
+  for (const node of document.querySelectorAll<HTMLElement>('[data-exact]')) node.textContent = (on ? node.dataset.exact : node.dataset.shown) ?? '';
+}

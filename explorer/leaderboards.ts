@@ -1,6 +1,7 @@
 /** Each season's leaderboard (`GET /v1/leaderboard/s{N}`): its multiplier schedule and its top entries. */
 import { getLeaderboard } from './api.ts';
-import { element, message, table } from './dom.ts';
+import { amount, element, message, table } from './dom.ts';
+import { formatAmount } from './format.ts';
 import type { ExactLeaderboard, ExactSeasons } from './documents.ts';
 
 export function renderLeaderboards(target: HTMLElement, seasons: ExactSeasons): void {
@@ -44,7 +45,7 @@ function leaderboardView(leaderboard: ExactLeaderboard): HTMLElement {
     element(
       'p',
       { class: 'summary' },
-      `Season ${leaderboard.season.value}: asOf ${leaderboard.asOf ?? 'none (no points yet)'}, ${leaderboard.totalParticipants.value} participants, top ${leaderboard.entries.length} shown.`,
+      `Season ${leaderboard.season.value}: as of ${leaderboard.asOf ?? 'none (no points yet)'}, ${leaderboard.totalParticipants.value} participants, top ${leaderboard.entries.length} shown.`,
     ),
     leaderboard.multipliers.length === 0
       ? message('notice', 'No multipliers', `season ${leaderboard.season.value} has no multiplier schedule.`)
@@ -53,7 +54,7 @@ function leaderboardView(leaderboard: ExactLeaderboard): HTMLElement {
           `Season ${leaderboard.season.value} multipliers`,
           [
             { heading: 'Position', cell: (row) => row.position },
-            { heading: 'Multiplier', cell: (row) => row.multiplier.value, numeric: true },
+            { heading: 'Multiplier', cell: (row) => amount(`\u00d7${formatAmount(row.multiplier.value)}`, row.multiplier.value), numeric: true },
             { heading: 'First day', cell: (row) => row.firstDay },
             { heading: 'Last day', cell: (row) => row.lastDay },
           ],
@@ -67,8 +68,8 @@ function leaderboardView(leaderboard: ExactLeaderboard): HTMLElement {
           [
             { heading: 'Rank', cell: (row) => row.rank.value, numeric: true },
             { heading: 'Wallet', cell: (row) => element('a', { href: `#address=${row.user}`, class: 'address' }, row.user) },
-            { heading: 'Total points', cell: (row) => row.totalPoints.value, numeric: true },
-            { heading: 'Daily rate', cell: (row) => row.dailyRate.value, numeric: true },
+            { heading: 'Total points', cell: (row) => amount(formatAmount(row.totalPoints.value, 2), row.totalPoints.value), numeric: true },
+            { heading: 'Daily rate', cell: (row) => amount(formatAmount(row.dailyRate.value, 2), row.dailyRate.value), numeric: true },
           ],
           leaderboard.entries,
         ),

@@ -1,12 +1,13 @@
 /**
- * The explorer page: freshness, leaderboards, and a wallet search. It reads only the /v1
+ * The explorer page: a wallet search, the leaderboards and the snapshot's freshness, with a nav
+ * to jump between them (and between a wallet's sections). It reads only the /v1
  * documents of the host that serves it, plus the facts the build wrote into the page.
  * The wallet shown is in the URL (`#address=0x...`), so a view can be linked and every
  * leaderboard row is a plain link.
  */
 import './style.css';
 import { getSeasons } from './api.ts';
-import { element, message } from './dom.ts';
+import { element, message, showExactValues } from './dom.ts';
 import type { SnapshotFacts } from './documents.ts';
 import { renderFreshness } from './freshness.ts';
 import { renderLeaderboards } from './leaderboards.ts';
@@ -25,6 +26,9 @@ const wallet = byId('wallet-body', 'div');
 const form = byId('search', 'form');
 const input = byId('address', 'input');
 const suggestion = byId('suggestion', 'p');
+const walletLinks = byId('wallet-links', 'span');
+const nav = byId('sections', 'nav');
+const exactSwitch = byId('exact-values', 'input');
 
 function addressInHash(): string | null {
   const hash = location.hash.replace(/^#/, '');
@@ -35,8 +39,8 @@ async function showWalletOfHash(): Promise<void> {
   const address = addressInHash();
   if (address === null) return;
   input.value = address;
-  await renderWallet(wallet, address);
-  wallet.closest('section')?.scrollIntoView({ block: 'start' });
+  await renderWallet(wallet, walletLinks, address);
+  byId('wallet', 'section').scrollIntoView({ block: 'start' });
 }
 
 form.addEventListener('submit', (event) => {
@@ -47,6 +51,20 @@ form.addEventListener('submit', (event) => {
   else location.hash = hash;
 });
 window.addEventListener('hashchange', () => void showWalletOfHash());
+
+// The nav's links jump to their section (and move the keyboard's focus there) without replacing
+// the `#address=` of the URL, so the wallet shown stays linkable and survives a reload.
+nav.addEventListener('click', (event) => {
+  const link = (event.target as Element).closest('a');
+  const id = link?.getAttribute('href')?.slice(1);
+  const target = id ? document.getElementById(id) : null;
+  if (!target) return;
+  event.preventDefault();
+  target.scrollIntoView({ block: 'start' });
+  target.focus({ preventScroll: true });
+});
+
+exactSwitch.addEventListener('change', () => showExactValues(exactSwitch.checked));
 
 if (facts.exampleWallet) {
   suggestion.replaceChildren('Example: ', element('a', { href: `#address=${facts.exampleWallet}`, class: 'address', 'data-example': '' }, facts.exampleWallet));

@@ -1,21 +1,37 @@
 /**
- * One wallet: its points standing, its daily value as a chart (total and per token or chain)
- * over a chosen range of days, the positions of a chosen day, and its balance history per chain
- * and token. Every number in a table is the JSON's own text.
+ * One wallet, in sections a reader can jump between: what it is worth (the latest total and its
+ * change over the shown range), its value over time as a chart over a chosen range of days, the
+ * positions of a chosen day, its points, and its balance history per chain and token. Amounts
+ * are rounded for reading; each keeps the JSON's exact text (see dom.ts `amount`).
  */
 import { ADDRESS_PATTERN } from '../schemas/patterns.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-import { getDaily, getHistory, getPoints, type DayRange } from './api.ts';
-import { drawPortfolioChart, type Breakdown, type PortfolioChart } from './chart.ts';
-import { element, message, table } from './dom.ts';
-import type { ExactDayRow, ExactPointsStanding, ExactPortfolioHistory } from './documents.ts';
+import { getDaily, getHistory, getPoints, getPointsHistory, type DayRange } from './api.ts';
+import { DASHES, STROKES, drawLineChart, type LineChart, type Line } from './chart.ts';
+import { amount, element, message, table } from './dom.ts';
+import type { ExactDayRow, ExactPortfolioHistory } from './documents.ts';
+import { chainName, formatAmount, formatCompactTicks, formatPrice, formatUsd, formatUsdChange, isUnpriced, tokenName } from './format.ts';
+import { pointsView } from './points.ts';
+
+type Breakdown = 'token' | 'chain';
+type Position = ExactDayRow['positions'][number];
 
 // Each search gets a number; answers that arrive after a newer search began are dropped.
 let latestSearch = 0;
 
-export async function renderWallet(target: HTMLElement, typed: string): Promise<void> {
+/** The wallet's sections, in page order, with the nav's names for them. */
+export const WALLET_SECTIONS = [
+  { id: 'wallet-value', name: 'Value' },
+  { id: 'wallet-positions', name: 'Positions' },
+  { id: 'wallet-points', name: 'Points' },
+  { id: 'wallet-history', name: 'Balance history' },
+] as const;
+
+/** Renders the wallet into `target` and its section links into `links` (emptied when there is no wallet). */
+export async function renderWallet(target: HTMLElement, links: HTMLElement, typed: string): Promise<void> {
   const search = ++latestSearch;
   const text = typed.trim();
+  links.replaceChildren();
   if (!ADDRESS_PATTERN.test(text)) {
     target.replaceChildren(
       message('error', 'Not an address', `"${text.length > 80 ? `${text.slice(0, 77)}...` : text}" is not 0x followed by 40 hexadecimal digits (0-9, a-f, any case).`),
@@ -26,7 +42,9 @@ export async function renderWallet(target: HTMLElement, typed: string): Promise<
   target.setAttribute('aria-busy', 'true');
   target.replaceChildren(element('p', { role: 'status' }, `Loading ${address}...`));
   try {
-    const [history, daily, points] = await Promise.all([getHistory(address), getDaily(address), getPoints(address)]);
+    // A wallet without points has no points history: it is asked for only when there are seasons to draw.
+    const pointsAndHistory = getPoints(address).then(async (points) => ({ points, pointsHistory: points.seasons.length > 0 ? await getPointsHistory(address) : { seasons: [] } }));
+    const [history, daily, { points, pointsHistory }] = await Promise.all([getHistory(address), getDaily(address), pointsAndHistory]);
     if (search !== latestSearch) return;
     const heading = element('h3', { class: 'address', 'data-wallet': address }, address);
     if (Object.keys(history).length === 0 && daily.days.length === 0 && points.seasons.length === 0) {
@@ -36,14 +54,23 @@ export async function renderWallet(target: HTMLElement, typed: string): Promise<
       );
       return;
     }
-    target.replaceChildren(
-      heading,
-      pointsView(points),
-      daily.days.length === 0
-        ? message('notice', 'No balance history', `${address} held no token in this snapshot; it only has points.`)
-        : dailyView(address, daily.days),
-      historyView(history),
-    );
+    const overview = element('div', { class: 'overview' });
+    const sections = daily.days.length === 0
+      ? [
+          overview,
+          message('notice', 'No balance history', `${address} held no token in this snapshot; it only has points.`),
+          section('wallet-points', 'Points', pointsView(points, pointsHistory)),
+          section('wallet-history', 'Balance history per chain and token', historyView(history)),
+        ]
+      : [
+          overview,
+          ...dailyView(address, daily.days, overview),
+          section('wallet-points', 'Points', pointsView(points, pointsHistory)),
+          section('wallet-history', 'Balance history per chain and token', historyView(history)),
+        ];
+    target.replaceChildren(heading, ...sections);
+    const present = WALLET_SECTIONS.filter(({ id }) => target.querySelector(`#${id}`));
+    links.replaceChildren(...present.map(({ id, name }) => element('a', { href: `#${id}` }, name)));
   } catch (error) {
     if (search === latestSearch) target.replaceChildren(message('error', 'Error', (error as Error).message));
   } finally {
@@ -51,63 +78,215 @@ export async function renderWallet(target: HTMLElement, typed: string): Promise<
   }
 }
 
-function pointsView(points: ExactPointsStanding): HTMLElement {
-  return element(
-    'section',
-    { 'aria-labelledby': 'points-heading' },
-    element('h4', { id: 'points-heading' }, 'Points standing'),
-    points.seasons.length === 0
-      ? message('notice', 'No points', 'this wallet takes part in no season.')
-      : table(
-          'points',
-          'Rank and points per season',
-          [
-            { heading: 'Season', cell: (row) => `s${row.season.value}` },
-            { heading: 'asOf', cell: (row) => row.asOf ?? 'none' },
-            { heading: 'Rank', cell: (row) => row.rank.value, numeric: true },
-            { heading: 'Participants', cell: (row) => row.totalParticipants.value, numeric: true },
-            { heading: 'Total points', cell: (row) => row.totalPoints.value, numeric: true },
-            { heading: 'Daily rate', cell: (row) => row.dailyRate.value, numeric: true },
-          ],
-          points.seasons,
-        ),
+/** A section of the wallet that the nav can jump to (focusable, so the keyboard lands there too). */
+function section(id: string, title: string, ...body: (Node | null)[]): HTMLElement {
+  return element('section', { id, tabindex: -1, 'aria-labelledby': `${id}-heading`, class: 'jump-target' }, element('h4', { id: `${id}-heading` }, title), ...body);
+}
+
+/** How many of the day's positions have no price (their value counts as 0 in the total). */
+function unpricedCount(day: ExactDayRow): number {
+  return day.positions.filter(isUnpriced).length;
+}
+
+/**
+ * The headline: the latest day's total, and how it changed between the first and the last day of
+ * the range shown below.
+ */
+function renderOverview(target: HTMLElement, latest: ExactDayRow, shown: ExactDayRow[]): void {
+  const unpriced = unpricedCount(latest);
+  const change = (() => {
+    if (shown.length < 2) return element('p', { class: 'change', 'data-change': '' }, shown.length === 1 ? `One day shown (${shown[0]!.date}): no change to show.` : 'No day in the chosen range.');
+    const first = shown[0]!;
+    const last = shown[shown.length - 1]!;
+    const start = Number(first.totalValueUsd.value);
+    const end = Number(last.totalValueUsd.value);
+    const difference = end - start;
+    const direction = Math.round(difference * 100) === 0 ? 'unchanged' : difference > 0 ? 'up' : 'down';
+    const share = Math.abs((difference / start) * 100);
+    const percent = start > 0 && direction !== 'unchanged' ? ` (${difference > 0 ? '+' : '-'}${share < 0.05 ? '< 0.1' : share.toFixed(1)}%)` : '';
+    return element(
+      'p',
+      { class: 'change', 'data-change': direction },
+      element('strong', {}, direction === 'unchanged' ? 'Unchanged' : `${direction === 'up' ? 'Up' : 'Down'} ${formatUsdChange(difference)}${percent}`),
+      ' from ',
+      element('span', { class: 'date' }, first.date),
+      ' to ',
+      element('span', { class: 'date' }, last.date),
+      ' (',
+      amount(formatUsd(first.totalValueUsd.value), first.totalValueUsd.value),
+      ' to ',
+      amount(formatUsd(last.totalValueUsd.value), last.totalValueUsd.value),
+      ').',
+    );
+  })();
+  target.replaceChildren(
+    element(
+      'p',
+      { class: 'headline' },
+      element('span', { class: 'headline-label' }, `Worth on ${latest.date}, the latest day`),
+      element('span', { class: 'headline-value', 'data-headline': '' }, amount(formatUsd(latest.totalValueUsd.value), latest.totalValueUsd.value)),
+    ),
+    change,
+    ...(unpriced > 0
+      ? [element('p', { class: 'summary', 'data-unpriced-note': '' }, `${unpriced} ${unpriced === 1 ? 'position has' : 'positions have'} no price on ${latest.date} and ${unpriced === 1 ? 'counts' : 'count'} as $0 in this total.`)]
+      : []),
   );
 }
 
-/** The chart and the positions of one day, over a range of days the reader can narrow. */
-function dailyView(address: string, allDays: ExactDayRow[]): HTMLElement {
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Whether `text` is a real calendar day written YYYY-MM-DD. */
+function isCalendarDay(text: string): boolean {
+  if (!ISO_DAY.test(text)) return false;
+  const parsed = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === text;
+}
+
+function addDays(date: string, count: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The value of a day's positions that belong to `key` (a token or a chain), for the chart and its legend. */
+function partOf(day: ExactDayRow, breakdown: Breakdown, key: string): { value: number; exact: string[]; held: number; unpriced: number } {
+  const positions = day.positions.filter((position) => (breakdown === 'token' ? position.token : position.chainId.value) === key);
+  const priced = positions.filter((position) => !isUnpriced(position));
+  return {
+    value: priced.reduce((sum, position) => sum + Number(position.valueUsd.value), 0),
+    exact: priced.map((position) => position.valueUsd.value),
+    held: positions.length,
+    unpriced: positions.length - priced.length,
+  };
+}
+
+/** The chart's lines: the total, then one per token or per chain held in the range. */
+function chartLines(days: ExactDayRow[], breakdown: Breakdown): Line[] {
+  const keys = new Set<string>();
+  for (const day of days) for (const position of day.positions) keys.add(breakdown === 'token' ? position.token : position.chainId.value);
+  const ordered = [...keys].sort(breakdown === 'token' ? (a, b) => TOKEN_KEYS.indexOf(a as never) - TOKEN_KEYS.indexOf(b as never) : (a, b) => Number(a) - Number(b));
+  const total: Line = {
+    label: 'Total',
+    scale: 'usd',
+    width: 3,
+    values: days.map((day) => Number(day.totalValueUsd.value)),
+    legend: (index) => {
+      const day = days[index]!;
+      const unpriced = unpricedCount(day);
+      const shown = amount(formatUsd(day.totalValueUsd.value), day.totalValueUsd.value);
+      return unpriced === 0 ? shown : element('span', {}, shown, ` (${unpriced} without price)`);
+    },
+  };
+  const parts = ordered.map((key, index): Line => ({
+    label: breakdown === 'token' ? tokenName(key) : chainName(key),
+    scale: 'usd',
+    stroke: STROKES[index % STROKES.length],
+    dash: DASHES[index % DASHES.length],
+    width: 1.5,
+    // A day whose positions all lack a price is a gap, not a drop to zero.
+    values: days.map((day) => {
+      const part = partOf(day, breakdown, key);
+      return part.held > 0 && part.unpriced === part.held ? null : part.value;
+    }),
+    legend: (index) => {
+      const part = partOf(days[index]!, breakdown, key);
+      if (part.held > 0 && part.unpriced === part.held) return amount('no price', '0', 'No price on or before this day');
+      const exact = part.exact.length === 1 ? part.exact[0]! : part.exact.length === 0 ? '0' : `${part.exact.join(' + ')}`;
+      const shown = amount(part.exact.length <= 1 ? formatUsd(exact) : formatUsd(String(part.value)), exact);
+      return part.unpriced > 0 ? element('span', {}, shown, ` + ${part.unpriced} without price`) : shown;
+    },
+  }));
+  return [total, ...parts];
+}
+
+/** The value section (range, chart with its legend) and the positions section (a day and its table). */
+function dailyView(address: string, allDays: ExactDayRow[], overview: HTMLElement): HTMLElement[] {
   const firstDay = allDays[0]!.date;
   const lastDay = allDays[allDays.length - 1]!.date;
   let days = allDays;
+  let dayIndex = days.length - 1;
   let breakdown: Breakdown = 'token';
-  let chart: PortfolioChart | null = null;
+  let chart: LineChart | null = null;
 
   const chartBox = element('div', { class: 'chart', 'data-chart': 'portfolio' });
   const rangeNote = element('p', { class: 'summary', 'data-range': '' });
   const rangeMessage = element('div');
-  const daySelect = element('select', { id: 'day-select', onchange: () => showDay(daySelect.value) });
   const positionsBox = element('div');
+  const positionsHeading = element('span', {}, 'Positions');
+
+  const slider = element('input', {
+    type: 'range',
+    id: 'day-slider',
+    min: 0,
+    step: 1,
+    oninput: () => showDay(Number(slider.value)),
+  });
+  const sliderDay = element('output', { for: 'day-slider', 'data-day-shown': '', class: 'day-shown' });
+  const step = (by: number) => () => showDay(Math.min(days.length - 1, Math.max(0, dayIndex + by)));
+  const previous = element('button', { type: 'button', class: 'step', 'aria-label': 'Previous day', onclick: step(-1) }, 'Previous');
+  const next = element('button', { type: 'button', class: 'step', 'aria-label': 'Next day', onclick: step(1) }, 'Next');
 
   const redraw = () => {
     chart?.destroy();
-    chartBox.replaceChildren();
-    chart = days.length === 0 ? null : drawPortfolioChart(chartBox, days, breakdown, (index) => showDay(days[index]!.date));
-    if (days.length === 0) chartBox.replaceChildren(message('notice', 'No days', 'no day of this wallet falls in the chosen range.'));
-    rangeNote.textContent = days.length === 0 ? 'No day in the range.' : `${days.length} days, ${days[0]!.date} to ${days[days.length - 1]!.date}.`;
-    daySelect.replaceChildren(...[...days].reverse().map((day) => element('option', { value: day.date }, day.date)));
-    if (days.length > 0) showDay(days[days.length - 1]!.date);
-    else positionsBox.replaceChildren();
+    chart = null;
+    renderOverview(overview, allDays[allDays.length - 1]!, days);
+    if (days.length === 0) {
+      chartBox.replaceChildren(message('notice', 'No days', 'no day of this wallet falls in the chosen range.'));
+      rangeNote.textContent = 'No day in the range.';
+      positionsBox.replaceChildren();
+      slider.disabled = true;
+      return;
+    }
+    slider.disabled = false;
+    rangeNote.textContent = `${days.length} ${days.length === 1 ? 'day' : 'days'}, ${days[0]!.date} to ${days[days.length - 1]!.date}.`;
+    slider.max = String(days.length - 1);
+    const lines = chartLines(days, breakdown);
+    chart = drawLineChart(chartBox, {
+      dates: days.map((day) => day.date),
+      lines,
+      axes: [{ scale: 'usd', side: 'left', labels: (ticks, increment) => formatCompactTicks(ticks, increment, '$') }],
+      description: `Daily value in US dollars from ${days[0]!.date} to ${days[days.length - 1]!.date}: ${lines.map((line) => line.label).join(', ')}. The legend below gives the values of the chosen day; the positions table gives each position.`,
+      selected: days.length - 1,
+      onPickDay: (index) => showDay(index),
+    });
+    showDay(days.length - 1);
   };
-  const showDay = (date: string) => {
-    const day = days.find((row) => row.date === date);
+  const showDay = (index: number) => {
+    const day = days[index];
     if (!day) return;
-    daySelect.value = date;
+    dayIndex = index;
+    slider.value = String(index);
+    slider.setAttribute('aria-valuetext', day.date);
+    sliderDay.textContent = day.date;
+    previous.disabled = index === 0;
+    next.disabled = index === days.length - 1;
+    positionsHeading.textContent = `Positions on ${day.date}`;
     positionsBox.replaceChildren(positionsView(day));
+    chart?.select(index);
   };
 
-  const fromInput = element('input', { type: 'date', id: 'range-from', name: 'from', min: firstDay, max: lastDay, value: firstDay });
-  const toInput = element('input', { type: 'date', id: 'range-to', name: 'to', min: firstDay, max: lastDay, value: lastDay });
+  const dateInput = (id: string, name: string, value: string) =>
+    element('input', {
+      type: 'text',
+      id,
+      name,
+      value,
+      size: 10,
+      maxlength: 10,
+      inputmode: 'numeric',
+      pattern: '\\d{4}-\\d{2}-\\d{2}',
+      placeholder: 'YYYY-MM-DD',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      'aria-describedby': 'range-hint',
+    });
+  const fromInput = dateInput('range-from', 'from', firstDay);
+  const toInput = dateInput('range-to', 'to', lastDay);
   const applyRange = async (range: DayRange) => {
+    for (const [name, value] of [['from', range.from], ['to', range.to]] as const) {
+      if (value && !isCalendarDay(value)) {
+        rangeMessage.replaceChildren(message('error', 'Not a date', `"${name}" is "${value}"; write a calendar day as YYYY-MM-DD, e.g. ${lastDay}.`));
+        return;
+      }
+    }
     if (range.from && range.to && range.from > range.to) {
       rangeMessage.replaceChildren(message('error', 'Empty range', `"from" (${range.from}) is later than "to" (${range.to}).`));
       return;
@@ -120,32 +299,41 @@ function dailyView(address: string, allDays: ExactDayRow[]): HTMLElement {
       rangeMessage.replaceChildren(message('error', 'Error', (error as Error).message));
     }
   };
+  const preset = (label: string, count: number | null) =>
+    element(
+      'button',
+      {
+        type: 'button',
+        'data-preset': count ?? 'all',
+        onclick: () => {
+          const from = count === null ? firstDay : [addDays(lastDay, -(count - 1)), firstDay].sort().at(-1)!;
+          fromInput.value = from;
+          toInput.value = lastDay;
+          void applyRange(count === null ? { from: null, to: null } : { from, to: lastDay });
+        },
+      },
+      label,
+    );
   const rangeForm = element(
     'form',
     {
       class: 'range',
       'aria-label': 'Range of days',
+      novalidate: true,
       onsubmit: (event) => {
         event.preventDefault();
-        void applyRange({ from: fromInput.value || null, to: toInput.value || null });
+        void applyRange({ from: fromInput.value.trim() || null, to: toInput.value.trim() || null });
       },
     },
-    element('label', { for: 'range-from' }, 'From '),
-    fromInput,
-    element('label', { for: 'range-to' }, 'To '),
-    toInput,
-    element('button', { type: 'submit' }, 'Show range'),
+    element('span', { class: 'presets', role: 'group', 'aria-label': 'Last days' }, preset('Last 30 days', 30), preset('90 days', 90), preset('1 year', 365), preset('All', null)),
     element(
-      'button',
-      {
-        type: 'button',
-        onclick: () => {
-          fromInput.value = firstDay;
-          toInput.value = lastDay;
-          void applyRange({ from: null, to: null });
-        },
-      },
-      'Whole history',
+      'span',
+      { class: 'dates' },
+      element('label', { for: 'range-from' }, 'From'),
+      fromInput,
+      element('label', { for: 'range-to' }, 'to'),
+      toInput,
+      element('button', { type: 'submit' }, 'Show range'),
     ),
   );
   const breakdownChoice = element(
@@ -171,85 +359,123 @@ function dailyView(address: string, allDays: ExactDayRow[]): HTMLElement {
     ),
   );
 
-  const view = element(
-    'section',
-    { 'aria-labelledby': 'daily-heading' },
-    element('h4', { id: 'daily-heading' }, 'Daily value (USD)'),
+  const value = section(
+    'wallet-value',
+    'Value over time (US dollars)',
     rangeForm,
+    element('p', { id: 'range-hint', class: 'hint' }, `Days from ${firstDay} to ${lastDay}, written YYYY-MM-DD.`),
     rangeMessage,
     breakdownChoice,
     rangeNote,
     chartBox,
-    element('h4', {}, 'Positions of one day'),
-    element('p', { class: 'control' }, element('label', { for: 'day-select' }, 'Day '), daySelect, ' (or click a day on the chart)'),
+  );
+  const positions = element(
+    'section',
+    { id: 'wallet-positions', tabindex: -1, 'aria-labelledby': 'wallet-positions-heading', class: 'jump-target' },
+    element('h4', { id: 'wallet-positions-heading' }, positionsHeading),
+    element(
+      'div',
+      { class: 'day-picker' },
+      element('label', { for: 'day-slider' }, 'Day'),
+      previous,
+      slider,
+      next,
+      sliderDay,
+    ),
+    element('p', { class: 'hint' }, 'Arrow keys move the slider a day; a click on the chart picks its day too.'),
     positionsBox,
   );
   // The chart measures its container, so it is drawn once the view is in the page.
   queueMicrotask(redraw);
-  return view;
+  return [value, positions];
 }
+
+const NO_PRICE_NOTE = 'No price on or before this day: usdPerToken is 0 in the JSON and the value counts as $0 in the total';
 
 function positionsView(day: ExactDayRow): HTMLElement {
   if (day.positions.length === 0) {
-    return element('div', { 'data-day': day.date }, message('notice', 'No positions', `every balance was zero at the end of ${day.date}; total value ${day.totalValueUsd.value} USD.`));
+    return element('div', { 'data-day': day.date }, message('notice', 'No positions', `every balance was zero at the end of ${day.date}; total value $0.00.`));
   }
+  const unpriced = unpricedCount(day);
   return element(
     'div',
     { 'data-day': day.date },
-    table(
+    table<Position>(
       'positions',
       `Positions at the end of ${day.date}`,
       [
-        { heading: 'Chain', cell: (row) => row.chainId.value, numeric: true },
-        { heading: 'Token', cell: (row) => row.token },
-        { heading: 'Balance', cell: (row) => row.balance.value, numeric: true },
-        { heading: 'USD per token', cell: (row) => row.usdPerToken.value, numeric: true },
-        { heading: 'Value (USD)', cell: (row) => row.valueUsd.value, numeric: true },
+        { heading: 'Chain', cell: (row) => element('span', { title: `chain ID ${row.chainId.value}`, 'data-key': row.chainId.value }, chainName(row.chainId.value)) },
+        { heading: 'Token', cell: (row) => element('span', { title: `token key ${row.token}`, 'data-key': row.token }, tokenName(row.token)) },
+        { heading: 'Balance', cell: (row) => amount(formatAmount(row.balance.value), row.balance.value), numeric: true },
+        {
+          heading: 'Price (USD)',
+          cell: (row) => (isUnpriced(row) ? amount('no price', row.usdPerToken.value, NO_PRICE_NOTE) : amount(formatPrice(row.usdPerToken.value), row.usdPerToken.value)),
+          numeric: true,
+        },
+        {
+          heading: 'Value (USD)',
+          cell: (row) => (isUnpriced(row) ? amount('no price', row.valueUsd.value, NO_PRICE_NOTE) : amount(formatUsd(row.valueUsd.value), row.valueUsd.value)),
+          numeric: true,
+        },
       ],
       day.positions,
-      ['Total value (USD)', element('span', { 'data-total': '' }, day.totalValueUsd.value)],
+      ['Total value', element('span', { 'data-total': '' }, amount(formatUsd(day.totalValueUsd.value), day.totalValueUsd.value))],
     ),
+    unpriced > 0
+      ? element('p', { class: 'summary', 'data-unpriced-note': '' }, `"no price": the snapshot has no price for this token on or before ${day.date}, so ${unpriced === 1 ? 'its value counts' : 'their values count'} as $0 in the total.`)
+      : null,
   );
 }
+
+const NEW_YORK_TIME = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
 
 /** Every chain and token with snapshots, one collapsible table each, in the JSON's order. */
 function historyView(history: ExactPortfolioHistory): HTMLElement {
   const chains = Object.keys(history);
-  return element(
-    'section',
-    { 'aria-labelledby': 'history-heading' },
-    element('h4', { id: 'history-heading' }, 'Balance history per chain and token'),
-    chains.length === 0
-      ? message('notice', 'No balance history', 'no balance of this wallet ever changed.')
-      : chains.map((chain) => {
+  return chains.length === 0
+    ? message('notice', 'No balance history', 'no balance of this wallet ever changed.')
+    : element(
+        'div',
+        {},
+        chains.map((chain) => {
           const tokens = history[chain]!;
           const held = TOKEN_KEYS.filter((token) => tokens[token].length > 0);
           const never = TOKEN_KEYS.filter((token) => tokens[token].length === 0);
           return element(
             'div',
             { class: 'chain-history', 'data-chain': chain },
-            element('h5', {}, `Chain ${chain}`),
+            element('h5', { title: `chain ID ${chain}` }, chainName(chain)),
             held.map((token) => {
               const snapshots = tokens[token];
               const latest = snapshots[snapshots.length - 1]!;
               return element(
                 'details',
                 { 'data-history': `${chain}/${token}` },
-                element('summary', {}, `${token}: ${snapshots.length} ${snapshots.length === 1 ? 'change' : 'changes'}, latest balance ${latest.balance.value} on ${latest.date}`),
+                element(
+                  'summary',
+                  {},
+                  `${tokenName(token)}: ${snapshots.length} ${snapshots.length === 1 ? 'change' : 'changes'}, latest balance `,
+                  amount(formatAmount(latest.balance.value), latest.balance.value),
+                  ` on ${latest.date}`,
+                ),
                 table(
                   `history-${chain}-${token}`,
-                  `Chain ${chain}, ${token}: balance after each change`,
+                  `${chainName(chain)}, ${tokenName(token)}: balance after each change`,
                   [
                     { heading: 'Date', cell: (row) => row.date },
-                    { heading: 'Timestamp (Unix s)', cell: (row) => row.timestamp.value, numeric: true },
-                    { heading: 'Balance', cell: (row) => row.balance.value, numeric: true },
+                    {
+                      heading: 'Time (New York)',
+                      cell: (row) => amount(NEW_YORK_TIME.format(new Date(Number(row.timestamp.value) * 1000)), row.timestamp.value, 'Unix time in seconds'),
+                      numeric: true,
+                    },
+                    { heading: 'Balance', cell: (row) => amount(formatAmount(row.balance.value), row.balance.value), numeric: true },
                   ],
                   snapshots,
                 ),
               );
             }),
-            never.length > 0 ? element('p', { class: 'summary' }, `Never held on chain ${chain}: ${never.join(', ')}.`) : null,
+            never.length > 0 ? element('p', { class: 'summary' }, `Never held on ${chainName(chain)}: ${never.map(tokenName).join(', ')}.`) : null,
           );
         }),
-  );
+      );
 }

@@ -1,9 +1,11 @@
 /**
  * The explorer page in headless Chromium, against a host serving a tree built from the bundled
- * sample: it loads without a console error, shows every number exactly as the JSON writes it,
- * draws the chart, asks the host for a range of days (and still cuts it on a host that ignores
- * the query), says clearly when an address is malformed or has no history, and is usable at
- * phone width and by keyboard. Screenshots go to test/screenshots/.
+ * sample: it loads without a console error, shows every number as a person reads it (`$1,234.57`,
+ * names of chains and tokens) with the JSON's exact text one hover or one click away, says what a
+ * wallet is worth, draws the chart with a legend that needs no pointer and axis labels that are
+ * never cut, asks the host for a range of days written YYYY-MM-DD (and still cuts it on a host
+ * that ignores the query), jumps between sections, says clearly when an address is malformed or
+ * has no history, and is usable at phone width and by keyboard. Screenshots go to test/screenshots/.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,13 +16,14 @@ import type { Browser, Page } from 'playwright-core';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import { chainName, formatAmount, formatPrice, formatUsd, tokenName } from '../explorer/format.ts';
 import { PINNED_NOW, tempDir } from './helpers/fixtures.ts';
 import { DESKTOP, PHONE, launchBrowser, openPage, screenshot } from './helpers/browser.ts';
 import { RUNTIMES, startHost, type Host } from './helpers/hosts.ts';
 
 const STORY_WALLET = '0xa11ce00000000000000000000000000000000001';
 const UNKNOWN_WALLET = '0x' + '12'.repeat(20);
-/** TOTAL_STROKE of explorer/chart.ts (which imports a stylesheet, so Node cannot load it). */
+/** FIRST_STROKE of explorer/chart.ts, the total's line (chart.ts imports a stylesheet, so Node cannot load it). */
 const TOTAL_STROKE_RGB = [0x1d, 0x4e, 0xd8];
 
 type Exact = LosslessNumber;
@@ -43,10 +46,31 @@ function rows(page: Page, name: string): Promise<string[][]> {
   return page.$$eval(`table[data-table="${name}"] tbody tr`, (trs) => trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((cell) => cell.textContent ?? '')));
 }
 
+/** Each body cell's JSON text (an amount's `data-exact`, a chain's or token's key, else the cell's text), row by row. */
+function exactRows(page: Page, name: string): Promise<string[][]> {
+  return page.$$eval(`table[data-table="${name}"] tbody tr`, (trs) =>
+    trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((cell) => cell.querySelector<HTMLElement>('[data-exact]')?.dataset.exact ?? cell.querySelector<HTMLElement>('[data-key]')?.dataset.key ?? cell.textContent ?? '')),
+  );
+}
+
+/** The legend under a chart: each line's label and value, as shown. */
+function legend(page: Page, chart = 'portfolio'): Promise<string[]> {
+  return page.$$eval(`[data-chart="${chart}"] .legend li`, (items) => items.map((item) => (item as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+}
+
+/** Shows day `index` of the range with the day slider, as a drag or an arrow key would. */
+async function pickDay(page: Page, index: number, date: string): Promise<void> {
+  await page.$eval('#day-slider', (slider, value) => {
+    (slider as HTMLInputElement).value = String(value);
+    slider.dispatchEvent(new Event('input', { bubbles: true }));
+  }, index);
+  await page.waitForSelector(`[data-day="${date}"]`);
+}
+
 /** Pixels of the total's colour on the chart's canvas (anti-aliased edges aside). */
 function totalLinePixels(page: Page): Promise<number> {
   return page.$eval(
-    '[data-chart] canvas',
+    '[data-chart="portfolio"] canvas',
     (canvas, rgb) => {
       const { data } = (canvas as HTMLCanvasElement).getContext('2d')!.getImageData(0, 0, (canvas as HTMLCanvasElement).width, (canvas as HTMLCanvasElement).height);
       let count = 0;
@@ -65,47 +89,133 @@ async function openWallet(page: Page, address: string): Promise<void> {
   await page.waitForSelector(`[data-wallet="${address.toLowerCase()}"]`);
 }
 
-/** Everything the page shows of one wallet, compared with its three documents. */
+/** A position's price and value as the page shows them: "no price" when usdPerToken is 0. */
+const priceShown = (p: any) => (text(p.usdPerToken) === '0' ? 'no price' : formatPrice(text(p.usdPerToken)!));
+const valueShown = (p: any) => (text(p.usdPerToken) === '0' ? 'no price' : formatUsd(text(p.valueUsd)!));
+
+/** Everything the page shows of one wallet, compared with its documents. */
 async function checkWallet(page: Page, address: string): Promise<void> {
   const daily = exact(`v1/address/${address}/portfolio/daily.json`);
   const history = exact(`v1/address/${address}/portfolio.json`);
   const pointsFile = `v1/address/${address}/points.json`;
   const points = fs.existsSync(path.join(tree, pointsFile)) ? exact(pointsFile) : { seasons: [] };
-
-  await page.waitForSelector('[data-chart] canvas');
-  assert.ok((await totalLinePixels(page)) > 100, 'the total is drawn on the chart');
-  const legend = await page.$$eval('.u-legend .u-series .u-label', (labels) => labels.map((label) => label.textContent));
-  const tokens = TOKEN_KEYS.filter((token) => daily.days.some((day: any) => day.positions.some((position: any) => position.token === token)));
-  assert.equal(legend, ['Day', 'Total (USD)', ...tokens.map((token) => `${token} (USD)`)]);
-
   const days: any[] = daily.days;
-  assert.is(await page.inputValue('#day-select'), days[days.length - 1].date, 'the last day is shown first');
+  const latest = days[days.length - 1];
+
+  await page.waitForSelector('[data-chart="portfolio"] canvas');
+  assert.ok((await totalLinePixels(page)) > 100, 'the total is drawn on the chart');
+  // The headline: the latest day's total, as a person reads it, with the JSON's text one hover away.
+  assert.is(await page.textContent('[data-headline]'), formatUsd(text(latest.totalValueUsd)!));
+  assert.is(await page.getAttribute('[data-headline] [data-exact]', 'data-exact'), text(latest.totalValueUsd));
+  assert.match((await page.getAttribute('[data-headline] [data-exact]', 'title')) ?? '', text(latest.totalValueUsd)!);
+  // The legend shows the last day without any pointer over the chart, each token by its name.
+  const tokens = TOKEN_KEYS.filter((token) => days.some((day: any) => day.positions.some((position: any) => position.token === token)));
+  const shownLegend = await legend(page);
+  assert.is(shownLegend[0], `Day: ${latest.date}`);
+  assert.equal(shownLegend.slice(1).map((item) => item.split(':')[0]), ['Total', ...tokens.map(tokenName)]);
+  assert.ok(shownLegend[1]!.startsWith(`Total: ${formatUsd(text(latest.totalValueUsd)!)}`), shownLegend[1]);
+
+  assert.is(await page.textContent('[data-day-shown]'), latest.date, 'the last day is shown first');
   const busiest = days.reduce((best, day) => (day.positions.length > best.positions.length ? day : best), days[0]);
-  for (const day of [days[days.length - 1], days[0], days[Math.floor(days.length / 2)], busiest]) {
-    await page.selectOption('#day-select', day.date);
-    await page.waitForSelector(`[data-day="${day.date}"]`);
+  for (const day of [days[0], days[Math.floor(days.length / 2)], busiest, latest]) {
+    await pickDay(page, days.indexOf(day), day.date);
+    assert.is(await page.getAttribute('#day-slider', 'aria-valuetext'), day.date);
+    assert.is((await legend(page))[0], `Day: ${day.date}`, 'the legend follows the chosen day');
     if (day.positions.length === 0) continue;
     assert.equal(
-      await rows(page, 'positions'),
+      await exactRows(page, 'positions'),
       day.positions.map((p: any) => [text(p.chainId), p.token, text(p.balance), text(p.usdPerToken), text(p.valueUsd)]),
-      `positions of ${day.date}`,
+      `exact positions of ${day.date}`,
     );
-    assert.is(await page.textContent('[data-total]'), text(day.totalValueUsd));
+    assert.equal(
+      await rows(page, 'positions'),
+      day.positions.map((p: any) => [chainName(text(p.chainId)!), tokenName(p.token), formatAmount(text(p.balance)!), priceShown(p), valueShown(p)]),
+      `positions of ${day.date} as shown`,
+    );
+    assert.is(await page.textContent('[data-total]'), formatUsd(text(day.totalValueUsd)!));
+    assert.is(await page.getAttribute('[data-total] [data-exact]', 'data-exact'), text(day.totalValueUsd));
   }
 
   for (const [chain, tokens] of Object.entries<any>(history)) {
     for (const token of TOKEN_KEYS) {
       const snapshots: any[] = tokens[token];
-      const shown = await rows(page, `history-${chain}-${token}`);
+      const shown = await exactRows(page, `history-${chain}-${token}`);
       assert.equal(shown, snapshots.map((s) => [s.date, text(s.timestamp), text(s.balance)]), `history of chain ${chain}, ${token}`);
     }
   }
 
-  assert.equal(
-    await rows(page, 'points'),
-    points.seasons.map((s: any) => [`s${text(s.season)}`, s.asOf ?? 'none', text(s.rank), text(s.totalParticipants), text(s.totalPoints), text(s.dailyRate)]),
-  );
+  if (points.seasons.length > 0) {
+    assert.equal(
+      await exactRows(page, 'points'),
+      points.seasons.map((s: any) => [`Season ${text(s.season)}`, s.asOf ?? 'none', text(s.rank), text(s.totalParticipants), text(s.totalPoints), text(s.dailyRate)]),
+    );
+  } else {
+    assert.match((await page.textContent('#wallet-points')) ?? '', 'No points: this wallet takes part in no season.');
+  }
 }
+
+/**
+ * A wallet made up for the page (served by the test's route, not built): amounts of every kind,
+ * chains and tokens without and with names, and totals whose axis labels are long.
+ */
+const MADE_UP_WALLET = '0x' + 'ab'.repeat(20);
+const MADE_UP_DAILY = `{"asOf":"2026-11-21","days":[
+{"date":"2026-11-18","totalValueUsd":0,"positions":[]},
+{"date":"2026-11-19","totalValueUsd":123456789012.34,"positions":[{"token":"uty","chainId":1,"balance":123456789012.34,"usdPerToken":1,"valueUsd":123456789012.34}]},
+{"date":"2026-11-20","totalValueUsd":123456789098.76,"positions":[{"token":"uty","chainId":1,"balance":123456789098.76,"usdPerToken":1,"valueUsd":123456789098.76}]},
+{"date":"2026-11-21","totalValueUsd":1234567.8912340000000000025,"positions":[
+{"token":"uty","chainId":1,"balance":1234567.891234,"usdPerToken":1,"valueUsd":1234567.891234},
+{"token":"venueBUsdc","chainId":10,"balance":2.5e-18,"usdPerToken":1,"valueUsd":2.5e-18},
+{"token":"venueALp","chainId":8453,"balance":5,"usdPerToken":0,"valueUsd":0},
+{"token":"yuty","chainId":42161,"balance":0.004,"usdPerToken":1.2,"valueUsd":0.0048}]}]}`;
+
+/** Serves the made-up wallet's documents (its daily one as written above, the others empty). */
+async function serveMadeUpWallet(page: Page): Promise<void> {
+  await page.route(new RegExp(`/v1/address/${MADE_UP_WALLET}/`), (route) => {
+    const { pathname } = new URL(route.request().url());
+    const body = pathname.includes('/portfolio/daily') ? MADE_UP_DAILY : pathname.endsWith('/portfolio') ? '{}' : '{"seasons":[]}';
+    return route.fulfill({ contentType: 'application/json', body });
+  });
+}
+
+/** The y axis labels of a chart as drawn (data-axis-labels), and whether ink reaches the canvas's edges. */
+async function axisLabels(page: Page, chart: string): Promise<{ width: number; labels: { axis: string; text: string; left: number; right: number }[]; inkAtEdges: number }> {
+  return page.$eval(`[data-chart="${chart}"]`, (box) => {
+    const drawn = JSON.parse((box as HTMLElement).dataset.axisLabels!);
+    const canvas = box.querySelector('canvas')!;
+    const { data, width, height } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+    // A label cut by the canvas's edge leaves its ink in the first or last columns.
+    let inkAtEdges = 0;
+    for (let y = 0; y < height; y++) {
+      for (const x of [0, 1, width - 2, width - 1]) {
+        const i = (y * width + x) * 4;
+        if (data[i + 3]! > 100 && data[i]! < 120 && data[i + 1]! < 120 && data[i + 2]! < 120) inkAtEdges++;
+      }
+    }
+    return { ...drawn, inkAtEdges };
+  });
+}
+
+const Formatting = suite('explorer: amounts and names as a person reads them');
+
+Formatting('dollars: separators and cents, "< $0.01" below a cent, $0.00 for zero, rounded from the exact text', () => {
+  assert.is(formatUsd('1234567.891234'), '$1,234,567.89');
+  assert.is(formatUsd('2.5e-18'), '< $0.01');
+  assert.is(formatUsd('0'), '$0.00');
+  assert.is(formatUsd('0.005'), '$0.01');
+  assert.is(formatUsd('0.00499999999999999999'), '< $0.01');
+  assert.is(formatUsd('1e21'), '$1,000,000,000,000,000,000,000.00');
+  assert.is(formatUsd('-12.345'), '-$12.35');
+  assert.is(formatPrice('1.038806'), '$1.038806');
+  assert.is(formatAmount('123456.789012345678901234'), '123,456.789012');
+});
+
+Formatting('names of chains and tokens; others by their number', () => {
+  assert.equal(['1', '10', '8453', '42161'].map(chainName), ['Ethereum', 'OP Mainnet', 'Base', 'Chain 42161']);
+  assert.equal(TOKEN_KEYS.map(tokenName), ['UTY', 'yUTY', 'Venue A SY', 'Venue B yUTY', 'Venue B USDC', 'Venue A YT', 'Venue A LP']);
+});
+
+Formatting.run();
 
 // The runner picks the runtimes of each test tier (test/run.ts); alone, the suite covers both.
 const runtimes = process.env.TEST_RUNTIMES ? (process.env.TEST_RUNTIMES.split(',') as typeof RUNTIMES) : RUNTIMES;
@@ -131,7 +241,7 @@ for (const runtime of runtimes) {
       assert.is(await page.textContent('[data-fact="daily-as-of"]'), exact('_snapshot/no-history/daily.json').asOf);
       assert.equal(
         await rows(page, 'seasons'),
-        exact('v1/seasons.json').seasons.map((s: any) => [`s${text(s.season)}`, s.frozen ? 'frozen' : 'live', s.asOf ?? 'none (no points yet)', text(s.totalParticipants)]),
+        exact('v1/seasons.json').seasons.map((s: any) => [`Season ${text(s.season)}`, s.frozen ? 'frozen' : 'live', s.asOf ?? 'none (no points yet)', text(s.totalParticipants)]),
       );
       assert.equal(errors, []);
     } finally {
@@ -149,12 +259,14 @@ for (const runtime of runtimes) {
         await page.waitForSelector(`[data-season="${season}"]`);
         const board = exact(`v1/leaderboard/s${season}.json`);
         if (board.multipliers.length > 0) {
-          assert.equal(await rows(page, `multipliers-s${season}`), board.multipliers.map((m: any) => [m.position, text(m.multiplier), m.firstDay, m.lastDay]));
+          assert.equal(await exactRows(page, `multipliers-s${season}`), board.multipliers.map((m: any) => [m.position, text(m.multiplier), m.firstDay, m.lastDay]));
+          assert.equal((await rows(page, `multipliers-s${season}`)).map((row) => row[1]), board.multipliers.map((m: any) => `\u00d7${formatAmount(text(m.multiplier)!)}`));
         }
         if (board.entries.length === 0) {
           assert.match(await page.textContent(`[data-season="${season}"]`) ?? '', `No entries: no wallet has points in season ${season} yet.`);
         } else {
-          assert.equal(await rows(page, `entries-s${season}`), board.entries.map((e: any) => [text(e.rank), e.user, text(e.totalPoints), text(e.dailyRate)]));
+          assert.equal(await exactRows(page, `entries-s${season}`), board.entries.map((e: any) => [text(e.rank), e.user, text(e.totalPoints), text(e.dailyRate)]));
+          assert.equal(await rows(page, `entries-s${season}`), board.entries.map((e: any) => [text(e.rank), e.user, formatAmount(text(e.totalPoints)!, 2), formatAmount(text(e.dailyRate)!, 2)]));
         }
       }
       assert.equal(errors, []);
@@ -176,13 +288,14 @@ for (const runtime of runtimes) {
       const daily = exact(`v1/address/${example}/portfolio/daily.json`);
       const chains = [...new Set<string>(daily.days.flatMap((day: any) => day.positions.map((p: any) => text(p.chainId))))].sort((a, b) => Number(a) - Number(b));
       await page.check('input[name="breakdown"][value="chain"]');
-      assert.equal(await page.$$eval('.u-legend .u-series .u-label', (labels) => labels.map((label) => label.textContent)), ['Day', 'Total (USD)', ...chains.map((chain) => `chain ${chain} (USD)`)]);
+      assert.equal((await legend(page)).slice(1).map((item) => item.split(':')[0]), ['Total', ...chains.map((chain) => chainName(chain))]);
       // A click on the chart shows the positions of the day under the cursor.
-      const box = (await (await page.$('.u-over'))!.boundingBox())!;
+      const box = (await (await page.$('[data-chart="portfolio"] .u-over'))!.boundingBox())!;
       await page.mouse.click(box.x + 2, box.y + box.height / 2);
       await page.waitForSelector(`[data-day="${daily.days[0].date}"]`);
-      assert.is(await page.inputValue('#day-select'), daily.days[0].date);
-      await page.selectOption('#day-select', daily.days.at(-1).date);
+      assert.is(await page.textContent('[data-day-shown]'), daily.days[0].date);
+      await page.mouse.move(0, 0);
+      await pickDay(page, daily.days.length - 1, daily.days.at(-1).date);
       await screenshot(page, `explorer-desktop-${runtime}`);
       assert.equal(errors, []);
     } finally {
@@ -197,7 +310,9 @@ for (const runtime of runtimes) {
       await page.waitForSelector('body[data-ready="true"]');
       await openWallet(page, STORY_WALLET.toUpperCase().replace('0X', '0x'));
       await checkWallet(page, STORY_WALLET);
-      assert.match(await page.textContent('[data-history="1/uty"]') ?? '', '123456.789012345678901234');
+      // 24 significant digits: shown rounded, exact in the amount's data-exact and title.
+      assert.match(await page.textContent('[data-history="1/uty"] summary') ?? '', 'latest balance 123,456.789012 on');
+      assert.is(await page.getAttribute('[data-history="1/uty"] summary [data-exact]', 'data-exact'), '123456.789012345678901234');
       const leader = exact('v1/leaderboard/s2.json').entries[0].user as string;
       await page.click(`table[data-table="entries-s2"] a[href="#address=${leader}"]`);
       await page.waitForSelector(`[data-wallet="${leader}"]`);
@@ -248,13 +363,15 @@ for (const runtime of runtimes) {
           await page.route(/\/portfolio\/daily\?/, (route) => route.fulfill({ contentType: 'application/json', body: fs.readFileSync(path.join(tree, `v1/address/${STORY_WALLET}/portfolio/daily.json`)) }));
         }
         await page.goto(`${host.url}/#address=${STORY_WALLET}`);
-        await page.waitForSelector('[data-chart] canvas');
+        await page.waitForSelector('[data-chart="portfolio"] canvas');
         await page.fill('#range-from', from);
         await page.fill('#range-to', to);
         await page.click('text=Show range');
         await page.waitForFunction((first) => document.querySelector('[data-range]')?.textContent?.includes(first), `31 days, ${from} to ${to}.`);
         assert.ok(asked.some((url) => url.endsWith(`/portfolio/daily?from=${from}&to=${to}`)), 'from/to sent to the host');
-        assert.equal(await page.$$eval('#day-select option', (options) => options.map((option) => (option as HTMLOptionElement).value)), expected);
+        assert.is(await page.getAttribute('#day-slider', 'max'), String(expected.length - 1));
+        assert.is(await page.textContent('[data-day-shown]'), expected[0]);
+        await pickDay(page, 0, expected.at(-1));
         assert.ok((await totalLinePixels(page)) > 50);
         await page.fill('#range-from', to);
         await page.fill('#range-to', from);
@@ -280,7 +397,7 @@ for (const runtime of runtimes) {
       await page.goto(`${host.url}/`);
       await page.waitForSelector('body[data-ready="true"]');
       assert.is(await page.textContent('[data-fact="season-count"]'), String(meta().seasons.length));
-      assert.equal(await rows(page, 'entries-s2'), exact('v1/leaderboard/s2.json').entries.map((e: any) => [text(e.rank), e.user, text(e.totalPoints), text(e.dailyRate)]));
+      assert.equal(await exactRows(page, 'entries-s2'), exact('v1/leaderboard/s2.json').entries.map((e: any) => [text(e.rank), e.user, text(e.totalPoints), text(e.dailyRate)]));
       await openWallet(page, STORY_WALLET);
       await checkWallet(page, STORY_WALLET);
       await openWallet(page, UNKNOWN_WALLET);
@@ -298,12 +415,13 @@ for (const runtime of runtimes) {
       for (const typed of ['0x123', 'hello', `${UNKNOWN_WALLET}0`]) {
         await page.fill('#address', typed);
         await page.press('#address', 'Enter');
-        await page.waitForSelector('#wallet-body [role="alert"]');
+        await page.waitForFunction((shown) => document.querySelector('#wallet-body [role="alert"]')?.textContent?.includes(shown), `"${typed}"`);
         assert.is(await page.textContent('#wallet-body [role="alert"]'), `Not an address: "${typed}" is not 0x followed by 40 hexadecimal digits (0-9, a-f, any case).`);
       }
       await openWallet(page, UNKNOWN_WALLET);
       assert.is(await page.textContent('#wallet-body .message'), `No history: this snapshot has no balance, no daily value and no points for ${UNKNOWN_WALLET}.`);
       assert.is(await page.$('[data-chart]'), null);
+      assert.is(await page.textContent('#wallet-links'), '', 'no wallet sections to jump to');
       assert.equal(errors, []);
     } finally {
       await close();
@@ -322,19 +440,142 @@ for (const runtime of runtimes) {
       assert.is(await page.evaluate(() => document.activeElement?.id), 'address');
       await page.keyboard.type(STORY_WALLET);
       await page.keyboard.press('Enter');
-      await page.waitForSelector('[data-chart] canvas');
+      await page.waitForSelector('[data-chart="portfolio"] canvas');
       const days = exact(`v1/address/${STORY_WALLET}/portfolio/daily.json`).days;
-      await page.focus('#day-select');
-      await page.keyboard.press('ArrowDown');
+      await page.focus('#day-slider');
+      await page.keyboard.press('ArrowLeft');
       await page.waitForSelector(`[data-day="${days.at(-2).date}"]`);
       const widths = await page.evaluate(() => ({
         page: document.documentElement.scrollWidth,
         screen: window.innerWidth,
-        chart: document.querySelector('[data-chart] canvas')!.getBoundingClientRect().right,
+        chart: document.querySelector('[data-chart="portfolio"] canvas')!.getBoundingClientRect().right,
       }));
       assert.ok(widths.page <= widths.screen, `page ${widths.page}px wide on a ${widths.screen}px screen`);
       assert.ok(widths.chart <= widths.screen, `chart ends at ${widths.chart}px`);
       await screenshot(page, `explorer-phone-${runtime}`);
+      assert.equal(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  Explorer('money of every kind, names, and axis labels whole at any magnitude (a made-up wallet)', async () => {
+    const { page, errors, close } = await openPage(browser, DESKTOP);
+    try {
+      await serveMadeUpWallet(page);
+      await page.goto(`${host.url}/#address=${MADE_UP_WALLET}`);
+      await page.waitForSelector('[data-chart="portfolio"] canvas');
+      assert.is(await page.textContent('[data-headline]'), '$1,234,567.89');
+      assert.is(await page.getAttribute('[data-headline] [data-exact]', 'data-exact'), '1234567.8912340000000000025');
+      assert.equal(await rows(page, 'positions'), [
+        ['Ethereum', 'UTY', '1,234,567.891234', '$1.00', '$1,234,567.89'],
+        ['OP Mainnet', 'Venue B USDC', '< 0.000001', '$1.00', '< $0.01'],
+        ['Base', 'Venue A LP', '5', 'no price', 'no price'],
+        ['Chain 42161', 'yUTY', '0.004', '$1.20', '< $0.01'],
+      ]);
+      assert.equal((await exactRows(page, 'positions')).map((row) => row[4]), ['1234567.891234', '2.5e-18', '0', '0.0048']);
+      assert.match((await page.getAttribute('table[data-table="positions"] tbody tr:nth-child(3) td:nth-child(5) [data-exact]', 'title')) ?? '', 'No price on or before this day');
+      assert.match((await page.textContent('[data-day="2026-11-21"] [data-unpriced-note]')) ?? '', '"no price"');
+      assert.match((await page.textContent('.overview [data-unpriced-note]')) ?? '', '1 position has no price on 2026-11-21');
+      // One click shows every amount's exact text in place, and back.
+      await page.check('#exact-values');
+      assert.is(await page.textContent('[data-headline]'), '1234567.8912340000000000025');
+      assert.equal((await rows(page, 'positions')).map((row) => row[4]), ['1234567.891234', '2.5e-18', '0', '0.0048']);
+      await page.uncheck('#exact-values');
+      assert.is(await page.textContent('[data-headline]'), '$1,234,567.89');
+      // The day with no position says its total is zero.
+      await pickDay(page, 0, '2026-11-18');
+      assert.match((await page.textContent('[data-day="2026-11-18"]')) ?? '', 'total value $0.00');
+      // Axis labels from $0 to $140B, then (two days of 123 billion dollars, a few dollars apart) ten
+      // characters and more: each drawn whole inside the canvas, and no two ticks reading the same.
+      for (const range of [null, ['2026-11-19', '2026-11-20']]) {
+        if (range) {
+          await page.fill('#range-from', range[0]!);
+          await page.fill('#range-to', range[1]!);
+          await page.click('text=Show range');
+          await page.waitForFunction(() => document.querySelector('[data-range]')?.textContent?.startsWith('2 days'));
+        }
+        const drawn = await axisLabels(page, 'portfolio');
+        const texts = drawn.labels.map((label) => label.text);
+        assert.ok(drawn.labels.length >= 2, 'the axis has labels');
+        if (range) assert.ok(texts.some((label) => label.length >= 10), `a label of ten characters or more: ${texts}`);
+        for (const label of drawn.labels) assert.ok(label.left >= 0 && label.right <= drawn.width, `${label.text} spans ${label.left}..${label.right} of ${drawn.width}px`);
+        if (drawn.inkAtEdges) await screenshot(page, `explorer-ink-${runtime}`);
+        assert.is(drawn.inkAtEdges, 0, `no label ink at the canvas edges (${range ? 'narrow range' : 'whole'}: ${texts})`);
+        assert.equal([...new Set(texts)].length, texts.length, `no two ticks read the same: ${texts}`);
+      }
+      await screenshot(page, `explorer-made-up-${runtime}`);
+      assert.equal(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  Explorer('phone width: the legend reads without a pointer; dates are ISO in every control', async () => {
+    const { page, errors, close } = await openPage(browser, PHONE);
+    try {
+      const days = exact(`v1/address/${STORY_WALLET}/portfolio/daily.json`).days;
+      const latest = days.at(-1);
+      await page.goto(`${host.url}/#address=${STORY_WALLET}`);
+      await page.waitForSelector('[data-chart="portfolio"] canvas');
+      const items = await page.$$('[data-chart="portfolio"] .legend li');
+      assert.ok(items.length >= 2);
+      for (const item of items) {
+        assert.ok(await item.isVisible(), 'legend item visible');
+        const box = (await item.boundingBox())!;
+        assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, `legend item within the screen: ${box.x}..${box.x + box.width}`);
+      }
+      const shown = await legend(page);
+      assert.is(shown[0], `Day: ${latest.date}`);
+      assert.ok(shown[1]!.startsWith(`Total: ${formatUsd(text(latest.totalValueUsd)!)}`), shown[1]);
+      // ISO days in every date control, and no browser date input (its format follows the locale).
+      assert.is(await page.$$eval('input[type="date"]', (inputs) => inputs.length), 0);
+      for (const [selector, value] of [['#range-from', days[0].date], ['#range-to', latest.date]]) {
+        assert.is(await page.inputValue(selector!), value);
+        assert.is(await page.getAttribute(selector!, 'type'), 'text');
+        assert.is(await page.getAttribute(selector!, 'pattern'), '\\d{4}-\\d{2}-\\d{2}');
+      }
+      assert.match((await page.textContent('[data-day-shown]')) ?? '', /^\d{4}-\d{2}-\d{2}$/);
+      await page.fill('#range-from', '11/05/2025');
+      await page.click('text=Show range');
+      assert.match((await page.textContent('[role="alert"]')) ?? '', 'Not a date: "from" is "11/05/2025"; write a calendar day as YYYY-MM-DD');
+      // A preset range: the last 30 days.
+      await page.click('[data-preset="30"]');
+      await page.waitForFunction(() => document.querySelector('[data-range]')?.textContent?.startsWith('30 days'));
+      assert.is(await page.inputValue('#range-from'), days.at(-30).date);
+      assert.match((await page.textContent('[data-change]')) ?? '', `from ${days.at(-30).date} to ${latest.date}`);
+      await screenshot(page, `explorer-phone-legend-${runtime}`);
+      assert.equal(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  Explorer('the nav jumps to each section (by click and by keyboard) and keeps the wallet in the URL', async () => {
+    const { page, errors, close } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${host.url}/#address=${STORY_WALLET}`);
+      await page.waitForSelector('[data-chart="portfolio"] canvas');
+      const links = await page.$$eval('#sections a', (anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
+      assert.equal(links, ['#wallet', '#wallet-value', '#wallet-positions', '#wallet-points', '#wallet-history', '#leaderboards', '#freshness']);
+      const navHeight = (await (await page.$('#sections'))!.boundingBox())!.height;
+      for (const [index, href] of links.entries()) {
+        const id = href!.slice(1);
+        if (index % 2 === 0) {
+          await page.click(`#sections a[href="${href}"]`);
+        } else {
+          await page.focus(`#sections a[href="${href}"]`);
+          await page.keyboard.press('Enter');
+        }
+        await page.waitForFunction((target) => document.activeElement?.id === target, id);
+        const { top, atBottom } = await page.$eval(`#${id}`, (section) => ({
+          top: section.getBoundingClientRect().top,
+          atBottom: Math.ceil(window.scrollY + window.innerHeight) >= document.documentElement.scrollHeight,
+        }));
+        // At the top, just below the sticky nav (or as high as it goes, for the page's last section).
+        assert.ok(top >= navHeight - 2 && (top <= navHeight + 60 || (atBottom && top < 844)), `#${id} starts below the nav (${top}px, nav ${navHeight}px)`);
+        assert.is(await page.evaluate(() => location.hash), `#address=${STORY_WALLET}`);
+      }
       assert.equal(errors, []);
     } finally {
       await close();

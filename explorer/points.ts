@@ -1,0 +1,113 @@
+/**
+ * A wallet's points: its standing in each season (`GET /v1/address/{a}/points`) and, where the host
+ * serves it (`GET /v1/address/{a}/points/history`, v1.3), each season's total points and rank day
+ * by day as a chart. The rank has its own axis, drawn upside down so that a better rank is higher,
+ * and the days are also a table, one click away.
+ */
+import { drawLineChart, type Line } from './chart.ts';
+import { amount, element, message, table } from './dom.ts';
+import type { ExactPointsHistory, ExactPointsStanding } from './documents.ts';
+import { formatAmount, formatCompactTicks } from './format.ts';
+
+type SeasonHistory = ExactPointsHistory['seasons'][number];
+type PointsDay = SeasonHistory['days'][number];
+
+const points = (text: string) => amount(formatAmount(text, 2), text);
+
+export function pointsView(standing: ExactPointsStanding, history: ExactPointsHistory): HTMLElement {
+  if (standing.seasons.length === 0) return message('notice', 'No points', 'this wallet takes part in no season.');
+  return element(
+    'div',
+    {},
+    table(
+      'points',
+      'Rank and points per season',
+      [
+        { heading: 'Season', cell: (row) => `Season ${row.season.value}` },
+        { heading: 'As of', cell: (row) => row.asOf ?? 'none' },
+        { heading: 'Rank', cell: (row) => row.rank.value, numeric: true },
+        { heading: 'Participants', cell: (row) => row.totalParticipants.value, numeric: true },
+        { heading: 'Total points', cell: (row) => points(row.totalPoints.value), numeric: true },
+        { heading: 'Daily rate', cell: (row) => points(row.dailyRate.value), numeric: true },
+      ],
+      standing.seasons,
+    ),
+    history.seasons.map((season) => seasonView(season)),
+  );
+}
+
+function seasonView(season: SeasonHistory): HTMLElement {
+  const number = season.season.value;
+  const { days } = season;
+  const chartBox = element('div', { class: 'chart', 'data-chart': `points-s${number}` });
+  const view = element(
+    'div',
+    { class: 'season-history', 'data-points-history': number },
+    element('h5', {}, `Season ${number}, day by day`),
+    days.length === 0
+      ? message('notice', 'No days', `no day of season ${number} to draw.`)
+      : element(
+          'p',
+          { class: 'summary' },
+          `${days.length} ${days.length === 1 ? 'day' : 'days'}, ${days[0]!.date} to ${days[days.length - 1]!.date} (asOf ${season.asOf}). Total points on the left axis; rank on the right axis, 1 at the top.`,
+        ),
+    chartBox,
+    days.length === 0
+      ? null
+      : element(
+          'details',
+          { 'data-points-days': number },
+          element('summary', {}, `Season ${number}: every day as a table`),
+          table<PointsDay>(
+            `points-history-s${number}`,
+            `Season ${number}: points, total and rank of each day (newest first)`,
+            [
+              { heading: 'Date', cell: (row) => row.date },
+              { heading: 'Points that day', cell: (row) => points(row.points.value), numeric: true },
+              { heading: 'Total points', cell: (row) => points(row.totalPoints.value), numeric: true },
+              { heading: 'Rank', cell: (row) => row.rank?.value ?? 'no rank', numeric: true },
+            ],
+            [...days].reverse(),
+          ),
+        ),
+  );
+  if (days.length > 0) {
+    const lines: Line[] = [
+      {
+        label: 'Total points',
+        scale: 'points',
+        width: 3,
+        points: days.length < 40,
+        values: days.map((day) => Number(day.totalPoints.value)),
+        legend: (index) => element('span', {}, points(days[index]!.totalPoints.value), ' (', points(days[index]!.points.value), ' that day)'),
+      },
+      {
+        label: 'Rank (1 = top)',
+        scale: 'rank',
+        stroke: '#b45309',
+        dash: [6, 3],
+        width: 2,
+        points: days.length < 40,
+        values: days.map((day) => (day.rank === null ? null : Number(day.rank.value))),
+        legend: (index) => {
+          const rank = days[index]!.rank;
+          return rank === null ? 'no rank (no points yet)' : rank.value;
+        },
+      },
+    ];
+    // The chart measures its container, so it is drawn once the view is in the page.
+    queueMicrotask(() =>
+      drawLineChart(chartBox, {
+        dates: days.map((day) => day.date),
+        lines,
+        axes: [
+          { scale: 'points', side: 'left', title: 'Total points', labels: (ticks, increment) => formatCompactTicks(ticks, increment) },
+          { scale: 'rank', side: 'right', title: 'Rank', inverted: true, integer: true, labels: (ticks) => ticks.map((tick) => String(Math.round(tick))) },
+        ],
+        description: `Season ${number}: total points and rank each day from ${days[0]!.date} to ${days[days.length - 1]!.date}. The legend below gives the values of one day; the table under it gives every day.`,
+        selected: days.length - 1,
+      }),
+    );
+  }
+  return view;
+}
