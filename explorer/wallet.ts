@@ -373,15 +373,8 @@ function dailyView(address: string, allDays: ExactDayRow[], overview: HTMLElemen
     'section',
     { id: 'wallet-positions', tabindex: -1, 'aria-labelledby': 'wallet-positions-heading', class: 'jump-target' },
     element('h4', { id: 'wallet-positions-heading' }, positionsHeading),
-    element(
-      'div',
-      { class: 'day-picker' },
-      element('label', { for: 'day-slider' }, 'Day'),
-      previous,
-      slider,
-      next,
-      sliderDay,
-    ),
+    element('p', { class: 'day-label' }, element('label', { for: 'day-slider' }, 'Day '), sliderDay),
+    element('div', { class: 'day-picker' }, previous, slider, next),
     element('p', { class: 'hint' }, 'Arrow keys move the slider a day; a click on the chart picks its day too.'),
     positionsBox,
   );
@@ -406,20 +399,21 @@ function positionsView(day: ExactDayRow): HTMLElement {
       [
         { heading: 'Chain', cell: (row) => element('span', { title: `chain ID ${row.chainId.value}`, 'data-key': row.chainId.value }, chainName(row.chainId.value)) },
         { heading: 'Token', cell: (row) => element('span', { title: `token key ${row.token}`, 'data-key': row.token }, tokenName(row.token)) },
+        // The value first: on a phone it is the column still in view.
+        {
+          heading: 'Value (USD)',
+          cell: (row) => (isUnpriced(row) ? amount('no price', row.valueUsd.value, NO_PRICE_NOTE) : amount(formatUsd(row.valueUsd.value), row.valueUsd.value)),
+          numeric: true,
+        },
         { heading: 'Balance', cell: (row) => amount(formatAmount(row.balance.value), row.balance.value), numeric: true },
         {
           heading: 'Price (USD)',
           cell: (row) => (isUnpriced(row) ? amount('no price', row.usdPerToken.value, NO_PRICE_NOTE) : amount(formatPrice(row.usdPerToken.value), row.usdPerToken.value)),
           numeric: true,
         },
-        {
-          heading: 'Value (USD)',
-          cell: (row) => (isUnpriced(row) ? amount('no price', row.valueUsd.value, NO_PRICE_NOTE) : amount(formatUsd(row.valueUsd.value), row.valueUsd.value)),
-          numeric: true,
-        },
       ],
       day.positions,
-      ['Total value', element('span', { 'data-total': '' }, amount(formatUsd(day.totalValueUsd.value), day.totalValueUsd.value))],
+      ['Total value', element('span', { 'data-total': '' }, amount(formatUsd(day.totalValueUsd.value), day.totalValueUsd.value)), '', ''],
     ),
     unpriced > 0
       ? element('p', { class: 'summary', 'data-unpriced-note': '' }, `"no price": the snapshot has no price for this token on or before ${day.date}, so ${unpriced === 1 ? 'its value counts' : 'their values count'} as $0 in the total.`)

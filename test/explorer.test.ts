@@ -124,12 +124,12 @@ async function checkWallet(page: Page, address: string): Promise<void> {
     if (day.positions.length === 0) continue;
     assert.equal(
       await exactRows(page, 'positions'),
-      day.positions.map((p: any) => [text(p.chainId), p.token, text(p.balance), text(p.usdPerToken), text(p.valueUsd)]),
+      day.positions.map((p: any) => [text(p.chainId), p.token, text(p.valueUsd), text(p.balance), text(p.usdPerToken)]),
       `exact positions of ${day.date}`,
     );
     assert.equal(
       await rows(page, 'positions'),
-      day.positions.map((p: any) => [chainName(text(p.chainId)!), tokenName(p.token), formatAmount(text(p.balance)!), priceShown(p), valueShown(p)]),
+      day.positions.map((p: any) => [chainName(text(p.chainId)!), tokenName(p.token), valueShown(p), formatAmount(text(p.balance)!), priceShown(p)]),
       `positions of ${day.date} as shown`,
     );
     assert.is(await page.textContent('[data-total]'), formatUsd(text(day.totalValueUsd)!));
@@ -468,19 +468,19 @@ for (const runtime of runtimes) {
       assert.is(await page.textContent('[data-headline]'), '$1,234,567.89');
       assert.is(await page.getAttribute('[data-headline] [data-exact]', 'data-exact'), '1234567.8912340000000000025');
       assert.equal(await rows(page, 'positions'), [
-        ['Ethereum', 'UTY', '1,234,567.891234', '$1.00', '$1,234,567.89'],
-        ['OP Mainnet', 'Venue B USDC', '< 0.000001', '$1.00', '< $0.01'],
-        ['Base', 'Venue A LP', '5', 'no price', 'no price'],
-        ['Chain 42161', 'yUTY', '0.004', '$1.20', '< $0.01'],
+        ['Ethereum', 'UTY', '$1,234,567.89', '1,234,567.891234', '$1.00'],
+        ['OP Mainnet', 'Venue B USDC', '< $0.01', '< 0.000001', '$1.00'],
+        ['Base', 'Venue A LP', 'no price', '5', 'no price'],
+        ['Chain 42161', 'yUTY', '< $0.01', '0.004', '$1.20'],
       ]);
-      assert.equal((await exactRows(page, 'positions')).map((row) => row[4]), ['1234567.891234', '2.5e-18', '0', '0.0048']);
-      assert.match((await page.getAttribute('table[data-table="positions"] tbody tr:nth-child(3) td:nth-child(5) [data-exact]', 'title')) ?? '', 'No price on or before this day');
+      assert.equal((await exactRows(page, 'positions')).map((row) => row[2]), ['1234567.891234', '2.5e-18', '0', '0.0048']);
+      assert.match((await page.getAttribute('table[data-table="positions"] tbody tr:nth-child(3) td:nth-child(3) [data-exact]', 'title')) ?? '', 'No price on or before this day');
       assert.match((await page.textContent('[data-day="2026-11-21"] [data-unpriced-note]')) ?? '', '"no price"');
       assert.match((await page.textContent('.overview [data-unpriced-note]')) ?? '', '1 position has no price on 2026-11-21');
       // One click shows every amount's exact text in place, and back.
       await page.check('#exact-values');
       assert.is(await page.textContent('[data-headline]'), '1234567.8912340000000000025');
-      assert.equal((await rows(page, 'positions')).map((row) => row[4]), ['1234567.891234', '2.5e-18', '0', '0.0048']);
+      assert.equal((await rows(page, 'positions')).map((row) => row[2]), ['1234567.891234', '2.5e-18', '0', '0.0048']);
       await page.uncheck('#exact-values');
       assert.is(await page.textContent('[data-headline]'), '$1,234,567.89');
       // The day with no position says its total is zero.
