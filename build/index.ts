@@ -19,8 +19,10 @@ import { computeSnapshots } from './compute/history.ts';
 import { computeDailyAsOf, loadPriceBook } from './compute/daily.ts';
 import { computeLeaderboards } from './compute/leaderboards.ts';
 import { computeSeasonsIndex } from './compute/seasons.ts';
+import { computePointsHistory } from './compute/points-history.ts';
 import { writeWallets } from './write/wallets.ts';
 import { writePoints } from './write/points.ts';
+import { writePointsHistory } from './write/points-history.ts';
 import { PointsFilePool } from './write/points-file-pool.ts';
 import { writeSharedFiles } from './write/shared.ts';
 import { dayNumber } from './compute/days.ts';
@@ -59,6 +61,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
   let inputs: OpenedInput[] = [];
   let db: Database | null = null;
   let pointsPool: PointsFilePool | null = null;
+  let historyPool: PointsFilePool | null = null;
   /** Discarded on failure; moved into place once the tree is published. */
   let unpublishedManifest: ManifestWriter | null = null;
   const interruption = new Interruption(() => {
@@ -102,9 +105,13 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const leaderboards = await computeLeaderboards(db, config.lastClosedDay);
     const seasonsIndex = await computeSeasonsIndex(db, leaderboards);
     interruption.throwIfInterrupted();
+    progress.start('compute points history');
+    await computePointsHistory(db);
+    interruption.throwIfInterrupted();
 
     const onManifestLines = (lines: string) => record.append(lines);
-    pointsPool = new PointsFilePool(POINTS_FILE_THREADS, work.tree, onManifestLines);
+    pointsPool = new PointsFilePool(POINTS_FILE_THREADS, work.tree, 'standing', onManifestLines);
+    historyPool = new PointsFilePool(POINTS_FILE_THREADS, work.tree, 'history', onManifestLines);
     progress.start('write wallets');
     const written = await writeWallets(db, {
       root: work.tree,
@@ -119,6 +126,8 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     });
     progress.start('write points');
     const points = await writePoints(db, pointsPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
+    progress.start('write points history');
+    const pointsHistory = await writePointsHistory(db, historyPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
     progress.start('write shared files');
     const writer = new TreeWriter(work.tree, (file, text) => record.add(file, text));
     await writeSharedFiles(writer, leaderboards, seasonsIndex, {
@@ -161,8 +170,8 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       build: work.id,
       previousBuild: replaced,
       wallets: written.wallets,
-      files: written.files + points.files + writer.files + record.files,
-      bytes: written.bytes + points.bytes + writer.bytes + record.bytes,
+      files: written.files + points.files + pointsHistory.files + writer.files + record.files,
+      bytes: written.bytes + points.bytes + pointsHistory.bytes + writer.bytes + record.bytes,
       seconds: (performance.now() - started) / 1000,
       dailyAsOf,
       seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
@@ -180,6 +189,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     throw outOfMemory(error, config) ?? cannotWrite(error, config.outDir) ?? inputReadError(inputs, error) ?? error;
   } finally {
     await pointsPool?.stop();
+    await historyPool?.stop();
     db?.close();
     unpublishedManifest?.discard();
     if (claimed) await releaseOutput(claimed);

@@ -1,6 +1,7 @@
 /**
- * The machine-readable description of the interface (OpenAPI 3.1, `info.version` 1.2.0: 1.1.0
- * plus a wallet's points standing and the seasons index, every 1.1.0 answer unchanged),
+ * The machine-readable description of the interface (OpenAPI 3.1, `info.version` 1.3.0: 1.1.0
+ * plus a wallet's points standing and the seasons index (1.2.0), plus a wallet's points history
+ * (1.3.0), every earlier answer unchanged),
  * generated from the same zod schemas that check every file of the tree.
  */
 import { z } from 'zod';
@@ -8,11 +9,12 @@ import { PortfolioHistorySchema } from './portfolio-history.ts';
 import { DailyPortfolioSchema } from './daily-portfolio.ts';
 import { LeaderboardSchema } from './leaderboard.ts';
 import { PointsStandingSchema } from './points.ts';
+import { PointsHistorySchema } from './points-history.ts';
 import { SeasonsIndexSchema } from './seasons.ts';
 import { ErrorBodySchema } from './error.ts';
 import { ADDRESS_PATTERN, DATE_PATTERN, SEASON_SEGMENT_PATTERN } from './common.ts';
 
-export const API_VERSION = '1.2.0';
+export const API_VERSION = '1.3.0';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const json = (id: string, description: string) => ({ description, content: { 'application/json': { schema: ref(id) } } });
@@ -39,7 +41,7 @@ const dayParameter = (name: string, description: string) => ({
 export function openApiDocument(): Record<string, unknown> {
   // Every schema given an id with .meta({ id }) becomes a component; the response shapes are
   // imported above so that they are registered.
-  void [PortfolioHistorySchema, DailyPortfolioSchema, LeaderboardSchema, PointsStandingSchema, SeasonsIndexSchema, ErrorBodySchema];
+  void [PortfolioHistorySchema, DailyPortfolioSchema, LeaderboardSchema, PointsStandingSchema, PointsHistorySchema, SeasonsIndexSchema, ErrorBodySchema];
   const { schemas } = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }) as {
     schemas: Record<string, Record<string, unknown>>;
   };
@@ -90,6 +92,21 @@ export function openApiDocument(): Record<string, unknown> {
           summary: "The wallet's rank, points and daily rate in every season it takes part in (added in 1.2.0)",
           parameters: [addressParameter],
           responses: { '200': json('PointsStanding', 'one row per season with points, by season; {"seasons": []} for a wallet without points'), ...errors },
+        },
+      },
+      '/v1/address/{address}/points/history': {
+        get: {
+          operationId: 'getPointsHistory',
+          summary: "The wallet's points, running total and rank on every day of every season it takes part in (added in 1.3.0)",
+          parameters: [
+            addressParameter,
+            dayParameter('from', 'first day to include (inclusive), in every season'),
+            dayParameter('to', 'last day to include (inclusive); from must not be later than to'),
+          ],
+          responses: {
+            '200': json('PointsHistory', 'one entry per season with points, by season, its days in range (a season keeps its entry with days [] when none is); {"seasons": []} for a wallet without points'),
+            ...errors,
+          },
         },
       },
       '/v1/seasons': {

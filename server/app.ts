@@ -22,14 +22,17 @@ import {
   leaderboardFile,
   NO_HISTORY_DAILY_FILE,
   NO_HISTORY_POINTS_FILE,
+  NO_HISTORY_POINTS_HISTORY_FILE,
   NO_HISTORY_PORTFOLIO_FILE,
   OPENAPI_FILE,
   pointsFile,
+  pointsHistoryFile,
   portfolioFile,
   SEASONS_FILE,
 } from '../tree/layout.ts';
 import { ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, DOCUMENT_CACHE_CONTROL, JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
 import { filterDaily } from './daily-range.ts';
+import { filterPointsHistory } from './points-history-range.ts';
 import { gunzip } from './gunzip.ts';
 import { errorResponse, weakEtag } from './responses.ts';
 import { StoreUnavailableError, type StoredFile, type TreeStore } from './store.ts';
@@ -37,7 +40,8 @@ import { StoreUnavailableError, type StoredFile, type TreeStore } from './store.
 /** Longest request target (path and query) accepted, in characters. */
 export const MAX_URL_LENGTH = 4096;
 
-const ENDPOINTS = '/v1/address/{address}/portfolio, /v1/address/{address}/portfolio/daily, /v1/address/{address}/points, /v1/leaderboard/s{N} and /v1/seasons';
+const ENDPOINTS =
+  '/v1/address/{address}/portfolio, /v1/address/{address}/portfolio/daily, /v1/address/{address}/points, /v1/address/{address}/points/history, /v1/leaderboard/s{N} and /v1/seasons';
 
 export interface HostOptions {
   /**
@@ -83,20 +87,19 @@ export function createApp(store: TreeStore, host: HostOptions = { compression: '
   app.get('/v1/address/:address/portfolio/daily', async (c) => {
     const wallet = address(c);
     if (typeof wallet !== 'string') return wallet;
-    const range = dateRange(new URL(c.req.url).search.slice(1));
-    if ('error' in range) return badRequest(range.error);
-    if (range.from === null && range.to === null) return documentOrFallback(c, store, dailyFile(wallet), NO_HISTORY_DAILY_FILE);
-    const tree = await store.open();
-    const file = (await tree.read(dailyFile(wallet))) ?? (await tree.read(NO_HISTORY_DAILY_FILE));
-    if (!file) return snapshotMissing();
-    const options = { etag: weakEtag(`${file.digest.slice(0, 32)}-${range.from ?? ''}-${range.to ?? ''}`), modified: file.modified, contentType: JSON_CONTENT_TYPE };
-    return notModified(c, documentHeaders(options)) ?? documentResponse(filterDaily(await uncompressed(file), range.from, range.to), options);
+    return documentInRange(c, store, dailyFile(wallet), NO_HISTORY_DAILY_FILE, filterDaily);
   });
 
   app.get('/v1/address/:address/points', async (c) => {
     const wallet = address(c);
     if (typeof wallet !== 'string') return wallet;
     return documentOrFallback(c, store, pointsFile(wallet), NO_HISTORY_POINTS_FILE);
+  });
+
+  app.get('/v1/address/:address/points/history', async (c) => {
+    const wallet = address(c);
+    if (typeof wallet !== 'string') return wallet;
+    return documentInRange(c, store, pointsHistoryFile(wallet), NO_HISTORY_POINTS_HISTORY_FILE, filterPointsHistory);
   });
 
   const seasonRequired = () => badRequest('The season segment is required, e.g. /v1/leaderboard/s1.');
@@ -188,6 +191,28 @@ async function documentOrFallback(c: Context, store: TreeStore, path: string, fa
   const file = (await tree.read(path)) ?? (fallback === null ? null : await tree.read(fallback));
   if (!file) return fallback === null ? notFound() : snapshotMissing();
   return storedResponse(c, file, JSON_CONTENT_TYPE);
+}
+
+/**
+ * A document whose day rows `from`/`to` keep (the daily portfolio, the points history): without
+ * them the file as it is; with them the rows in range, cut out of the file's bytes, under an ETag
+ * of the file and the range.
+ */
+async function documentInRange(
+  c: Context,
+  store: TreeStore,
+  path: string,
+  fallback: string,
+  filter: (document: Uint8Array, from: string | null, to: string | null) => Uint8Array<ArrayBuffer>,
+): Promise<Response> {
+  const range = dateRange(new URL(c.req.url).search.slice(1));
+  if ('error' in range) return badRequest(range.error);
+  if (range.from === null && range.to === null) return documentOrFallback(c, store, path, fallback);
+  const tree = await store.open();
+  const file = (await tree.read(path)) ?? (await tree.read(fallback));
+  if (!file) return snapshotMissing();
+  const options = { etag: weakEtag(`${file.digest.slice(0, 32)}-${range.from ?? ''}-${range.to ?? ''}`), modified: file.modified, contentType: JSON_CONTENT_TYPE };
+  return notModified(c, documentHeaders(options)) ?? documentResponse(filter(await uncompressed(file), range.from, range.to), options);
 }
 
 /**

@@ -29,6 +29,9 @@ test('Netlify / Cloudflare Pages: _headers and _redirects cover every /v1 path',
   assert.match(redirects, '/v1/address/:address/portfolio/daily  /v1/address/:address/portfolio/daily.json  200');
   assert.match(redirects, '/v1/address/:address/portfolio        /v1/address/:address/portfolio.json        200');
   assert.match(redirects, '/v1/address/:address/points           /v1/address/:address/points.json           200');
+  assert.match(redirects, '/v1/address/:address/points/history   /v1/address/:address/points/history.json   200');
+  // The more specific rule first: rules are tried in order.
+  assert.ok(redirects.indexOf('/points/history ') < redirects.indexOf('/points '));
   assert.match(redirects, '/v1/seasons                           /v1/seasons.json                           200');
   assert.match(redirects, '/v1/leaderboard/s2  /v1/leaderboard/s2.json  200');
 });
@@ -47,6 +50,8 @@ test('the CloudFront function rewrites to the .json objects and answers what the
   assert.is(handle(`/v1/address/${upper}/portfolio`).uri, `/v1/address/${upper.toLowerCase()}/portfolio.json`);
   assert.is(handle(`/v1/address/${A}/portfolio/daily`).uri, `/v1/address/${A}/portfolio/daily.json`);
   assert.is(handle(`/v1/address/${A}/points`).uri, `/v1/address/${A}/points.json`);
+  assert.is(handle(`/v1/address/${upper}/points/history`).uri, `/v1/address/${upper.toLowerCase()}/points/history.json`);
+  assert.is(handle(`/v1/address/${A}/points/history`, 'GET', { from: { value: '2025-11-01' } }).uri, `/v1/address/${A}/points/history.json`);
   assert.is(handle('/v1/leaderboard/s12').uri, '/v1/leaderboard/s12.json');
   assert.is(handle('/v1/seasons').uri, '/v1/seasons.json');
   assert.is(handle('/v1/openapi.json').uri, '/v1/openapi.json');
@@ -63,6 +68,9 @@ test('the CloudFront function rewrites to the .json objects and answers what the
     [`/v1/address/${A}/portfolio/daily`, { to: day('20251101') }],
     [`/v1/address/${A}/portfolio/daily`, { from: day('2025-11-03'), to: day('2025-11-02') }],
     [`/v1/address/${A}/portfolio/daily`, { from: { value: '2025-11-01', multiValue: [day('2025-11-01'), day('2025-11-02')] } }],
+    ['/v1/address/0x12/points/history', {}],
+    [`/v1/address/${A}/points/history`, { to: day('2025-13-01') }],
+    [`/v1/address/${A}/points/history`, { from: day('2025-11-03'), to: day('2025-11-02') }],
   ] as [string, Query][]) {
     const answer = handle(uri, 'GET', query);
     assert.is(answer.statusCode, 400, `${uri} ${JSON.stringify(query)}`);

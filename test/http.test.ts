@@ -19,6 +19,7 @@ const ny = (local: string) => unix(`${local}-05:00`);
 const UNKNOWN = '0x' + '9'.repeat(40);
 const portfolio = `/v1/address/${A}/portfolio`;
 const daily = `/v1/address/${A}/portfolio/daily`;
+const pointsHistory = `/v1/address/${A}/points/history`;
 let built: Built;
 const fileText = (file: string) => fs.readFileSync(path.join(built.out, file), 'utf8');
 /** What each runtime answered to the same requests, compared at the end. */
@@ -36,7 +37,12 @@ async function tree(): Promise<Built> {
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
     prices: [{ chain_id: 1, token: 'uty', date: '2025-10-01', usd_price: 0.99 }, { chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 }],
     seasons: [{ season: 1, as_of: '2025-11-05' }, { season: 2, as_of: null }],
-    points: [{ season: 2, date: '2025-11-20', address: A, points: 10 }],
+    // Season 1's rows all fall before 2025-11-10, so that from/to can leave it without days.
+    points: [
+      { season: 1, date: '2025-11-03', address: A, points: 5 },
+      { season: 2, date: '2025-11-18', address: A, points: 4 },
+      { season: 2, date: '2025-11-20', address: A, points: 6 },
+    ],
   });
   return built;
 }
@@ -86,7 +92,7 @@ for (const runtime of RUNTIMES) {
 
   Http('points standing and the seasons index (v1.2); the explorer page with its own content types', async () => {
     assert.is((await ask(`/v1/address/${A.toUpperCase().replace('0X', '0x')}/points`)).text, fileText(`v1/address/${A}/points.json`));
-    assert.equal((await ask(`/v1/address/${A}/points`)).json.seasons.map((s: any) => [s.season, s.rank, s.totalPoints]), [[2, 1, 10]]);
+    assert.equal((await ask(`/v1/address/${A}/points`)).json.seasons.map((s: any) => [s.season, s.rank, s.totalPoints]), [[1, 1, 5], [2, 1, 10]]);
     const none = await ask(`/v1/address/${UNKNOWN}/points`);
     assert.is(none.status, 200);
     assert.equal(none.json, { seasons: [] });
@@ -101,6 +107,49 @@ for (const runtime of RUNTIMES) {
     assert.is(asset.status, 200);
     assert.match(asset.headers['content-type'] ?? '', /^text\/javascript/);
     assert.is((await ask('/explorer/missing.js')).status, 404);
+  });
+
+  Http('points history (v1.3): the document, from/to in every season, the no-history answer, 400s', async () => {
+    const file = fileText(`v1/address/${A}/points/history.json`);
+    assert.is(file, JSON.stringify({ seasons: [
+      { season: 1, asOf: '2025-11-05', days: [
+        { date: '2025-11-03', points: 5, totalPoints: 5, rank: 1 }, { date: '2025-11-04', points: 0, totalPoints: 5, rank: 1 }, { date: '2025-11-05', points: 0, totalPoints: 5, rank: 1 },
+      ] },
+      { season: 2, asOf: '2025-11-20', days: [
+        { date: '2025-11-18', points: 4, totalPoints: 4, rank: 1 }, { date: '2025-11-19', points: 0, totalPoints: 4, rank: 1 }, { date: '2025-11-20', points: 6, totalPoints: 10, rank: 1 },
+      ] },
+    ] }));
+    const whole = await ask(`/v1/address/${A.toUpperCase().replace('0X', '0x')}/points/history`);
+    assert.is(whole.status, 200);
+    assert.is(whole.text, file);
+    assert.is(whole.headers['content-type'], 'application/json; charset=utf-8');
+    const days = (answer: Answer) => answer.json.seasons.map((s: any) => [s.season, s.days.map((d: any) => d.date)]);
+    // Season 1 has no day in range: it keeps its entry, with days [].
+    const late = await ask(`${pointsHistory}?from=2025-11-19`);
+    assert.equal(days(late), [[1, []], [2, ['2025-11-19', '2025-11-20']]]);
+    assert.is(late.text, '{"seasons":[{"season":1,"asOf":"2025-11-05","days":[]},{"season":2,"asOf":"2025-11-20","days":[{"date":"2025-11-19","points":0,"totalPoints":4,"rank":1},{"date":"2025-11-20","points":6,"totalPoints":10,"rank":1}]}]}');
+    assert.equal(days(await ask(`${pointsHistory}?to=2025-11-04`)), [[1, ['2025-11-03', '2025-11-04']], [2, []]]);
+    assert.equal(days(await ask(`${pointsHistory}?from=2025-11-05&to=2025-11-18`)), [[1, ['2025-11-05']], [2, ['2025-11-18']]]);
+    assert.equal(days(await ask(`${pointsHistory}?from=2025-12-01&utm_source=x`)), [[1, []], [2, []]]);
+    for (const path of [`/v1/address/${UNKNOWN}/points/history`, `/v1/address/${UNKNOWN.toUpperCase().replace('0X', '0x')}/points/history?from=2025-11-01&to=2025-11-02`]) {
+      const none = await ask(path);
+      assert.is(none.status, 200, path);
+      assert.is(none.text, '{"seasons":[]}', path);
+    }
+    for (const path of [
+      '/v1/address/0x12/points/history',
+      `${pointsHistory}?from=2025-1-01`,
+      `${pointsHistory}?to=2025-02-30`,
+      `${pointsHistory}?from=2025-11-01&from=2025-11-02`,
+      `${pointsHistory}?from=2025-11-19&to=2025-11-18`,
+      `/v1/address/${UNKNOWN}/points/history?to=x`,
+    ]) {
+      const answer = await ask(path);
+      assert.is(answer.status, 400, path);
+      assert.equal(Object.keys(answer.json), ['error'], path);
+      assert.is(answer.headers['cache-control'], 'no-cache', path);
+    }
+    for (const path of [`${pointsHistory}/`, `${pointsHistory}.json`, `/v1/address/${A}/points/history/x`]) assert.is((await ask(path)).status, 404, path);
   });
 
   Http('from/to filter the days, keep asOf, and keep every digit of the balances', async () => {
@@ -197,7 +246,7 @@ for (const runtime of RUNTIMES) {
   });
 
   Http('conditional requests follow RFC 9110: lists, weak comparison, *, and If-Modified-Since only without If-None-Match', async () => {
-    for (const path of [portfolio, daily, `${daily}?from=2025-11-17`, '/v1/leaderboard/s1', `/v1/address/${UNKNOWN}/portfolio/daily`]) {
+    for (const path of [portfolio, daily, `${daily}?from=2025-11-17`, '/v1/leaderboard/s1', `/v1/address/${UNKNOWN}/portfolio/daily`, pointsHistory, `${pointsHistory}?from=2025-11-19`, `/v1/address/${UNKNOWN}/points/history`]) {
       const first = await ask(path);
       const etag = first.headers.etag!;
       const modified = first.headers['last-modified']!;
@@ -217,6 +266,9 @@ for (const runtime of RUNTIMES) {
     // A different range is a different representation.
     const one = await ask(`${daily}?from=2025-11-17`);
     assert.is((await ask(`${daily}?from=2025-11-18`, { headers: { 'If-None-Match': one.headers.etag! } })).status, 200);
+    const history = await ask(`${pointsHistory}?from=2025-11-19`);
+    assert.is((await ask(`${pointsHistory}?from=2025-11-20`, { headers: { 'If-None-Match': history.headers.etag! } })).status, 200);
+    assert.is((await ask(pointsHistory, { headers: { 'If-None-Match': history.headers.etag! } })).status, 200);
   });
 
   Http('Range is ignored: the whole document, 200', async () => {
@@ -228,7 +280,7 @@ for (const runtime of RUNTIMES) {
   });
 
   Http('gzip when accepted (filtered and unfiltered, errors too), identity otherwise; HEAD has the headers and no body', async () => {
-    for (const path of [daily, `${daily}?to=2025-11-18`, '/v1/leaderboard/s2', '/v1/leaderboard/s9', `/v1/address/${UNKNOWN}/portfolio`]) {
+    for (const path of [daily, `${daily}?to=2025-11-18`, '/v1/leaderboard/s2', '/v1/leaderboard/s9', `/v1/address/${UNKNOWN}/portfolio`, pointsHistory, `${pointsHistory}?to=2025-11-18`]) {
       const gzipped = await ask(path, { headers: { 'Accept-Encoding': 'gzip' } });
       assert.is(gzipped.headers['content-encoding'], 'gzip', path);
       const plain = await ask(path, { headers: { 'Accept-Encoding': 'identity' } });

@@ -32,20 +32,23 @@ function responseValidator(document: OpenApi) {
   return Object.assign(check, { errorsOf });
 }
 
-test('the document is OpenAPI 3.1 at version 1.2.0 (points standing and seasons index added), served at /v1/openapi.json', async () => {
+test('the document is OpenAPI 3.1 at version 1.3.0 (points standing and seasons index, then points history added), served at /v1/openapi.json', async () => {
   const built = await build({});
   await withServer(built.out, async (base) => {
     const answer = await request(base, '/v1/openapi.json');
     assert.is(answer.status, 200);
     assert.is(answer.json.openapi, '3.1.0');
-    assert.is(answer.json.info.version, '1.2.0');
+    assert.is(answer.json.info.version, '1.3.0');
     assert.equal(Object.keys(answer.json.paths), [
       '/v1/address/{address}/portfolio',
       '/v1/address/{address}/portfolio/daily',
       '/v1/leaderboard/{season}',
       '/v1/address/{address}/points',
+      '/v1/address/{address}/points/history',
       '/v1/seasons',
     ]);
+    const parameters = answer.json.paths['/v1/address/{address}/points/history'].get.parameters.map((one: { name: string; in: string }) => `${one.in} ${one.name}`);
+    assert.equal(parameters, ['path address', 'query from', 'query to']);
   });
 });
 
@@ -87,10 +90,13 @@ test('every response of the sample snapshot, and every error, conforms to the do
   for (const address of fs.readdirSync(path.join(out, 'v1/address'))) {
     if (!fs.existsSync(path.join(out, 'v1/address', address, 'points.json'))) continue;
     check('/v1/address/{address}/points', 200, treeFile(`v1/address/${address}/points.json`));
+    check('/v1/address/{address}/points/history', 200, treeFile(`v1/address/${address}/points/history.json`));
     standings++;
   }
   assert.ok(standings >= 40, `${standings} points files`);
   check('/v1/address/{address}/points', 200, treeFile('_snapshot/no-history/points.json'));
+  check('/v1/address/{address}/points/history', 200, treeFile('_snapshot/no-history/points-history.json'));
+  assert.ok(check.errorsOf('/v1/address/{address}/points/history', 200, { seasons: [{ season: 1, asOf: '2025-11-05', days: [{ date: '2025-11-05', points: 1, totalPoints: 1, rank: 0 }] }] }));
   check('/v1/seasons', 200, treeFile('v1/seasons.json'));
   assert.ok(check.errorsOf('/v1/seasons', 200, { seasons: [{ season: 1, asOf: null, frozen: 'yes', totalParticipants: 0 }] }));
   assert.ok(check.errorsOf('/v1/address/{address}/points', 200, { seasons: [{ season: 1, asOf: null, rank: 1, totalPoints: 1, dailyRate: 0, totalParticipants: 1 }] }));

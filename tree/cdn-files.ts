@@ -32,6 +32,7 @@ export function netlifyRedirects(seasons: number[]): string {
     '# Extensionless /v1 paths are rewritten (status 200) onto the .json files of the tree.',
     '/v1/address/:address/portfolio/daily  /v1/address/:address/portfolio/daily.json  200',
     '/v1/address/:address/portfolio        /v1/address/:address/portfolio.json        200',
+    '/v1/address/:address/points/history   /v1/address/:address/points/history.json   200',
     '/v1/address/:address/points           /v1/address/:address/points.json           200',
     '/v1/seasons                           /v1/seasons.json                           200',
     ...seasons.map((season) => `/v1/leaderboard/s${season}  /v1/leaderboard/s${season}.json  200`),
@@ -43,7 +44,7 @@ export function netlifyRedirects(seasons: number[]): string {
  * A CloudFront Function (cloudfront-js-2.0 runtime) for the viewer-request event: everything the
  * request handler decides before it reads a file, so that S3 behind CloudFront answers the same
  * 204, 400, 404 and 405 as the Worker and the Node server. What it cannot do (a viewer-request
- * function never sees the object): cut a daily document to from/to, and answer `{}`-style
+ * function never sees the object): cut a daily document or a points history to from/to, and answer `{}`-style
  * no-history documents for addresses without files (S3 answers 403/404 for those).
  */
 export function cloudFrontViewerRequest(seasons: number[]): string {
@@ -72,7 +73,7 @@ function isRealDate(text) {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-/** The reason the from/to of a daily request are refused, or null. */
+/** The reason the from/to of a daily or points history request are refused, or null. */
 function rangeProblem(query) {
   var bounds = {};
   var names = ['from', 'to'];
@@ -102,12 +103,12 @@ function handler(event) {
     return respond(405, 'Method Not Allowed', { allow: { value: '${ALLOWED_METHODS.join(', ')}' } }, 'The method ' + request.method + ' is not allowed; use GET, HEAD or OPTIONS.');
   }
   var uri = request.uri;
-  var address = uri.match(/^\\/v1\\/address\\/([^\\/]*)\\/(portfolio|portfolio\\/daily|points)$/);
+  var address = uri.match(/^\\/v1\\/address\\/([^\\/]*)\\/(portfolio|portfolio\\/daily|points|points\\/history)$/);
   if (address) {
     if (!${ADDRESS_PATTERN}.test(address[1])) {
       return respond(400, 'Bad Request', {}, 'The address "' + address[1].slice(0, 60) + '" is not 0x followed by 40 hex digits.');
     }
-    if (address[2] === 'portfolio/daily') {
+    if (address[2] === 'portfolio/daily' || address[2] === 'points/history') {
       var problem = rangeProblem(request.querystring || {});
       if (problem) return respond(400, 'Bad Request', {}, problem);
     }
@@ -134,7 +135,7 @@ function handler(event) {
     if (uri === '/') request.uri = '/index.html';
     return request;
   }
-  return respond(404, 'Not Found', {}, 'No such endpoint; the endpoints are /v1/address/{address}/portfolio, /v1/address/{address}/portfolio/daily, /v1/address/{address}/points, /v1/leaderboard/s{N} and /v1/seasons.');
+  return respond(404, 'Not Found', {}, 'No such endpoint; the endpoints are /v1/address/{address}/portfolio, /v1/address/{address}/portfolio/daily, /v1/address/{address}/points, /v1/address/{address}/points/history, /v1/leaderboard/s{N} and /v1/seasons.');
 }
 `;
 }

@@ -6,6 +6,7 @@
  *   v1/address/{a}/portfolio.json          GET /v1/address/{a}/portfolio
  *   v1/address/{a}/portfolio/daily.json    GET /v1/address/{a}/portfolio/daily
  *   v1/address/{a}/points.json             GET /v1/address/{a}/points (every participant of a season)
+ *   v1/address/{a}/points/history.json     GET /v1/address/{a}/points/history (the same wallets)
  *   v1/leaderboard/s{N}.json               GET /v1/leaderboard/s{N}
  *   v1/seasons.json                        GET /v1/seasons
  *   v1/openapi.json                        GET /v1/openapi.json
@@ -13,6 +14,7 @@
  *   _snapshot/no-history/portfolio.json    answer for an address without history ({})
  *   _snapshot/no-history/daily.json        answer for an address without daily rows
  *   _snapshot/no-history/points.json       answer for an address without a points file ({"seasons":[]})
+ *   _snapshot/no-history/points-history.json  answer for an address without a history file ({"seasons":[]})
  *   _snapshot/meta.json                    asOf and the known seasons (for the server and verify)
  */
 
@@ -24,10 +26,14 @@ export const META_FILE = '_snapshot/meta.json';
 export const NO_HISTORY_PORTFOLIO_FILE = '_snapshot/no-history/portfolio.json';
 export const NO_HISTORY_DAILY_FILE = '_snapshot/no-history/daily.json';
 export const NO_HISTORY_POINTS_FILE = '_snapshot/no-history/points.json';
+export const NO_HISTORY_POINTS_HISTORY_FILE = '_snapshot/no-history/points-history.json';
 export const EXPLORER_PAGE = 'index.html';
 export const EXPLORER_DIR = 'explorer';
 /** The points file's name inside a wallet's folder (a folder that may hold only this file). */
 export const POINTS_FILE_NAME = 'points.json';
+/** The folder beside it holding the points history (`/points` is a document and a parent, like `/portfolio`). */
+export const POINTS_HISTORY_DIR_NAME = 'points';
+export const POINTS_HISTORY_FILE_NAME = 'history.json';
 
 export function portfolioFile(address: string): string {
   return `${ADDRESS_DIR}/${address}/portfolio.json`;
@@ -39,6 +45,10 @@ export function dailyFile(address: string): string {
 
 export function pointsFile(address: string): string {
   return `${ADDRESS_DIR}/${address}/${POINTS_FILE_NAME}`;
+}
+
+export function pointsHistoryFile(address: string): string {
+  return `${ADDRESS_DIR}/${address}/${POINTS_HISTORY_DIR_NAME}/${POINTS_HISTORY_FILE_NAME}`;
 }
 
 export function leaderboardFile(season: number): string {

@@ -1,5 +1,6 @@
 import { DailyPortfolioSchema } from '../../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../../schemas/portfolio-history.ts';
+import { PointsHistorySchema } from '../../schemas/points-history.ts';
 
 /**
  * A spot check during the build: a sample of wallet documents (the first wallet of every tenth
@@ -13,4 +14,10 @@ export function checkSampleDocuments(samples: { wallet: string; history: string;
     const dailyCheck = DailyPortfolioSchema.safeParse(JSON.parse(daily));
     if (!dailyCheck.success) throw new Error(`daily portfolio of ${wallet} does not match its schema: ${dailyCheck.error.message}`);
   }
+}
+
+/** The same spot check for a points history (the first wallet of every tenth batch). */
+export function checkSamplePointsHistory(wallet: string, document: string): void {
+  const check = PointsHistorySchema.safeParse(JSON.parse(document));
+  if (!check.success) throw new Error(`points history of ${wallet} does not match its schema: ${check.error.message}`);
 }

@@ -1,11 +1,12 @@
 import { Worker } from 'node:worker_threads';
-import type { PointsBatch, PointsFileReply, PointsFileRequest } from './points-file-thread.ts';
+import type { PointsBatch, PointsDocumentKind, PointsFileReply, PointsFileRequest } from './points-file-thread.ts';
 import { InBatchOrder } from './manifest-order.ts';
 
 const PENDING_PER_THREAD = 2;
 
 /**
- * The points file threads (points-file-thread.ts), handed batches round-robin, at most two
+ * The points file threads (points-file-thread.ts), each writing one kind of document (the points
+ * standings, or the points histories), handed batches round-robin, at most two
  * unwritten per thread; the manifest lines are released in batch order, so that two builds write
  * the same manifest. The build starts the pool before the wallet stage, so that the threads'
  * start-up (about 0.2 s, loading TypeScript) overlaps that stage instead of adding to the build.
@@ -20,11 +21,11 @@ export class PointsFilePool {
   private nextThread = 0;
   private failure: Error | null = null;
 
-  constructor(count: number, root: string, onManifestLines?: (lines: string) => void) {
+  constructor(count: number, root: string, kind: PointsDocumentKind, onManifestLines?: (lines: string) => void) {
     this.manifestLines = onManifestLines ? new InBatchOrder(onManifestLines) : null;
     this.threads = Array.from({ length: count }, () => {
       const worker = new Worker(new URL('./thread-entry.js', import.meta.url), { workerData: { module: './points-file-thread.ts' } });
-      worker.postMessage({ type: 'setup', root, manifest: Boolean(onManifestLines) } satisfies PointsFileRequest);
+      worker.postMessage({ type: 'setup', root, manifest: Boolean(onManifestLines), kind } satisfies PointsFileRequest);
       worker.on('message', (reply: PointsFileReply) => this.settle(reply));
       worker.on('error', (error) => this.fail(error));
       return { worker, pending: 0 };

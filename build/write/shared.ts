@@ -9,6 +9,7 @@ import { LeaderboardSchema, type Leaderboard } from '../../schemas/leaderboard.t
 import { DailyPortfolioSchema } from '../../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../../schemas/portfolio-history.ts';
 import { PointsStandingSchema } from '../../schemas/points.ts';
+import { PointsHistorySchema } from '../../schemas/points-history.ts';
 import { SeasonsIndexSchema, type SeasonsIndex } from '../../schemas/seasons.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../../schemas/meta.ts';
 import {
@@ -16,6 +17,7 @@ import {
   META_FILE,
   NO_HISTORY_DAILY_FILE,
   NO_HISTORY_POINTS_FILE,
+  NO_HISTORY_POINTS_HISTORY_FILE,
   NO_HISTORY_PORTFOLIO_FILE,
   OPENAPI_FILE,
   SEASONS_FILE,
@@ -37,6 +39,7 @@ export async function writeSharedFiles(writer: TreeWriter, leaderboards: Leaderb
   await writeDocument(writer, NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema, {});
   await writeDocument(writer, NO_HISTORY_DAILY_FILE, DailyPortfolioSchema, { asOf: meta.dailyAsOf, days: [] });
   await writeDocument(writer, NO_HISTORY_POINTS_FILE, PointsStandingSchema, { seasons: [] });
+  await writeDocument(writer, NO_HISTORY_POINTS_HISTORY_FILE, PointsHistorySchema, { seasons: [] });
   await writeDocument(writer, META_FILE, SnapshotMetaSchema, meta);
   await writer.write(OPENAPI_FILE, JSON.stringify(openApiDocument()));
   await writer.write(NETLIFY_HEADERS_FILE, netlifyHeaders());

@@ -1,0 +1,249 @@
+/**
+ * The points history of one wallet (GET /v1/address/{address}/points/history): for every
+ * participant of a season, one row per day from its first day F in the season to the season's day
+ * A, with the day's points, the running total and the rank on that day. Every rule is a query of
+ * this file, set-based over whole tables: the leaderboards' `season_days` (each season's A) and
+ * `participants` (leaderboards.ts) are its inputs.
+ *
+ * The sums are the leaderboard's exact sums (exact-sum.ts): each points row is split into an exact
+ * integer part in a bin of 8 bits; a wallet's bins of one season are shifted onto its lowest bin
+ * and added as one exact HUGEINT per day, the running sum is a window sum of those, and both are
+ * rounded once to the nearest double in SQL. So the row of day A has the same bytes as the
+ * standing's `totalPoints` and `dailyRate`. The few wallet-seasons whose bins span too many bits
+ * for a HUGEINT (or whose sums reach subnormal doubles) are summed in JS with BigInt instead.
+ */
+import type { DuckDBVector } from '@duckdb/node-api';
+import type { Database } from '../database.ts';
+import { UserError } from '../../core/errors.ts';
+import { binnedPartsSql, roundBinnedSum } from './exact-sum.ts';
+
+/**
+ * A wallet-season is summed in SQL when its exact sums fit a HUGEINT (below 2^127): parts are
+ * below 2^62, bins at most 5 apart add 40 bits, at most 2^23 rows add 23 bits (2^125 in all). Its
+ * lowest bin at least -127 keeps every non-zero sum a normal double (at least 2^-1016), which the
+ * rounding below needs.
+ */
+const MAX_BIN_SPREAD = 5;
+const MAX_ROWS = 2 ** 23;
+const MIN_LOWEST_BIN = -127;
+
+export async function computePointsHistory(db: Database): Promise<void> {
+  const { bin, part } = binnedPartsSql('p.points');
+  // Rule: only rows dated <= A count; F = the earliest date <= A of the wallet's rows, a row of 0
+  // points included (it has no bin). Grouped by the address as written first, as the
+  // leaderboard's sums are (lower-casing every row costs more than lower-casing the groups).
+  await db.run(`
+    CREATE TABLE history_written AS
+    SELECT p.season, p.address_as_written,
+           min(CASE WHEN p.points <> 0 THEN ${bin} END) AS lowest_bin, max(CASE WHEN p.points <> 0 THEN ${bin} END) AS highest_bin,
+           count(*) AS row_count, min(p.date) AS first_date
+    FROM points p JOIN season_days d ON d.season = p.season AND p.date <= d.day
+    GROUP BY p.season, p.address_as_written`);
+  // Each wallet-season (rows in several letter cases are one wallet) gets an integer key in
+  // address then season order, the order of the documents' rows, so that the large steps below
+  // join and sort integers. Its days run from F to A; `fits` says whether its sums are done in
+  // SQL (else in JS, appendWideSums).
+  await db.run(`
+    CREATE TABLE history_wallets AS
+    WITH wallets AS (
+      SELECT season, lower(address_as_written) AS address, coalesce(min(lowest_bin), 0) AS lowest_bin, coalesce(max(highest_bin), 0) AS highest_bin,
+             sum(row_count) AS row_count, min(first_date) AS first_date
+      FROM history_written GROUP BY season, lower(address_as_written)
+    )
+    SELECT w.season, w.address, (row_number() OVER (ORDER BY w.address, w.season))::INTEGER AS wallet, w.lowest_bin,
+           (w.first_date - DATE '1970-01-01')::INTEGER AS first_day, (d.day - DATE '1970-01-01')::INTEGER AS last_day,
+           w.highest_bin - w.lowest_bin <= ${MAX_BIN_SPREAD} AND w.row_count <= ${MAX_ROWS} AND w.lowest_bin >= ${MIN_LOWEST_BIN} AS fits
+    FROM wallets w JOIN season_days d ON d.season = w.season`);
+  await db.run(`
+    CREATE TABLE history_written_keys AS
+    SELECT h.season, h.address_as_written, w.wallet, w.lowest_bin, w.fits
+    FROM history_written h JOIN history_wallets w ON w.season = h.season AND w.address = lower(h.address_as_written)`);
+
+  // Rule: `points` of day d = the sum of the wallet's rows dated d (rows repeating (season, date,
+  // address) add up): each row's exact part, shifted onto the wallet's lowest bin, summed as one
+  // exact HUGEINT per day.
+  await db.run(`
+    CREATE TABLE history_day_sums AS
+    SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS day,
+           sum(CASE WHEN p.points <> 0 THEN ${part}::HUGEINT * (1::HUGEINT << (8 * (${bin} - k.lowest_bin))) ELSE 0 END) AS day_sum
+    FROM points p
+    JOIN history_written_keys k ON k.season = p.season AND k.address_as_written = p.address_as_written
+    JOIN season_days d ON d.season = p.season AND p.date <= d.day
+    WHERE k.fits
+    GROUP BY k.wallet, p.date`);
+
+  // Rule: `totalPoints` = the sum of the wallet's rows dated <= d (the running sum of the day
+  // sums), both rounded once to the nearest double; one row for every day from F to A, no gaps:
+  // each day with rows stands for itself and the days without rows up to the next one (points 0,
+  // the same total).
+  await db.run(`
+    CREATE TABLE history_totals AS
+    WITH running AS (
+      SELECT s.wallet, s.day, w.lowest_bin, s.day_sum,
+             sum(s.day_sum) OVER (PARTITION BY s.wallet ORDER BY s.day ROWS UNBOUNDED PRECEDING) AS running_sum,
+             coalesce(lead(s.day) OVER (PARTITION BY s.wallet ORDER BY s.day), w.last_day + 1) AS next_day
+      FROM history_day_sums s JOIN history_wallets w ON w.wallet = s.wallet
+    ),
+    ${nearestDoubleStages('running', ['day_sum', 'running_sum'])},
+    rounded AS (
+      SELECT wallet, day, next_day, ${nearestDouble('day_sum')} AS points, ${nearestDouble('running_sum')} AS total_points
+      FROM rounding_kept
+    ),
+    expanded AS (
+      SELECT wallet, day AS first_day, unnest(range(day, next_day))::INTEGER AS day, points, total_points FROM rounded
+    )
+    SELECT wallet, day, CASE WHEN day = first_day THEN points ELSE 0 END AS points, total_points
+    FROM expanded`);
+  await appendWideSums(db);
+  // A stream that ends early does so without an error (see leaderboards.ts): every day of every
+  // wallet-season must be there.
+  const [{ missing } = { missing: 0 }] = await db.rows<{ missing: number | null }>(
+    'SELECT ((SELECT sum(last_day - first_day + 1) FROM history_wallets) - (SELECT count(*) FROM history_totals))::DOUBLE AS missing',
+  );
+  if (missing) throw new Error(`the points history is missing ${missing} days of its wallet-seasons`);
+
+  const [{ infinite } = { infinite: 0 }] = await db.rows<{ infinite: number }>(
+    'SELECT count(*)::INTEGER AS infinite FROM history_totals WHERE NOT isfinite(points) OR NOT isfinite(total_points)',
+  );
+  if (infinite > 0) throw new UserError('points.parquet: column "points": a wallet\'s points in one season add up beyond the largest JSON number');
+}
+
+/**
+ * The double nearest to h * 2^(8 * lowest_bin) (ties to even), for each exact HUGEINT column h
+ * below 2^126, as CTE stages over `source` (ending in `rounding_kept`): below 2^53 h converts
+ * exactly; above, its top 53 bits are kept and rounded on the bits shifted out. The top bit is
+ * floor(log2(|h|)) made exact (DuckDB's DOUBLE of a HUGEINT is only close).
+ */
+function nearestDoubleStages(source: string, columns: string[]): string {
+  const stage = (name: string, from: string, expressions: (column: string) => string) =>
+    `${name} AS (SELECT *, ${columns.map(expressions).join(', ')} FROM ${from})`;
+  return [
+    stage('rounding_magnitudes', source, (h) => `abs(${h}) AS ${h}_abs`),
+    stage('rounding_estimates', 'rounding_magnitudes', (h) => `CASE WHEN ${h}_abs >= ${2 ** 53} THEN floor(log2(${h}_abs::DOUBLE))::INTEGER END AS ${h}_estimate`),
+    stage('rounding_shifts', 'rounding_estimates', (h) =>
+      `${h}_estimate - 52 - CASE WHEN (1::HUGEINT << ${h}_estimate) > ${h}_abs THEN 1 ELSE 0 END
+                          + CASE WHEN (1::HUGEINT << (${h}_estimate + 1)) <= ${h}_abs THEN 1 ELSE 0 END AS ${h}_shift`),
+    stage('rounding_kept', 'rounding_shifts', (h) => `${h}_abs >> ${h}_shift AS ${h}_top, ${h}_abs - ((${h}_abs >> ${h}_shift) << ${h}_shift) AS ${h}_rest`),
+  ].join(',\n    ');
+}
+
+function nearestDouble(h: string): string {
+  const half = `(1::HUGEINT << (${h}_shift - 1))`;
+  const roundsUp = `${h}_rest > ${half} OR (${h}_rest = ${half} AND ${h}_top % 2 = 1)`;
+  return `CASE WHEN ${h}_shift IS NULL THEN ${h}::DOUBLE * pow(2::DOUBLE, 8 * lowest_bin)
+              ELSE sign(${h}) * (${h}_top + CASE WHEN ${roundsUp} THEN 1 ELSE 0 END)::DOUBLE * pow(2::DOUBLE, ${h}_shift + 8 * lowest_bin) END`;
+}
+
+/**
+ * The rows of the participants, in the shard's wallets, in address, season, day order (the order
+ * of the documents). Rule: `rank` on day d = 1 + the number of wallets (of all shards, participants
+ * or not) whose sum of rows dated <= d is strictly greater, when the wallet's own sum is > 0, else
+ * null. The rank is taken over every wallet's row of that day before the rows are cut to the
+ * participants of this shard. The address is read only where the wallet key changes.
+ */
+export function pointsHistorySql(inShard: string): string {
+  return `
+    WITH ranked AS (
+      SELECT t.wallet, t.day, t.points, t.total_points,
+             CASE WHEN t.total_points > 0 THEN rank() OVER (PARTITION BY w.season, t.day ORDER BY t.total_points DESC) END AS rank
+      FROM history_totals t JOIN history_wallets w ON w.wallet = t.wallet
+    ),
+    written AS (
+      SELECT w.wallet, w.address, w.season FROM history_wallets w
+      SEMI JOIN participants p ON p.season = w.season AND p.address = w.address
+      WHERE ${inShard}
+    )
+    SELECT r.wallet, w.address, w.season::INTEGER AS season, r.day, r.points, r.total_points, r.rank::INTEGER AS rank
+    FROM ranked r JOIN written w ON w.wallet = r.wallet
+    ORDER BY r.wallet, r.day`;
+}
+
+/**
+ * The wallet-seasons whose exact sums do not fit a HUGEINT (values of very different magnitudes):
+ * the same sums, with each day's bins combined into one BigInt and rounded once (exact-sum.ts),
+ * appended to `history_totals`. Rare in real exports; the random reference test reaches it.
+ */
+async function appendWideSums(db: Database): Promise<void> {
+  const appending = await db.connect();
+  // Only the few wide wallet-seasons are staged; days are day numbers, as in history_totals.
+  await appending.run('CREATE TABLE history_wide_totals (wallet INTEGER, day INTEGER, points DOUBLE, total_points DOUBLE)');
+  const appender = await appending.createAppender('history_wide_totals');
+  const { bin, part } = binnedPartsSql('p.points');
+  const result = await db.connection.stream(`
+    SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS day, w.first_day, w.last_day,
+           CASE WHEN p.points <> 0 THEN ${bin} END AS bin, CASE WHEN p.points <> 0 THEN ${part} ELSE 0 END AS part
+    FROM points p
+    JOIN history_written_keys k ON k.season = p.season AND k.address_as_written = p.address_as_written
+    JOIN history_wallets w ON w.wallet = k.wallet
+    JOIN season_days d ON d.season = p.season AND p.date <= d.day
+    WHERE NOT k.fits
+    ORDER BY k.wallet, day, bin`);
+  let wallet = -1;
+  let lastDay = 0;
+  let nextDay = 0;
+  /** The wallet-season's running sum per bin, and the current day's. */
+  let running = new Map<number, bigint>();
+  let today = new Map<number, bigint>();
+  let todayNumber: number | null = null;
+  const append = (day: number, points: number, total: number) => {
+    appender.appendInteger(wallet);
+    appender.appendInteger(day);
+    appender.appendDouble(points);
+    appender.appendDouble(total);
+    appender.endRow();
+  };
+  const rounded = (sums: Map<number, bigint>) => {
+    const bins = [...sums.keys()].sort((a, b) => a - b);
+    return roundBinnedSum(bins, bins.map((one) => sums.get(one)!));
+  };
+  /** Writes the days before `until`: the current day with its rows, the others with 0. */
+  const closeDaysBefore = (until: number) => {
+    if (todayNumber !== null) {
+      append(todayNumber, rounded(today), rounded(running));
+      nextDay = todayNumber + 1;
+      todayNumber = null;
+      today = new Map();
+    }
+    const total = rounded(running);
+    for (; nextDay < until; nextDay++) append(nextDay, 0, total);
+  };
+  try {
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      // rowCount is a call into DuckDB: read once per chunk, not once per row.
+      const rows = chunk ? chunk.rowCount : 0;
+      if (!chunk || rows === 0) break;
+      const [wallets, days, firstDays, lastDays, bins, parts] = [0, 1, 2, 3, 4, 5].map((column) => chunk.getColumnVector(column)) as [
+        DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number | null>, DuckDBVector<bigint>,
+      ];
+      for (let row = 0; row < rows; row++) {
+        const rowWallet = wallets.getItem(row)!;
+        const day = days.getItem(row)!;
+        if (rowWallet !== wallet) {
+          if (wallet !== -1) closeDaysBefore(lastDay + 1);
+          wallet = rowWallet;
+          lastDay = lastDays.getItem(row)!;
+          nextDay = firstDays.getItem(row)!;
+          running = new Map();
+        }
+        if (day !== todayNumber) {
+          closeDaysBefore(day);
+          todayNumber = day;
+        }
+        const rowBin = bins.getItem(row);
+        if (rowBin === null) continue;
+        const rowPart = parts.getItem(row)!;
+        today.set(rowBin, (today.get(rowBin) ?? 0n) + rowPart);
+        running.set(rowBin, (running.get(rowBin) ?? 0n) + rowPart);
+      }
+    }
+    if (wallet !== -1) closeDaysBefore(lastDay + 1);
+  } finally {
+    appender.closeSync();
+  }
+  try {
+    await appending.run('INSERT INTO history_totals SELECT wallet, day, points, total_points FROM history_wide_totals; DROP TABLE history_wide_totals');
+  } finally {
+    appending.disconnectSync();
+  }
+}

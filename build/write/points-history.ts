@@ -1,0 +1,156 @@
+/**
+ * Stage 6, write the points histories: one ordered stream of every participant's days
+ * (build/compute/points-history.ts), a wallet's rows contiguous by season then day, assembled here
+ * into its document and packed into batches for the points file threads (points-file-pool.ts),
+ * which write `points/history.json` beside the wallet's `points.json`. Only a few batches are ever
+ * held in memory.
+ */
+import type { DuckDBVector } from '@duckdb/node-api';
+import type { Database } from '../database.ts';
+import type { Shard } from '../../core/shard.ts';
+import type { Progress } from '../../core/progress.ts';
+import type { Leaderboard } from '../../schemas/leaderboard.ts';
+import { shardFilterSql } from './shard.ts';
+import { pointsHistorySql } from '../compute/points-history.ts';
+import { seasonFactsOf } from '../compute/points.ts';
+import { checkSamplePointsHistory } from './check-output.ts';
+import type { PointsFilePool } from './points-file-pool.ts';
+import type { PointsBatch } from './points-file-thread.ts';
+
+export interface PointsHistoryWriteOptions {
+  shard: Shard | null;
+  leaderboards: Leaderboard[];
+  progress: Progress;
+  signal: AbortSignal;
+}
+
+export interface PointsHistoryWriteResult {
+  participants: number;
+  files: number;
+  bytes: number;
+}
+
+/** A batch is handed over at this many wallets or this many bytes (a season of days is about 12 KB). */
+const BATCH_WALLETS = 4_000;
+const BATCH_BYTES = 4_000_000;
+/** One batch in this many has its first document checked against the schema. */
+const SAMPLE_EVERY_BATCHES = 10;
+const MS_PER_DAY = 86_400_000;
+
+/** Streams the histories into `pool`, then waits for every file and stops the pool's threads. */
+export async function writePointsHistory(db: Database, pool: PointsFilePool, options: PointsHistoryWriteOptions): Promise<PointsHistoryWriteResult> {
+  const inShard = shardFilterSql(options.shard, 'w.address');
+  const [{ participants: total } = { participants: 0 }] = await db.rows<{ participants: number }>(
+    `SELECT count(DISTINCT p.address)::INTEGER AS participants FROM participants p WHERE ${shardFilterSql(options.shard, 'p.address')}`,
+  );
+  const facts = seasonFactsOf(options.leaderboards);
+  const dates = new Map<number, string>();
+  /** `YYYY-MM-DD` of a day number (days since 1970-01-01); a season has a few hundred. */
+  const dateOf = (day: number) => {
+    let date = dates.get(day);
+    if (date === undefined) {
+      date = new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
+      dates.set(day, date);
+    }
+    return date;
+  };
+  let batch = new HistoryBatch();
+  let done = 0;
+  let batches = 0;
+  const submit = async () => {
+    const id = batches++;
+    if (id % SAMPLE_EVERY_BATCHES === 0) checkSamplePointsHistory(batch.wallets[0]!, batch.document(0));
+    done += batch.wallets.length;
+    await pool.submit(batch.take(id));
+    batch = new HistoryBatch();
+    options.progress.tick(done, total, 'participants');
+  };
+  try {
+    const result = await db.connection.stream(pointsHistorySql(inShard));
+    let wallet: string | null = null;
+    let walletSeason = -1;
+    /** Closes the wallet's document, left open after its last day. */
+    const finishWallet = () => {
+      if (wallet !== null) batch.endDocument(wallet, ']}]}');
+    };
+    for (;;) {
+      if (options.signal.aborted) throw options.signal.reason;
+      const chunk = await result.fetchChunk();
+      // rowCount is a call into DuckDB: read once per chunk, not once per row.
+      const count = chunk ? chunk.rowCount : 0;
+      if (!chunk || count === 0) break;
+      const [keys, addresses, seasons, days, points, totals, ranks] = [0, 1, 2, 3, 4, 5, 6].map((column) => chunk.getColumnVector(column)) as [
+        DuckDBVector<number>, DuckDBVector<string>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number | null>,
+      ];
+      for (let row = 0; row < count; row++) {
+        const key = keys.getItem(row)!;
+        // String() writes each number as JSON.stringify does, like the leaderboard.
+        const day = `{"date":"${dateOf(days.getItem(row)!)}","points":${String(points.getItem(row)!)},"totalPoints":${String(totals.getItem(row)!)},"rank":${String(ranks.getItem(row))}}`;
+        if (key === walletSeason) {
+          batch.write(`,${day}`);
+          continue;
+        }
+        // A new wallet-season: the keys follow the address, then the season.
+        walletSeason = key;
+        const address = addresses.getItem(row)!;
+        const season = seasons.getItem(row)!;
+        if (address !== wallet) {
+          finishWallet();
+          if (batch.wallets.length >= BATCH_WALLETS || batch.length >= BATCH_BYTES) await submit();
+          wallet = address;
+          batch.write(`{"seasons":[${seasonHead(season)}${day}`);
+        } else {
+          batch.write(`]},${seasonHead(season)}${day}`);
+        }
+      }
+    }
+    finishWallet();
+    if (batch.wallets.length > 0) await submit();
+  } finally {
+    await pool.close();
+  }
+  // A stream that ends early does so without an error (see build/compute/leaderboards.ts): a tree
+  // missing participants must not be published.
+  if (done !== total) throw new Error(`the stream of points histories ended after ${done} of ${total} participants`);
+  return { participants: done, files: pool.files, bytes: pool.bytes };
+
+  function seasonHead(number: number): string {
+    return `{"season":${number},"asOf":"${facts.get(number)!.asOf}","days":[`;
+  }
+}
+
+/**
+ * A batch's documents written straight into one buffer as they are assembled (ASCII: a character
+ * is a byte), the buffer then handed to a file thread as it is: a document built up as a string
+ * of a few hundred pieces first cost more in garbage collection than all the rest of the stage.
+ */
+class HistoryBatch {
+  readonly wallets: string[] = [];
+  private readonly ends: number[] = [];
+  private buffer = Buffer.from(new ArrayBuffer(BATCH_BYTES + 65_536));
+  length = 0;
+
+  write(text: string): void {
+    if (this.length + text.length > this.buffer.length) {
+      const larger = Buffer.from(new ArrayBuffer(Math.max(2 * this.buffer.length, this.length + text.length)));
+      this.buffer.copy(larger, 0, 0, this.length);
+      this.buffer = larger;
+    }
+    this.length += this.buffer.write(text, this.length, 'latin1');
+  }
+
+  endDocument(wallet: string, closing: string): void {
+    this.write(closing);
+    this.wallets.push(wallet);
+    this.ends.push(this.length);
+  }
+
+  document(index: number): string {
+    return this.buffer.toString('latin1', index === 0 ? 0 : this.ends[index - 1]!, this.ends[index]!);
+  }
+
+  take(id: number): PointsBatch {
+    // The folders exist: the points stage wrote each participant's points file.
+    return { id, wallets: this.wallets, newFolders: new Uint8Array(this.wallets.length), ends: Uint32Array.from(this.ends), bytes: this.buffer.buffer as ArrayBuffer };
+  }
+}
