@@ -4,7 +4,7 @@
  * by day as a chart. The rank has its own axis, drawn upside down so that a better rank is higher,
  * and the days are also a table, one click away.
  */
-import { drawLineChart, type Line } from './chart.ts';
+import { drawLineChart, type Line, type LineChart } from './chart.ts';
 import { amount, element, message, table } from './dom.ts';
 import type { ExactPointsHistory, ExactPointsStanding } from './documents.ts';
 import { formatAmount, formatCompactTicks } from './format.ts';
@@ -96,8 +96,8 @@ function seasonView(season: SeasonHistory): HTMLElement {
       },
     ];
     // The chart measures its container, so it is drawn once the view is in the page.
-    queueMicrotask(() =>
-      drawLineChart(chartBox, {
+    queueMicrotask(() => {
+      const chart: LineChart = drawLineChart(chartBox, {
         dates: days.map((day) => day.date),
         lines,
         axes: [
@@ -106,8 +106,10 @@ function seasonView(season: SeasonHistory): HTMLElement {
         ],
         description: `Season ${number}: total points and rank each day from ${days[0]!.date} to ${days[days.length - 1]!.date}. The legend below gives the values of one day; the table under it gives every day.`,
         selected: days.length - 1,
-      }),
-    );
+        // A click (a tap on a phone) keeps the legend on that day.
+        onPickDay: (index) => chart.select(index),
+      });
+    });
   }
   return view;
 }

@@ -86,12 +86,45 @@ function totalLinePixels(page: Page): Promise<number> {
 async function openWallet(page: Page, address: string): Promise<void> {
   await page.fill('#address', address);
   await page.press('#address', 'Enter');
-  await page.waitForSelector(`[data-wallet="${address.toLowerCase()}"]`);
+  await page.waitForSelector(`[data-wallet="${address.toLowerCase()}"]`).catch(async (error) => {
+    throw new Error(`${(error as Error).message}\nthe wallet section shows: ${await page.textContent('#wallet-body')}`);
+  });
 }
 
 /** A position's price and value as the page shows them: "no price" when usdPerToken is 0. */
 const priceShown = (p: any) => (text(p.usdPerToken) === '0' ? 'no price' : formatPrice(text(p.usdPerToken)!));
 const valueShown = (p: any) => (text(p.usdPerToken) === '0' ? 'no price' : formatUsd(text(p.valueUsd)!));
+
+/** Each season's points chart: drawn, its legend on the last day, its days' table, a rank axis with 1 at the top. */
+async function checkPointsHistory(page: Page, address: string): Promise<void> {
+  const file = `v1/address/${address}/points/history.json`;
+  // A tree built before v1.3 has no such file: the page then shows the standings without charts.
+  const history = fs.existsSync(path.join(tree, file)) ? exact(file) : { seasons: [] };
+  assert.is(await page.$$eval('[data-points-history]', (views) => views.length), history.seasons.length);
+  for (const season of history.seasons) {
+    const number = text(season.season)!;
+    const chart = `points-s${number}`;
+    await page.waitForSelector(`[data-chart="${chart}"] canvas`);
+    const last = season.days.at(-1);
+    assert.equal(await legend(page, chart), [
+      `Day: ${last.date}`,
+      `Total points: ${formatAmount(text(last.totalPoints)!, 2)} (${formatAmount(text(last.points)!, 2)} that day)`,
+      `Rank (1 = top): ${last.rank === null ? 'no rank (no points yet)' : text(last.rank)}`,
+    ]);
+    assert.equal(
+      await exactRows(page, `points-history-s${number}`),
+      [...season.days].reverse().map((day: any) => [day.date, text(day.points), text(day.totalPoints), day.rank === null ? 'no rank' : text(day.rank)]),
+      `the days of season ${number}`,
+    );
+    const drawn = await axisLabels(page, chart);
+    for (const label of drawn.labels) assert.ok(label.left >= 0 && label.right <= drawn.width, `${label.text} spans ${label.left}..${label.right} of ${drawn.width}px`);
+    assert.is(drawn.inkAtEdges, 0, `no label ink at the edges of season ${number}'s chart`);
+    // The rank's axis is upside down: a better (smaller) rank is drawn higher.
+    const ranks = drawn.labels.filter((label) => label.axis === 'rank').sort((a, b) => Number(a.text) - Number(b.text));
+    assert.ok(ranks.length >= 2, `season ${number} has rank labels`);
+    for (let i = 1; i < ranks.length; i++) assert.ok(ranks[i]!.top > ranks[i - 1]!.top, `rank ${ranks[i]!.text} below rank ${ranks[i - 1]!.text}`);
+  }
+}
 
 /** Everything the page shows of one wallet, compared with its documents. */
 async function checkWallet(page: Page, address: string): Promise<void> {
@@ -145,6 +178,7 @@ async function checkWallet(page: Page, address: string): Promise<void> {
   }
 
   if (points.seasons.length > 0) {
+    await checkPointsHistory(page, address);
     assert.equal(
       await exactRows(page, 'points'),
       points.seasons.map((s: any) => [`Season ${text(s.season)}`, s.asOf ?? 'none', text(s.rank), text(s.totalParticipants), text(s.totalPoints), text(s.dailyRate)]),
@@ -169,17 +203,30 @@ const MADE_UP_DAILY = `{"asOf":"2026-11-21","days":[
 {"token":"venueALp","chainId":8453,"balance":5,"usdPerToken":0,"valueUsd":0},
 {"token":"yuty","chainId":42161,"balance":0.004,"usdPerToken":1.2,"valueUsd":0.0048}]}]}`;
 
+const MADE_UP_POINTS = '{"seasons":[{"season":2,"asOf":"2026-11-21","rank":3,"totalPoints":1500.5,"dailyRate":12.25,"totalParticipants":40}]}';
+const MADE_UP_POINTS_HISTORY = `{"seasons":[{"season":2,"asOf":"2026-11-21","days":[
+{"date":"2026-11-18","points":0,"totalPoints":0,"rank":null},
+{"date":"2026-11-19","points":1250,"totalPoints":1250,"rank":12},
+{"date":"2026-11-20","points":238.25,"totalPoints":1488.25,"rank":7},
+{"date":"2026-11-21","points":12.25,"totalPoints":1500.5,"rank":3}]}]}`;
+
 /** Serves the made-up wallet's documents (its daily one as written above, the others empty). */
 async function serveMadeUpWallet(page: Page): Promise<void> {
   await page.route(new RegExp(`/v1/address/${MADE_UP_WALLET}/`), (route) => {
     const { pathname } = new URL(route.request().url());
-    const body = pathname.includes('/portfolio/daily') ? MADE_UP_DAILY : pathname.endsWith('/portfolio') ? '{}' : '{"seasons":[]}';
+    const body = pathname.includes('/portfolio/daily')
+      ? MADE_UP_DAILY
+      : pathname.endsWith('/portfolio')
+        ? '{}'
+        : pathname.endsWith('/points/history')
+          ? MADE_UP_POINTS_HISTORY
+          : MADE_UP_POINTS;
     return route.fulfill({ contentType: 'application/json', body });
   });
 }
 
 /** The y axis labels of a chart as drawn (data-axis-labels), and whether ink reaches the canvas's edges. */
-async function axisLabels(page: Page, chart: string): Promise<{ width: number; labels: { axis: string; text: string; left: number; right: number }[]; inkAtEdges: number }> {
+async function axisLabels(page: Page, chart: string): Promise<{ width: number; labels: { axis: string; text: string; left: number; right: number; top: number }[]; inkAtEdges: number }> {
   return page.$eval(`[data-chart="${chart}"]`, (box) => {
     const drawn = JSON.parse((box as HTMLElement).dataset.axisLabels!);
     const canvas = box.querySelector('canvas')!;
@@ -504,6 +551,15 @@ for (const runtime of runtimes) {
         assert.is(drawn.inkAtEdges, 0, `no label ink at the canvas edges (${range ? 'narrow range' : 'whole'}: ${texts})`);
         assert.equal([...new Set(texts)].length, texts.length, `no two ticks read the same: ${texts}`);
       }
+      // Its points: a day without a rank (no points yet) says so, in the legend and in the table.
+      await page.waitForSelector('[data-chart="points-s2"] canvas');
+      assert.equal(await legend(page, 'points-s2'), ['Day: 2026-11-21', 'Total points: 1,500.5 (12.25 that day)', 'Rank (1 = top): 3']);
+      await page.click('[data-points-days="2"] summary');
+      assert.equal((await rows(page, 'points-history-s2')).map((row) => row[3]), ['3', '7', '12', 'no rank']);
+      const over = (await (await page.$('[data-chart="points-s2"] .u-over'))!.boundingBox())!;
+      await page.mouse.click(over.x + 2, over.y + over.height / 2);
+      await page.mouse.move(0, 0);
+      assert.equal(await legend(page, 'points-s2'), ['Day: 2026-11-18', 'Total points: 0 (0 that day)', 'Rank (1 = top): no rank (no points yet)'], 'a click keeps the legend on its day');
       await screenshot(page, `explorer-made-up-${runtime}`);
       assert.equal(errors, []);
     } finally {
