@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import { UserError } from '../core/errors.ts';
@@ -12,6 +13,8 @@ export interface BuildConfig {
   /** The build instant, in Unix seconds (rows with a later timestamp do not count). */
   nowSeconds: number;
   nowIso: string;
+  /** `--now` as the user typed it, for messages; null when the build instant is the clock. */
+  nowOption: string | null;
   /** The last closed New York day `L`, `YYYY-MM-DD` (every output's days are closed New York days). */
   lastClosedDay: string;
   shard: Shard | null;
@@ -23,6 +26,13 @@ export interface BuildConfig {
   progress: ProgressMode;
   /** Flush the new tree to the disk before it goes live (`--no-sync` skips it). */
   durable: boolean;
+  /**
+   * Build inputs with neither a balance nor a points row (`--allow-empty`), and a build instant far
+   * from the inputs' events (`--allow-distant-now`); the check stage refuses them otherwise
+   * (build/input/check.ts, docs/input.md).
+   */
+  allowEmpty: boolean;
+  allowDistantNow: boolean;
 }
 
 export interface BuildOptions {
@@ -35,6 +45,13 @@ export interface BuildOptions {
   memoryLimit?: string;
   progress?: ProgressMode;
   sync?: boolean;
+  /**
+   * Left out, both are allowed: the CLI, which a person types, passes false unless its flag is
+   * given; a program calling the library (the test fixtures build empty tables on purpose) gets
+   * what it asks for.
+   */
+  allowEmpty?: boolean;
+  allowDistantNow?: boolean;
 }
 
 export function resolveBuildConfig(options: BuildOptions): BuildConfig {
@@ -44,19 +61,52 @@ export function resolveBuildConfig(options: BuildOptions): BuildConfig {
     outDir: path.resolve(options.out ?? 'public'),
     nowSeconds: Math.floor(now.toMillis() / 1000),
     nowIso: now.toUTC().toISO({ suppressMilliseconds: true })!,
+    nowOption: options.now ?? null,
     lastClosedDay: lastClosedDayOf(now),
     shard: options.shard === undefined ? null : parseShard(options.shard),
     manifest: options.manifest === undefined ? null : path.resolve(options.manifest),
-    threads: options.threads ?? 2,
+    threads: checkThreads(options.threads ?? 2),
     memoryLimit: options.memoryLimit ?? '1GB',
     progress: options.progress ?? 'auto',
     durable: options.sync ?? true,
+    allowEmpty: options.allowEmpty ?? true,
+    allowDistantNow: options.allowDistantNow ?? true,
   };
 }
 
 /**
+ * The most `--threads` a build takes: 64, or the machine's cores when it has more. Each thread is
+ * a DuckDB thread and a document thread (a V8 isolate of its own); `--threads 1000000` once started
+ * 32,000 threads and ran the machine out of process IDs. Above the cores the threads only share
+ * them (cli/build.ts warns), but up to 64 that is a harmless experiment.
+ */
+export const MAX_THREADS = 64;
+export const maxThreads = () => Math.max(MAX_THREADS, os.availableParallelism());
+
+export function checkThreads(threads: number): number {
+  if (!Number.isInteger(threads) || threads < 1 || threads > maxThreads()) {
+    throw new UserError(`--threads ${threads} is out of range: expected an integer from 1 to ${maxThreads()} (${MAX_THREADS}, or the machine's cores when more; this machine has ${os.availableParallelism()})`);
+  }
+  return threads;
+}
+
+/**
+ * How many days after the inputs' latest event a `--now` may be (the check stage refuses later
+ * ones unless --allow-distant-now): a nightly build is a day after it, a build re-run by hand a few
+ * weeks or months, while each day more adds a day to every wallet's daily history (a century after
+ * the sample's last event built a 620 MiB tree). A year and a month, so that a build a year on
+ * still passes.
+ */
+export const DISTANT_NOW_DAYS = 400;
+
+/** The years a build instant may fall in (UTC): Unix time starts in 1970, and DuckDB's and the tree's dates end with 9999. */
+export const NOW_YEARS = [1970, 9999] as const;
+
+/**
  * `--now` is an ISO 8601 instant. Without an offset it is read as UTC, so the same flag means the
- * same instant on every machine whatever its local zone.
+ * same instant on every machine whatever its local zone. Years outside NOW_YEARS are refused here,
+ * whatever the inputs: `--now 0000-01-01T00:00:00Z` and `+275760-09-13T00:00:00Z` parse, but no
+ * build can use them. How far --now may be from the inputs' events is the check stage's to decide.
  */
 export function parseNow(text: string | undefined): DateTime {
   if (text === undefined) return DateTime.utc();
@@ -65,6 +115,10 @@ export function parseNow(text: string | undefined): DateTime {
     throw new UserError(
       `--now "${text}" is not an ISO 8601 instant (expected e.g. 2025-11-06T15:00:00Z): ${parsed.invalidExplanation ?? parsed.invalidReason}`,
     );
+  }
+  const year = parsed.toUTC().year;
+  if (year < NOW_YEARS[0] || year > NOW_YEARS[1]) {
+    throw new UserError(`--now "${text}" is in the year ${year} (UTC): a build instant must fall in the years ${NOW_YEARS[0]} to ${NOW_YEARS[1]}`);
   }
   return parsed;
 }

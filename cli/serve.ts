@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { UserError } from '../core/errors.ts';
 import { DateTime } from 'luxon';
 import { META_FILE } from '../tree/layout.ts';
+import { parseLocation } from '../publish/location.ts';
 import { SnapshotMetaSchema } from '../schemas/meta.ts';
 
 export function serveCommand(): Command {
@@ -17,6 +18,7 @@ export function serveCommand(): Command {
     .option('--endpoint <url>', 'with --from: the S3-compatible endpoint (R2, MinIO, a local server)')
     .action(async (options: { dir: string; port: number; host: string; runtime: 'node' | 'workerd'; from?: string; endpoint?: string }) => {
       if (options.from !== undefined) {
+        checkFrom(options.from);
         if (options.runtime !== 'workerd') throw new UserError('--from serves a published bucket through the Worker: give --runtime workerd');
         const { startWorkerdFromBucket } = await import('../server/workerd.ts');
         let worker;
@@ -58,6 +60,21 @@ export function serveCommand(): Command {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+}
+
+/**
+ * `--from` names what `publish --to` was given, and is refused before anything starts, naming
+ * `--from` (parseLocation words its refusals for publish, naming `--to`).
+ * TODO(publish/location.ts): let parseLocation take the option's name.
+ */
+function checkFrom(text: string): void {
+  if (!/^s3:\/\/[^/]+/.test(text)) throw new UserError(`--from ${text}: expected s3://BUCKET[/PREFIX], the location publish --to was given`);
+  try {
+    parseLocation(text);
+  } catch (error) {
+    if (error instanceof UserError && error.message.startsWith('--to ')) throw new UserError(`--from${error.message.slice('--to'.length)}`);
+    throw error;
+  }
 }
 
 function port(text: string): number {

@@ -12,7 +12,7 @@ test('--help lists the commands and exits 0', async () => {
   for (const command of ['build', 'verify', 'serve']) assert.match(result.stdout, command);
   const build = await runCli(['build', '--help']);
   assert.is(build.code, 0);
-  for (const option of ['--input', '--out', '--now', '--shard']) assert.match(build.stdout, option);
+  for (const option of ['--input', '--out', '--now', '--shard', '--allow-empty', '--allow-distant-now', '--threads']) assert.match(build.stdout, option);
 });
 
 test('--version and -V print package.json\'s version and exit 0', async () => {

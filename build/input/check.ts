@@ -3,9 +3,13 @@
  * violation fails the build before anything is written; all violations found are reported together,
  * each naming the file, the column, how many rows and one offending value. Checked rows land in
  * normalised tables (lower-case addresses, exact HUGEINT amounts; identical duplicate rows merged,
- * except balances).
+ * except balances). Then the inputs as a whole against the build's settings: inputs with nothing
+ * to publish, and a build instant far from their events, are refused (docs/input.md, "Refused
+ * before the build").
  */
+import { DateTime } from 'luxon';
 import type { Database } from '../database.ts';
+import { DISTANT_NOW_DAYS, NEW_YORK, type BuildConfig } from '../config.ts';
 import { UserError } from '../../core/errors.ts';
 import { scanError, type ColumnReader, type InputFile } from './read.ts';
 import { countOf } from '../../core/format.ts';
@@ -24,7 +28,15 @@ export function formatViolation(violation: Violation): string {
   return `${violation.file}: column "${violation.column}": ${countOf(violation.rows, 'row')} with ${violation.problem}, e.g. ${violation.example}`;
 }
 
-export async function checkInputs(db: Database, inputs: InputFile[]): Promise<void> {
+/** What the check stage needs of the build's settings. */
+export type InputExpectations = Pick<BuildConfig, 'nowSeconds' | 'nowIso' | 'nowOption' | 'allowEmpty' | 'allowDistantNow'>;
+
+/**
+ * `expectations` left out checks the contract only.
+ * TODO(build/index.ts): pass the build's config, `checkInputs(db, inputFiles, config)`, and make
+ * the parameter required.
+ */
+export async function checkInputs(db: Database, inputs: InputFile[], expectations?: InputExpectations): Promise<void> {
   const valueViolations: Violation[] = [];
   for (const input of inputs) valueViolations.push(...(await checkValues(db, input)));
   fail(valueViolations);
@@ -36,6 +48,75 @@ export async function checkInputs(db: Database, inputs: InputFile[]): Promise<vo
     if (found && found.rows) ruleViolations.push({ ...rule, rows: Number(found.rows), example: found.example ?? 'null' });
   }
   fail(ruleViolations);
+  if (expectations) await checkExtent(db, inputs, expectations);
+}
+
+/** The first and last events of the inputs: balance timestamps, price and points days. */
+interface Event {
+  seconds: number;
+  /** How the message shows it: the instant or the day, and where it comes from. */
+  shown: string;
+}
+
+/**
+ * The inputs as a whole. Refused unless allowed: no balance and no points row (the tree would
+ * hold no wallet and no participant: an export that came out empty, not a programme's night), and
+ * a build instant before every event (a tree of none of them: `--now 0025-...` for 2025) or more
+ * than DISTANT_NOW_DAYS after the last (every wallet's daily history runs on to it: a century on
+ * made the sample's 7 MiB tree 620 MiB). When --now is not given, the instant is the clock, never
+ * a typo, and the bundled sample only grows older: only the first of the two applies.
+ */
+async function checkExtent(db: Database, inputs: InputFile[], expectations: InputExpectations): Promise<void> {
+  // docs/input.md, "Refused before the build": the events' extent, over the checked tables. A day
+  // counts from its start in New York, the zone every day of the input is in.
+  const [extent] = await db.rows<{
+    balance_rows: number; first_timestamp: number | null; last_timestamp: number | null;
+    first_price: string | null; last_price: string | null;
+    points_rows: number; first_points: string | null; last_points: string | null;
+  }>(`
+    SELECT b.*, p.*, q.* FROM
+      (SELECT count(*)::DOUBLE AS balance_rows, min(ts)::DOUBLE AS first_timestamp, max(ts)::DOUBLE AS last_timestamp FROM balance_rows) b,
+      (SELECT min(date)::VARCHAR AS first_price, max(date)::VARCHAR AS last_price FROM prices) p,
+      (SELECT count(*)::DOUBLE AS points_rows, min(date)::VARCHAR AS first_points, max(date)::VARCHAR AS last_points FROM points) q`);
+  const found = extent!;
+  if (found.balance_rows === 0 && found.points_rows === 0 && !expectations.allowEmpty) {
+    const empty: string[] = [];
+    for (const input of inputs) {
+      const [row] = await db.rows<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${input.view}`);
+      if (row!.n === 0) empty.push(input.contract.file);
+    }
+    const which = empty.length === inputs.length ? `all seven exports have zero rows (${empty.join(', ')})` : `${empty.join(', ')} have zero rows`;
+    throw new UserError(`${which}: the tree would hold no wallet and no participant, and publishing it would empty every answer; check the export, or give --allow-empty to build it anyway`);
+  }
+  const events: Event[] = [];
+  const instant = (seconds: number) => DateTime.fromSeconds(seconds, { zone: 'utc' }).toISO({ suppressMilliseconds: true })!;
+  const day = (date: string) => DateTime.fromISO(date, { zone: NEW_YORK }).toSeconds();
+  if (found.first_timestamp !== null && found.last_timestamp !== null) {
+    events.push({ seconds: found.first_timestamp, shown: `${instant(found.first_timestamp)} (a timestamp in balances.parquet)` });
+    events.push({ seconds: found.last_timestamp, shown: `${instant(found.last_timestamp)} (a timestamp in balances.parquet)` });
+  }
+  for (const [file, first, last] of [['prices.parquet', found.first_price, found.last_price], ['points.parquet', found.first_points, found.last_points]] as const) {
+    if (first !== null) events.push({ seconds: day(first), shown: `${first} (a date in ${file})` });
+    if (last !== null) events.push({ seconds: day(last), shown: `${last} (a date in ${file})` });
+  }
+  if (events.length === 0 || expectations.allowDistantNow) return;
+  const earliest = events.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+  const latest = events.reduce((a, b) => (b.seconds > a.seconds ? b : a));
+  const given = expectations.nowOption !== null;
+  const now = given ? `--now "${expectations.nowOption}"` : `the build instant ${expectations.nowIso} (the current time: no --now was given)`;
+  const anyway = 'give --allow-distant-now to build it anyway';
+  if (expectations.nowSeconds < earliest.seconds) {
+    const span = earliest.seconds === latest.seconds ? `all at ${earliest.shown}` : `which run from ${earliest.shown} to ${latest.shown}`;
+    throw new UserError(
+      `${now} is before every event in the inputs, ${span}: the tree would show none of them (${given ? 'a typo in the year?' : 'is the clock right?'}); ${anyway}`,
+    );
+  }
+  const daysAfter = Math.floor((expectations.nowSeconds - latest.seconds) / 86_400);
+  if (given && daysAfter > DISTANT_NOW_DAYS) {
+    throw new UserError(
+      `${now} is ${daysAfter} days after the latest event in the inputs, ${latest.shown}: a --now more than ${DISTANT_NOW_DAYS} days after it is refused, as every wallet's daily history would run on to it (a typo in the year?); ${anyway}`,
+    );
+  }
 }
 
 function fail(violations: Violation[]): void {

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import { literalPathSql } from '../database.ts';
 import { UserError, isOutOfMemory, isWriteRefused, messageOf } from '../../core/errors.ts';
@@ -48,18 +49,23 @@ export interface OpenedInput {
 /**
  * Finds and opens the seven files, refusing up front what is not a regular file: a FIFO or a
  * device would block DuckDB's read forever. Async calls, so that a hung mount leaves the event
- * loop free to hear Ctrl-C.
+ * loop free to hear Ctrl-C. Missing files are reported together with the columns missing from the
+ * files that are there, so that one run lists everything to fix.
  */
 export async function openInputs(inputDir: string, signal: AbortSignal): Promise<OpenedInput[]> {
   const folder = await fsp.stat(inputDir).catch(() => null);
   if (folder === null) throw new UserError(`input directory ${inputDir} does not exist (set it with --input DIR)`);
   if (!folder.isDirectory()) throw new UserError(`--input ${inputDir} is not a directory (it must be the folder holding the seven Parquet files)`);
   const opened: OpenedInput[] = [];
+  let missing = false;
   try {
     for (const contract of INPUT_FILES) {
       if (signal.aborted) throw signal.reason;
-      opened.push(await openInput(inputDir, contract));
+      const input = await openInput(inputDir, contract);
+      if (input === null) missing = true;
+      else opened.push(input);
     }
+    if (missing) throw incompleteInput(await problemsOfIncompleteInput(inputDir, opened));
   } catch (error) {
     await closeInputs(opened);
     throw error;
@@ -67,12 +73,10 @@ export async function openInputs(inputDir: string, signal: AbortSignal): Promise
   return opened;
 }
 
-async function openInput(inputDir: string, contract: FileContract): Promise<OpenedInput> {
+async function openInput(inputDir: string, contract: FileContract): Promise<OpenedInput | null> {
   const file = path.join(inputDir, contract.file);
   const stat = await fsp.stat(file).catch(() => null);
-  if (stat === null) {
-    throw new UserError(`missing input file ${contract.file} in ${inputDir} (all seven Parquet files are required; an empty table is a file with zero rows)`);
-  }
+  if (stat === null) return null;
   if (!stat.isFile()) throw notRegular(contract, file, stat);
   if (!FD_PATHS) return { contract, file, readPath: file, handle: null };
   // O_NONBLOCK: should the file have become a FIFO since the stat, opening it still returns at once.
@@ -83,6 +87,42 @@ async function openInput(inputDir: string, contract: FileContract): Promise<Open
     throw notRegular(contract, file, opened);
   }
   return { contract, file, readPath: `/proc/self/fd/${handle.fd}`, handle };
+}
+
+/**
+ * What is wrong with an input that lacks files, file by file: each file missing, and the problems
+ * of those that are there, read by a DuckDB of their own (the build's is opened only once every
+ * file is, after --out is claimed).
+ */
+async function problemsOfIncompleteInput(inputDir: string, opened: OpenedInput[]): Promise<string[]> {
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const connection = await instance.connect();
+  const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS() as unknown as DescribedColumn[];
+  try {
+    const problems: string[] = [];
+    for (const contract of INPUT_FILES) {
+      const input = opened.find((candidate) => candidate.contract === contract);
+      if (input === undefined) problems.push(`missing input file ${contract.file} in ${inputDir}`);
+      else problems.push(...(await describeInput(rows, input)).problems);
+    }
+    return problems;
+  } finally {
+    connection.disconnectSync();
+    instance.closeSync();
+  }
+}
+
+/**
+ * Missing files, missing columns and files that are not Parquet, all in one error: a problem alone
+ * on one line as it always was, several as a list.
+ */
+function incompleteInput(problems: string[]): UserError {
+  if (problems.length === 1) {
+    const [problem] = problems as [string];
+    return new UserError(problem.startsWith('missing input file') ? `${problem} (all seven Parquet files are required; an empty table is a file with zero rows)` : problem);
+  }
+  const lines = problems.map((problem) => `  - ${problem}`).join('\n');
+  return new UserError(`the input is incomplete, ${problems.length} problems (all seven Parquet files are required, each with the columns of docs/input.md; an empty table is a file with zero rows):\n${lines}`);
 }
 
 /** Where the kernel lets a process open its own descriptors by path (Linux). */
@@ -117,32 +157,52 @@ export async function readInputs(db: Database, inputs: OpenedInput[]): Promise<I
   // Test hook: a DuckDB read that blocks (here on a FIFO no one writes), as on a hung mount.
   const blocking = process.env.WALLET_SNAPSHOT_TEST_BLOCKING_READ;
   if (blocking) await db.run(`SELECT * FROM read_csv(${literalPathSql(blocking)})`);
+  const described = [];
+  for (const input of inputs) described.push(await describeInput((sql) => db.rows<DescribedColumn>(sql), input));
+  const problems = described.flatMap((file) => file.problems);
+  if (problems.length > 0) throw incompleteInput(problems);
   const files: InputFile[] = [];
-  for (const input of inputs) files.push(await readInput(db, input));
+  for (const { input, types } of described) {
+    const view = `input_${input.contract.table}`;
+    try {
+      await db.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM read_parquet(${literalPathSql(input.readPath)})`);
+    } catch (error) {
+      throw scanError({ contract: input.contract, path: input.file, readPath: input.readPath }, error);
+    }
+    const columns = input.contract.columns.map((column) => {
+      const sourceType = types.get(column.name)!;
+      return columnReader(column, sourceType) ?? wrongTypeReader(column, sourceType);
+    });
+    files.push({ contract: input.contract, path: input.file, readPath: input.readPath, view, columns });
+  }
   return files;
 }
 
-async function readInput(db: Database, input: OpenedInput): Promise<InputFile> {
+interface DescribedColumn {
+  column_name: string;
+  column_type: string;
+}
+
+/** A file's columns and their types, and what is wrong with them: columns missing, or a file that is not Parquet. */
+async function describeInput(
+  rows: (sql: string) => Promise<DescribedColumn[]>,
+  input: OpenedInput,
+): Promise<{ input: OpenedInput; types: Map<string, string>; problems: string[] }> {
   const { contract, file } = input;
-  const view = `input_${contract.table}`;
-  let described: { column_name: string; column_type: string }[];
+  let described: DescribedColumn[];
   try {
-    await db.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM read_parquet(${literalPathSql(input.readPath)})`);
-    described = await db.rows(`SELECT column_name, column_type FROM (DESCRIBE ${view})`);
+    described = await rows(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(${literalPathSql(input.readPath)}))`);
   } catch (error) {
     const first = firstLine(error);
     if (isOutOfMemory(first) || isWriteRefused(first)) throw error;
-    throw new UserError(`${contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, file)})`);
+    return { input, types: new Map(), problems: [`${contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, file)})`] };
   }
   const types = new Map(described.map((row) => [row.column_name, row.column_type]));
-  const columns = contract.columns.map((column) => {
-    const sourceType = types.get(column.name);
-    if (sourceType === undefined) {
-      throw new UserError(`${contract.file}: missing column "${column.name}" (expected ${column.expected}); the file has ${[...types.keys()].join(', ') || 'no columns'}`);
-    }
-    return columnReader(column, sourceType) ?? wrongTypeReader(column, sourceType);
-  });
-  return { contract, path: file, readPath: input.readPath, view, columns };
+  const has = [...types.keys()].join(', ') || 'no columns';
+  const problems = contract.columns
+    .filter((column) => !types.has(column.name))
+    .map((column) => `${contract.file}: missing column "${column.name}" (expected ${column.expected}); the file has ${has}`);
+  return { input, types, problems };
 }
 
 export function firstLine(error: unknown): string {
@@ -154,7 +214,7 @@ export function firstLine(error: unknown): string {
  * own SQL (parser, binder, catalog) is a bug, and running out of memory a matter of settings
  * (errors.ts): neither must be reported as a damaged file.
  */
-export function scanError(input: InputFile, error: unknown): Error {
+export function scanError(input: Pick<InputFile, 'contract' | 'path' | 'readPath'>, error: unknown): Error {
   const first = firstLine(error);
   if (/^(Parser|Binder|Catalog) Error/.test(first) || isOutOfMemory(first) || isWriteRefused(first)) return error as Error;
   return new UserError(`${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.path)})`);
