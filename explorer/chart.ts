@@ -158,9 +158,17 @@ export function drawLineChart(container: HTMLElement, spec: ChartSpec): LineChar
     axes: [
       {
         font: AXIS_FONT,
-        space: 96,
-        // Whole days only: a tick between two days would repeat a date.
-        incrs: [1, 2, 3, 7, 14, 28, 56, 91, 182, 364, 728].map((count) => count * DAY_SECONDS),
+        // Whole days, a date label's width and more apart: as many ticks as fit, evenly spaced.
+        splits: (u, _axisIndex, min, max) => {
+          const room = u.bbox.width / uPlot.pxRatio;
+          const fit = Math.max(1, Math.floor(room / (textWidth('0000-00-00') + 28)));
+          const first = Math.ceil(min / DAY_SECONDS);
+          const last = Math.floor(max / DAY_SECONDS);
+          const step = Math.max(1, Math.ceil((last - first) / fit));
+          const ticks: number[] = [];
+          for (let day = first; day <= last; day += step) ticks.push(day * DAY_SECONDS);
+          return ticks;
+        },
         // ISO days, as every date of the page; a day's tick is at midnight UTC.
         values: (_u, ticks) => ticks.map((tick) => isoDay(tick)),
       },

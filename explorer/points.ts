@@ -49,7 +49,7 @@ function seasonView(season: SeasonHistory): HTMLElement {
       : element(
           'p',
           { class: 'summary' },
-          `${days.length} ${days.length === 1 ? 'day' : 'days'}, ${days[0]!.date} to ${days[days.length - 1]!.date} (asOf ${season.asOf}). Total points on the left axis; rank on the right axis, 1 at the top.`,
+          `${days.length} ${days.length === 1 ? 'day' : 'days'}, ${days[0]!.date} to ${days[days.length - 1]!.date} (as of ${season.asOf}). Total points on the left axis; rank on the right axis, 1 at the top.`,
         ),
     chartBox,
     days.length === 0

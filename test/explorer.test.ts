@@ -97,9 +97,8 @@ const valueShown = (p: any) => (text(p.usdPerToken) === '0' ? 'no price' : forma
 
 /** Each season's points chart: drawn, its legend on the last day, its days' table, a rank axis with 1 at the top. */
 async function checkPointsHistory(page: Page, address: string): Promise<void> {
-  const file = `v1/address/${address}/points/history.json`;
-  // A tree built before v1.3 has no such file: the page then shows the standings without charts.
-  const history = fs.existsSync(path.join(tree, file)) ? exact(file) : { seasons: [] };
+  const history = exact(`v1/address/${address}/points/history.json`);
+  assert.ok(history.seasons.length > 0, `${address} has a points history`);
   assert.is(await page.$$eval('[data-points-history]', (views) => views.length), history.seasons.length);
   for (const season of history.seasons) {
     const number = text(season.season)!;
@@ -602,6 +601,22 @@ for (const runtime of runtimes) {
       assert.match((await page.textContent('[data-change]')) ?? '', `from ${days.at(-30).date} to ${latest.date}`);
       await screenshot(page, `explorer-phone-legend-${runtime}`);
       assert.equal(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  Explorer('a host whose tree predates the points history (404): the standings, without charts', async () => {
+    const { page, close } = await openPage(browser, DESKTOP);
+    try {
+      const leader = exact('v1/leaderboard/s2.json').entries[0].user as string;
+      await page.route(/\/points\/history/, (route) => route.fulfill({ status: 404, contentType: 'text/html', body: '<h1>Not Found</h1>' }));
+      await page.goto(`${host.url}/#address=${leader}`);
+      await page.waitForSelector('[data-chart="portfolio"] canvas');
+      const points = exact(`v1/address/${leader}/points.json`);
+      assert.is((await rows(page, 'points')).length, points.seasons.length);
+      assert.is(await page.$('[data-points-history]'), null);
+      assert.is(await page.$('#wallet-body [role="alert"]'), null);
     } finally {
       await close();
     }
