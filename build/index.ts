@@ -92,7 +92,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const inputFiles = await readInputs(db, inputs);
     interruption.throwIfInterrupted();
     progress.start('check inputs');
-    await checkInputs(db, inputFiles);
+    await checkInputs(db, inputFiles, config);
     interruption.throwIfInterrupted();
     const [{ rows: balanceRows } = { rows: 0 }] = await db.rows<{ rows: number }>('SELECT count(*)::DOUBLE AS rows FROM balance_rows');
     progress.start('compute snapshots');

@@ -62,19 +62,10 @@ export function serveCommand(): Command {
     });
 }
 
-/**
- * `--from` names what `publish --to` was given, and is refused before anything starts, naming
- * `--from` (parseLocation words its refusals for publish, naming `--to`).
- * TODO(publish/location.ts): let parseLocation take the option's name.
- */
+/** `--from` names what `publish --to` was given, and is refused before anything starts, naming `--from`. */
 function checkFrom(text: string): void {
   if (!/^s3:\/\/[^/]+/.test(text)) throw new UserError(`--from ${text}: expected s3://BUCKET[/PREFIX], the location publish --to was given`);
-  try {
-    parseLocation(text);
-  } catch (error) {
-    if (error instanceof UserError && error.message.startsWith('--to ')) throw new UserError(`--from${error.message.slice('--to'.length)}`);
-    throw error;
-  }
+  parseLocation(text, '--from');
 }
 
 function port(text: string): number {

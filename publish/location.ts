@@ -35,16 +35,17 @@ export const MANIFEST_PATH = `${PUBLISH_FOLDER}/manifest.sha256.gz`;
 // Bucket names of S3, R2 and MinIO: 3 to 63 lower-case letters, digits, dots and hyphens.
 const BUCKET_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
-export function parseLocation(text: string): Location {
+/** `option`: the option the user gave the location with, named in the refusals. */
+export function parseLocation(text: string, option = '--to'): Location {
   const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(text);
-  if (!match) throw new UserError(`--to ${text}: expected s3://BUCKET or s3://BUCKET/PREFIX`);
+  if (!match) throw new UserError(`${option} ${text}: expected s3://BUCKET or s3://BUCKET/PREFIX`);
   const bucket = match[1]!;
   if (!BUCKET_PATTERN.test(bucket)) {
-    throw new UserError(`--to ${text}: "${bucket}" is not a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)`);
+    throw new UserError(`${option} ${text}: "${bucket}" is not a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)`);
   }
   const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
   if (prefix.split('/').some((segment) => segment === '.' || segment === '..') || prefix.includes('//')) {
-    throw new UserError(`--to ${text}: the prefix "${prefix}" holds an empty, "." or ".." segment`);
+    throw new UserError(`${option} ${text}: the prefix "${prefix}" holds an empty, "." or ".." segment`);
   }
   return { bucket, prefix };
 }

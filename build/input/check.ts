@@ -31,12 +31,8 @@ export function formatViolation(violation: Violation): string {
 /** What the check stage needs of the build's settings. */
 export type InputExpectations = Pick<BuildConfig, 'nowSeconds' | 'nowIso' | 'nowOption' | 'allowEmpty' | 'allowDistantNow'>;
 
-/**
- * `expectations` left out checks the contract only.
- * TODO(build/index.ts): pass the build's config, `checkInputs(db, inputFiles, config)`, and make
- * the parameter required.
- */
-export async function checkInputs(db: Database, inputs: InputFile[], expectations?: InputExpectations): Promise<void> {
+/** The contract's rules, then the inputs against the build's settings (--now, empty exports). */
+export async function checkInputs(db: Database, inputs: InputFile[], expectations: InputExpectations): Promise<void> {
   const valueViolations: Violation[] = [];
   for (const input of inputs) valueViolations.push(...(await checkValues(db, input)));
   fail(valueViolations);
@@ -48,7 +44,7 @@ export async function checkInputs(db: Database, inputs: InputFile[], expectation
     if (found && found.rows) ruleViolations.push({ ...rule, rows: Number(found.rows), example: found.example ?? 'null' });
   }
   fail(ruleViolations);
-  if (expectations) await checkExtent(db, inputs, expectations);
+  await checkExtent(db, inputs, expectations);
 }
 
 /** The first and last events of the inputs: balance timestamps, price and points days. */
