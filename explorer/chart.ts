@@ -166,8 +166,20 @@ export function drawLineChart(container: HTMLElement, spec: ChartSpec): LineChar
           const last = Math.floor(max / DAY_SECONDS);
           const step = Math.max(1, Math.ceil((last - first) / fit));
           const ticks: number[] = [];
-          for (let day = first; day <= last; day += step) ticks.push(day * DAY_SECONDS);
-          return ticks;
+          if (step < 28) {
+            for (let day = first; day <= last; day += step) ticks.push(day * DAY_SECONDS);
+            return ticks;
+          }
+          // A month or more apart: the first day of every Nth month, which reads as a round date.
+          const months = Math.ceil(step / 30.44);
+          const start = new Date(first * DAY_SECONDS * 1000);
+          let month = start.getUTCFullYear() * 12 + start.getUTCMonth() + (start.getUTCDate() === 1 ? 0 : 1);
+          month = Math.ceil(month / months) * months;
+          for (;; month += months) {
+            const seconds = Date.UTC(Math.floor(month / 12), month % 12, 1) / 1000;
+            if (seconds > last * DAY_SECONDS) return ticks.length > 0 ? ticks : [first * DAY_SECONDS];
+            ticks.push(seconds);
+          }
         },
         // ISO days, as every date of the page; a day's tick is at midnight UTC.
         values: (_u, ticks) => ticks.map((tick) => isoDay(tick)),

@@ -107,7 +107,7 @@ function renderOverview(target: HTMLElement, latest: ExactDayRow, shown: ExactDa
     return element(
       'p',
       { class: 'change', 'data-change': direction },
-      element('strong', {}, direction === 'unchanged' ? 'Unchanged' : `${direction === 'up' ? 'Up' : 'Down'} ${formatUsdChange(difference)}${percent}`),
+      element('strong', {}, direction === 'unchanged' ? 'Unchanged' : `${direction === 'up' ? 'Up' : 'Down'} ${formatUsdChange(Math.abs(difference)).replace(/^\+/, '')}${percent}`),
       ' from ',
       element('span', { class: 'date' }, first.date),
       ' to ',

@@ -383,6 +383,8 @@ for (const runtime of runtimes) {
       await page.waitForSelector('body[data-ready="true"]');
       await page.fill('#address', slow);
       await page.press('#address', 'Enter');
+      // Typed once the first search has begun (it writes its address into the field).
+      await page.waitForSelector(`text=Loading ${slow}...`);
       await openWallet(page, STORY_WALLET);
       released();
       await page.waitForTimeout(300);
