@@ -145,7 +145,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     db = null;
     await fsp.rm(work.scratch, { recursive: true, force: true });
 
-    progress.start('publish');
+    progress.start('go live');
     const replaced = await goLive(claimed, { durable: config.durable, signal: interruption.signal });
     interruption.markPublished();
     manifest?.moveIntoPlace();

@@ -25,8 +25,8 @@ export interface RunningS3 {
 }
 
 /** s3rver in a child process (see s3rver-process.mjs), on a free loopback port. */
-export async function startS3Server(directory = tempDir('ws-s3-')): Promise<RunningS3> {
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', SERVER_SCRIPT, directory, BUCKET], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startS3Server(directory = tempDir('ws-s3-'), bucket = BUCKET): Promise<RunningS3> {
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', SERVER_SCRIPT, directory, bucket], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
