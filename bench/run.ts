@@ -55,14 +55,15 @@ stopChildrenOnSignals(() => {
   if (ownStore) fs.rmSync(ownStore, { recursive: true, force: true });
 });
 
-// 1. The dataset (kept between runs: the same seed gives the same bytes). Generated in a child
+// 1. The dataset (kept between runs: the same seed gives the same bytes; the files an interrupted
+// generation wrote whole are kept too). Generated in a child
 // process, measured like the steps: at 1,000,000 wallets it is ~100M balance rows and ~300M points
 // rows, streamed through DuckDB's sort with a bounded memory limit.
 let generateSeconds: number | null = null;
 let generate: { wallSeconds: number; cpuSeconds: number | null; peakRssMB: number | null; bytes: number } | null = null;
 if (!fs.existsSync(path.join(input, 'seasons.parquet'))) {
   log(`generating ${wallets} wallets (seed ${seed}) into ${input}...`);
-  const dataset = { outDir: input, wallets, seed, startDate: '2024-11-21', days: 365, seasonOneEnd: '2025-05-31', rowsPerWallet: 100, memoryLimit: options.generateMemory };
+  const dataset = { outDir: input, wallets, seed, startDate: '2024-11-21', days: 365, seasonOneEnd: '2025-05-31', rowsPerWallet: 100, memoryLimit: options.generateMemory, keepExisting: true };
   const generated = await runMeasured('generate', ['--import', 'tsx'], [path.join(ROOT, 'bench/generate-dataset.ts'), JSON.stringify(dataset)]);
   if (generated.code !== 0) throw new Error(`the generator failed with exit code ${generated.code ?? generated.signal}`);
   generateSeconds = generated.wallSeconds;
