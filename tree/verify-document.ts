@@ -3,6 +3,7 @@
  * twice), JSON, its schema (the fast acceptance test compiled from the zod schema, zod itself for
  * anything it does not accept, verify-schema.ts), and every number's text (verify-exact.ts).
  */
+import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
@@ -31,7 +32,8 @@ export function readDocument<T>(root: string, file: string, schema: z.ZodType<T>
     return null;
   }
   sawBytes(file, bytes);
-  const text = bytes.toString('utf8');
+  // The build writes ASCII: such bytes are the string's own (no UTF-8 decoding).
+  const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

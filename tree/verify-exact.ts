@@ -66,6 +66,7 @@ class TextScan {
   readonly balances: string[] = [];
   private keyStarts: number[] = [];
   private keyEnds: number[] = [];
+  private keyIsBalance: boolean[] = [];
   private keyCount = 0;
   /** Per depth: is an array; first key of the object in keyStarts; the key of an array's items. */
   private isArray: boolean[] = [];
@@ -180,6 +181,7 @@ class TextScan {
     }
     this.keyStarts[this.keyCount] = start;
     this.keyEnds[this.keyCount] = end;
+    this.keyIsBalance[this.keyCount] = isBalanceKey(text, start, end);
     this.keyCount++;
     return true;
   }
@@ -214,24 +216,44 @@ class TextScan {
     const depth = this.depth;
     let keyStart = 0;
     let keyEnd = 0;
+    let balance = false;
     if (depth >= 0 && this.isArray[depth]) {
       keyStart = this.itemKeyStart[depth]!;
       keyEnd = this.itemKeyEnd[depth]!;
+      balance = isBalanceKey(text, keyStart, keyEnd);
     } else if (depth >= 0 && this.keyCount > this.firstKey[depth]!) {
       keyStart = this.keyStarts[this.keyCount - 1]!;
       keyEnd = this.keyEnds[this.keyCount - 1]!;
+      balance = this.keyIsBalance[this.keyCount - 1]!;
     }
     const trailingZero = fractionStart >= 0 && text.charCodeAt(fractionEnd - 1) === ZERO;
-    if (isBalanceKey(text, keyStart, keyEnd)) {
+    if (balance) {
       const written = text.slice(start, end);
       if (negative || exponent || trailingZero) this.problem = numberProblem(this.file, 'balance', written);
       else this.balances.push(written);
       return end;
     }
     if (!exponent && !trailingZero && isShortestText(text, negative, integerStart, integerEnd, fractionStart, fractionEnd)) return end;
+    // Writing a number back costs a conversion each way; a day of one position repeats its value
+    // as the day's total, so the text just found right is not converted again.
+    if (this.sameAsLastWrittenBack(start, end)) return end;
     const written = text.slice(start, end);
     if (String(Number(written)) !== written) this.problem = numberProblem(this.file, text.slice(keyStart, keyEnd), written);
+    this.lastWrittenBackStart = start;
+    this.lastWrittenBackEnd = end;
     return end;
+  }
+
+  private lastWrittenBackStart = 0;
+  private lastWrittenBackEnd = 0;
+
+  private sameAsLastWrittenBack(start: number, end: number): boolean {
+    const length = end - start;
+    if (length !== this.lastWrittenBackEnd - this.lastWrittenBackStart) return false;
+    const text = this.text;
+    const other = this.lastWrittenBackStart;
+    for (let c = 0; c < length; c++) if (text.charCodeAt(start + c) !== text.charCodeAt(other + c)) return false;
+    return true;
   }
 }
 

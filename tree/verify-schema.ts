@@ -162,7 +162,10 @@ const MEMO_LIMIT = 100_000;
 
 function checksOf(def: Definition): Accept[] {
   return (def.checks ?? []).map(({ _zod: { def: check } }): Accept => {
-    if (check.when !== undefined) throw new Unsupported('conditional check');
+    // Zod runs its length checks `when` the value has a length, which the type checked first
+    // guarantees; any other condition is zod's alone.
+    const isLength = check.check === 'max_length' || check.check === 'min_length';
+    if (check.when !== undefined && !isLength) throw new Unsupported('conditional check');
     switch (check.check) {
       case 'greater_than': {
         const bound = check.value;

@@ -14,7 +14,9 @@ import { PortfolioHistorySchema, type PortfolioHistory } from '../schemas/portfo
 import { PointsStandingSchema } from '../schemas/points.ts';
 import type { Leaderboard } from '../schemas/leaderboard.ts';
 import { TOKEN_KEYS, type TokenKey } from '../schemas/token-keys.ts';
-import { ADDRESS_DIR, POINTS_FILE_NAME, dailyFile, pointsFile, portfolioFile } from './layout.ts';
+import { PointsHistorySchema } from '../schemas/points-history.ts';
+import { ADDRESS_DIR, POINTS_FILE_NAME, POINTS_HISTORY_DIR_NAME, POINTS_HISTORY_FILE_NAME, dailyFile, pointsFile, pointsHistoryFile, portfolioFile } from './layout.ts';
+import { verifyPointsHistory } from './verify-points-history.ts';
 import { RecordedFolder, listFolder } from './verify-manifest.ts';
 import { PointsVerifier, type SeasonTallyPart, type TreePart } from './verify-points.ts';
 import { readDocument, type Fail, type ReadDocument } from './verify-document.ts';
@@ -82,9 +84,10 @@ export class WalletChecker {
       if (!listings.has(name)) listings.set(name, listFolder(at, name));
       return listings.get(name)!;
     };
-    const read = <T>(file: string, schema: z.ZodType<T>): ReadDocument<T> | null => {
+    // `counted`: the points history (v1.3) is checked but not yet in the count of documents.
+    const read = <T>(file: string, schema: z.ZodType<T>, counted = true): ReadDocument<T> | null => {
       const document = readDocument(root, file, schema, fail, (name, bytes) => record?.saw(name, bytes));
-      if (document) this.files++;
+      if (document && counted) this.files++;
       return document;
     };
     this.checkDocuments(address, folder, list, read, fail);
@@ -92,18 +95,26 @@ export class WalletChecker {
   }
 
   private checkDocuments(address: string, folder: string, list: (root: string, folder: string) => Dirent[] | null,
-    read: <T>(file: string, schema: z.ZodType<T>) => ReadDocument<T> | null, fail: Fail): void {
+    read: <T>(file: string, schema: z.ZodType<T>, counted?: boolean) => ReadDocument<T> | null, fail: Fail): void {
     if (!/^0x[0-9a-f]{40}$/.test(address)) {
       fail(`${folder}: not a lower-case address folder`);
       return;
     }
     const { root } = this.context;
     const allNames = (list(root, folder) ?? []).map((entry) => entry.name);
-    const names = allNames.filter((name) => name !== POINTS_FILE_NAME);
-    if (names.length < allNames.length) {
-      const standing = read(pointsFile(address), PointsStandingSchema);
+    const names = allNames.filter((name) => name !== POINTS_FILE_NAME && name !== POINTS_HISTORY_DIR_NAME);
+    const isParticipant = allNames.includes(POINTS_FILE_NAME);
+    if (isParticipant || allNames.includes(POINTS_HISTORY_DIR_NAME)) {
+      // A participant's points file has its points history beside it (points/history.json), and only it.
+      const historyNames = allNames.includes(POINTS_HISTORY_DIR_NAME) ? (list(root, `${folder}/${POINTS_HISTORY_DIR_NAME}`) ?? []).map((entry) => entry.name) : [];
+      if (!isParticipant || historyNames.join() !== POINTS_HISTORY_FILE_NAME) {
+        fail(`${folder}: a participant's folder holds points.json and points/history.json, and only a participant's`);
+      }
+      const standing = isParticipant ? read(pointsFile(address), PointsStandingSchema) : null;
       if (standing) this.points.checkWallet(address, standing.value);
-      // A participant without balance history: its folder holds its points file only.
+      const pointsHistory = historyNames.includes(POINTS_HISTORY_FILE_NAME) ? read(pointsHistoryFile(address), PointsHistorySchema, false) : null;
+      if (standing && pointsHistory) verifyPointsHistory(pointsHistoryFile(address), pointsHistory.value, standing.value, fail);
+      // A participant without balance history: its folder holds its points files only.
       if (names.length === 0) return;
     }
     const portfolioNames = names.includes('portfolio') ? (list(root, `${folder}/portfolio`) ?? []).map((entry) => entry.name) : [];

@@ -15,6 +15,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
+import { PointsHistorySchema } from '../schemas/points-history.ts';
 import { LEADERBOARD_SIZE, LeaderboardSchema, type Leaderboard } from '../schemas/leaderboard.ts';
 import type { Shard } from '../core/shard.ts';
 import { Progress } from '../core/progress.ts';
@@ -29,6 +30,7 @@ import {
   LEADERBOARD_DIR,
   META_FILE,
   NO_HISTORY_DAILY_FILE,
+  NO_HISTORY_POINTS_HISTORY_FILE,
   NO_HISTORY_PORTFOLIO_FILE,
   leaderboardFile,
 } from './layout.ts';
@@ -91,6 +93,8 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
 
   const noHistory = read(NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema);
   if (noHistory && Object.keys(noHistory).length > 0) fail(`${NO_HISTORY_PORTFOLIO_FILE}: must be {}`);
+  const noPointsHistory = readDocument(dir, NO_HISTORY_POINTS_HISTORY_FILE, PointsHistorySchema, fail, (name, bytes) => manifest.saw(name, bytes));
+  if (noPointsHistory && noPointsHistory.value.seasons.length > 0) fail(`${NO_HISTORY_POINTS_HISTORY_FILE}: must be {"seasons":[]}`);
   const noDaily = read(NO_HISTORY_DAILY_FILE, DailyPortfolioSchema);
   if (noDaily && (noDaily.asOf !== meta.dailyAsOf || noDaily.days.length > 0)) {
     fail(`${NO_HISTORY_DAILY_FILE}: must be {"asOf": ${JSON.stringify(meta.dailyAsOf)}, "days": []}`);
