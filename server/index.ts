@@ -28,8 +28,7 @@ export function createPreviewServer(options: ServerOptions): http.Server {
   });
   // The Host check is the handler's, so that its answer is the JSON error, not Node's bare 400.
   const server = http.createServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
-    // HTTP/1.0 does not require Host.
-    if (req.headers.host === undefined && req.httpVersion === '1.0') req.headers.host = 'localhost';
+    if (refuseMissingHost(req, res)) return;
     holdBackPipelining(req.socket, res);
     void listener(req, res);
   });
@@ -81,6 +80,22 @@ function holdBackPipelining(socket: Duplex, res: http.ServerResponse): void {
     flagged._paused = true;
     socket.pause();
   }
+}
+
+/**
+ * HTTP/1.1 requires Host (HTTP/1.0 does not: it is taken as `localhost`): without one the request
+ * gets section 5's JSON 400, on the Node server and in front of workerd alike. True when answered.
+ */
+export function refuseMissingHost(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  if (req.headers.host !== undefined) return false;
+  if (req.httpVersion === '1.0') {
+    req.headers.host = 'localhost';
+    return false;
+  }
+  const body = errorBody('The request is not well-formed: Missing host header.');
+  res.writeHead(400, { ...errorHeaders(body), 'Content-Length': String(Buffer.byteLength(body)) });
+  res.end(body);
+  return true;
 }
 
 function errorResponseOf(status: number, message: string): Response {

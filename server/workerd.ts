@@ -27,7 +27,7 @@ import { parseLocation, describe } from '../publish/location.ts';
 import { readPointer } from '../publish/live-pointer.ts';
 import { readPublishedVersion } from '../publish/read-version.ts';
 import { META_FILE } from '../tree/layout.ts';
-import { answerUnparsedRequests } from './index.ts';
+import { answerUnparsedRequests, refuseMissingHost } from './index.ts';
 
 const WORKER_SOURCE = fileURLToPath(new URL('./worker.ts', import.meta.url));
 /** The compatibility date the Worker is written for (also in wrangler.toml). */
@@ -247,6 +247,8 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
 async function startEdge(runtime: URL, options: { port: number; host: string }): Promise<http.Server> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
   const edge = http.createServer({ requireHostHeader: false }, (req, res) => {
+    // Forwarded, such a request would get the Host of workerd's own address and a 200.
+    if (refuseMissingHost(req, res)) return;
     const headers = { ...req.headers, 'accept-encoding': req.headers['accept-encoding'] ?? 'identity' };
     const upstream = http.request({ host: runtime.hostname, port: runtime.port, method: req.method, path: req.url, headers, agent }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
