@@ -5,10 +5,10 @@
  * this file, set-based over whole tables: the leaderboards' `season_days` (each season's A) and
  * `participants` (leaderboards.ts) are its inputs.
  *
- * The sums are the leaderboard's exact sums (exact-sum.ts): each points row is split into an exact
- * integer part in a bin of 8 bits; a wallet's bins of one season are shifted onto its lowest bin
- * and added as one exact HUGEINT per day, the running sum is a window sum of those, and both are
- * rounded once to the nearest double in SQL. So the row of day A has the same bytes as the
+ * The sums are the leaderboard's exact sums (exact-sum.ts), the double nearest the true sum: in
+ * units of the lowest bin (of 8 bits) of a wallet's values in a season, each of its rows is an
+ * exact integer; they are added as one exact HUGEINT per day, the running sum is a window sum of
+ * those, and both are rounded once to the nearest double in SQL. So the row of day A has the same bytes as the
  * standing's `totalPoints` and `dailyRate`. The few wallet-seasons whose bins span too many bits
  * for a HUGEINT (or whose sums reach subnormal doubles) are summed in JS with BigInt instead.
  */
@@ -18,27 +18,32 @@ import { UserError } from '../../core/errors.ts';
 import { binnedPartsSql, roundBinnedSum } from './exact-sum.ts';
 
 /**
- * A wallet-season is summed in SQL when its exact sums fit a HUGEINT (below 2^127): parts are
- * below 2^62, bins at most 5 apart add 40 bits, at most 2^23 rows add 23 bits (2^125 in all). Its
- * lowest bin at least -127 keeps every non-zero sum a normal double (at least 2^-1016), which the
- * rounding below needs.
+ * A wallet-season is summed in SQL when its exact sums stay below 2^126 (a HUGEINT holds 2^127):
+ * in units of its lowest bin a row is below 2^63 times 2^(8 * (highest bin - lowest bin)), so
+ * bins at most 5 apart and at most 2^23 rows keep sums below 2^126. Its lowest bin at least -127
+ * keeps every non-zero sum a normal double (at least 2^-1016), which the rounding below needs.
  */
 const MAX_BIN_SPREAD = 5;
 const MAX_ROWS = 2 ** 23;
 const MIN_LOWEST_BIN = -127;
 
 export async function computePointsHistory(db: Database): Promise<void> {
-  const { bin, part } = binnedPartsSql('p.points');
+  // A wallet's lowest and highest bin are those of its smallest and largest non-zero |points|:
+  // each row's exponent is only needed for those two (log2 per row costs more than the rest).
+  const lowestBin = binnedPartsSql('min_magnitude').bin;
+  const highestBin = binnedPartsSql('max_magnitude').bin;
   // Rule: only rows dated <= A count; F = the earliest date <= A of the wallet's rows, a row of 0
-  // points included (it has no bin). Grouped by the address as written first, as the
-  // leaderboard's sums are (lower-casing every row costs more than lower-casing the groups).
+  // points included. Grouped by the address as written first, as the leaderboard's sums are
+  // (lower-casing every row costs more than lower-casing the groups).
   await db.run(`
     CREATE TABLE history_written AS
-    SELECT p.season, p.address_as_written,
-           min(CASE WHEN p.points <> 0 THEN ${bin} END) AS lowest_bin, max(CASE WHEN p.points <> 0 THEN ${bin} END) AS highest_bin,
-           count(*) AS row_count, min(p.date) AS first_date
-    FROM points p JOIN season_days d ON d.season = p.season AND p.date <= d.day
-    GROUP BY p.season, p.address_as_written`);
+    SELECT season, address_as_written, ${lowestBin} AS lowest_bin, ${highestBin} AS highest_bin, row_count, first_date
+    FROM (
+      SELECT p.season, p.address_as_written, min(abs(p.points)) FILTER (WHERE p.points <> 0) AS min_magnitude, max(abs(p.points)) FILTER (WHERE p.points <> 0) AS max_magnitude,
+             count(*) AS row_count, min(p.date) AS first_date
+      FROM points p JOIN season_days d ON d.season = p.season AND p.date <= d.day
+      GROUP BY p.season, p.address_as_written
+    )`);
   // Each wallet-season (rows in several letter cases are one wallet) gets an integer key in
   // address then season order, the order of the documents' rows, so that the large steps below
   // join and sort integers. Its days run from F to A; `fits` says whether its sums are done in
@@ -60,12 +65,15 @@ export async function computePointsHistory(db: Database): Promise<void> {
     FROM history_written h JOIN history_wallets w ON w.season = h.season AND w.address = lower(h.address_as_written)`);
 
   // Rule: `points` of day d = the sum of the wallet's rows dated d (rows repeating (season, date,
-  // address) add up): each row's exact part, shifted onto the wallet's lowest bin, summed as one
-  // exact HUGEINT per day.
+  // address) add up), summed as one exact HUGEINT per day: each row in units of the wallet's
+  // lowest bin (2^(8 * lowest_bin)) is an integer below 2^103 (a power of two scales a double
+  // exactly, and DuckDB casts an integral DOUBLE to HUGEINT exactly).
   await db.run(`
     CREATE TABLE history_day_sums AS
     SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS day,
-           sum(CASE WHEN p.points <> 0 THEN ${part}::HUGEINT * (1::HUGEINT << (8 * (${bin} - k.lowest_bin))) ELSE 0 END) AS day_sum
+           sum((p.points * pow(2::DOUBLE, -8 * k.lowest_bin))::HUGEINT) AS day_sum,
+           -- A day of one row (the common case) has that row's value as its sum, with nothing to round.
+           CASE WHEN count(*) = 1 THEN any_value(p.points) END AS single_value
     FROM points p
     JOIN history_written_keys k ON k.season = p.season AND k.address_as_written = p.address_as_written
     JOIN season_days d ON d.season = p.season AND p.date <= d.day
@@ -79,14 +87,14 @@ export async function computePointsHistory(db: Database): Promise<void> {
   await db.run(`
     CREATE TABLE history_totals AS
     WITH running AS (
-      SELECT s.wallet, s.day, w.lowest_bin, s.day_sum,
+      SELECT s.wallet, s.day, w.lowest_bin, s.single_value, CASE WHEN s.single_value IS NULL THEN s.day_sum END AS day_sum,
              sum(s.day_sum) OVER (PARTITION BY s.wallet ORDER BY s.day ROWS UNBOUNDED PRECEDING) AS running_sum,
              coalesce(lead(s.day) OVER (PARTITION BY s.wallet ORDER BY s.day), w.last_day + 1) AS next_day
       FROM history_day_sums s JOIN history_wallets w ON w.wallet = s.wallet
     ),
     ${nearestDoubleStages('running', ['day_sum', 'running_sum'])},
     rounded AS (
-      SELECT wallet, day, next_day, ${nearestDouble('day_sum')} AS points, ${nearestDouble('running_sum')} AS total_points
+      SELECT wallet, day, next_day, coalesce(single_value, ${nearestDouble('day_sum')}) AS points, ${nearestDouble('running_sum')} AS total_points
       FROM rounding_kept
     ),
     expanded AS (
