@@ -71,9 +71,15 @@ export async function runMeasured(name: string, nodeArgs: string[], args: string
     stdout += data;
     process.stdout.write(data);
   });
+  // Its progress lines are passed on with the seconds since it started, so that a step stopped
+  // half-way (killed, out of memory) still shows where its time went.
+  let atLineStart = true;
   child.stderr!.on('data', (data: Buffer) => {
-    stderr += data;
-    process.stderr.write(data);
+    const text = String(data);
+    stderr += text;
+    const seconds = `[${((performance.now() - started) / 1000).toFixed(1)}s] `;
+    process.stderr.write(text.replace(/^(?=.)/gm, (_match, offset: number) => (offset > 0 || atLineStart ? seconds : '')));
+    atLineStart = text.endsWith('\n');
   });
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
     child.once('error', reject);

@@ -23,6 +23,8 @@ export interface NightPlan {
   stage: number[];
   shards: number;
   keep: boolean;
+  /** Extra options of every build (e.g. --memory-limit). */
+  buildOptions: string[];
   log: (text: string) => void;
 }
 
@@ -100,7 +102,7 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
   const summaryFile = path.join(plan.trees, `summary-shard-${shard}-of-${plan.shards}.json`);
 
   plan.log(`shard ${label}: building...`);
-  const build = await runMeasured(`build --shard ${label}`, [], [plan.cli, 'build', '--input', plan.input, '--out', out, '--now', plan.now, '--shard', label, '--progress', 'lines', '--summary-json', summaryFile]);
+  const build = await runMeasured(`build --shard ${label}`, [], [plan.cli, 'build', '--input', plan.input, '--out', out, '--now', plan.now, '--shard', label, '--progress', 'lines', '--summary-json', summaryFile, ...plan.buildOptions]);
   plan.log(`shard ${label}: build ${describe(build)}`);
   if (build.code !== 0) throw new Error(`the build of shard ${label} failed with exit code ${build.code ?? build.signal}`);
   const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));

@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]
        npm run bench -- --wallets N --shard K/N [--seed S] [--keep]
        npm run bench -- --wallets N --stage-all --shards N [--seed S] [--keep]
-       (each also takes [--data DIR] [--trees DIR] [--store DIR] [--generate-memory SIZE]; --help prints this)
+       (each also takes [--data DIR] [--trees DIR] [--store DIR] [--generate-memory SIZE] [--build-memory SIZE];
+        --help prints this)
 
   without --shard     generate (or reuse) the dataset, build it whole, load-test the Node server and
                       the Worker on daily requests, and measure the filesystem floor of the same files
@@ -22,6 +23,7 @@ export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server
   --trees DIR         where trees are built (default: beside the dataset)
   --store DIR         where the S3 server stores objects (default a new folder in /dev/shm)
   --generate-memory SIZE  DuckDB's memory limit while generating (default 2GB; it spills beyond it)
+  --build-memory SIZE     the builds' --memory-limit (default: the build's own, 1GB)
 `;
 
 export interface BenchOptions {
@@ -35,6 +37,8 @@ export interface BenchOptions {
   trees: string | null;
   store: string | null;
   generateMemory: string;
+  /** The builds' --memory-limit; null: the build's default. */
+  buildMemory: string | null;
 }
 
 export class UsageError extends Error {}
@@ -58,6 +62,7 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
         trees: { type: 'string' },
         store: { type: 'string' },
         'generate-memory': { type: 'string' },
+        'build-memory': { type: 'string' },
       },
     }));
   } catch (error) {
@@ -80,8 +85,11 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
     trees: values.trees ?? null,
     store: values.store ?? null,
     generateMemory: values['generate-memory'] ?? '2GB',
+    buildMemory: values['build-memory'] ?? null,
   };
-  if (!/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(options.generateMemory)) throw new UsageError(`--generate-memory "${options.generateMemory}" is not a size like 2GB`);
+  for (const [name, size] of [['--generate-memory', options.generateMemory], ['--build-memory', options.buildMemory]] as const) {
+    if (size !== null && !/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(size)) throw new UsageError(`${name} "${size}" is not a size like 2GB`);
+  }
   if (values.shard !== undefined && values['stage-all']) throw new UsageError('--shard and --stage-all exclude each other');
   if (values.shard !== undefined) {
     const match = /^(\d+)\/(\d+)$/.exec(values.shard);

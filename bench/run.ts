@@ -97,7 +97,7 @@ if (leftovers.length > 0) {
 log('building...');
 fs.mkdirSync(trees, { recursive: true });
 const summaryFile = path.join(trees, 'summary.json');
-const built = await runMeasured('build', [], [CLI, 'build', '--input', input, '--out', out, '--now', NOW, '--progress', 'lines', '--summary-json', summaryFile]);
+const built = await runMeasured('build', [], [CLI, 'build', '--input', input, '--out', out, '--now', NOW, '--progress', 'lines', '--summary-json', summaryFile, ...buildOptions()]);
 const buildSeconds = built.wallSeconds;
 if (built.code !== 0) throw new Error(`the build failed with exit code ${built.code ?? built.signal}`);
 const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
@@ -191,6 +191,10 @@ if (!keep) {
 }
 process.exit(0);
 
+function buildOptions(): string[] {
+  return options.buildMemory === null ? [] : ['--memory-limit', options.buildMemory];
+}
+
 function round(value: number | null): number | null {
   return value === null ? null : Math.round(value * 100) / 100;
 }
@@ -233,7 +237,7 @@ async function sharded(night: NonNullable<BenchOptions['night']>): Promise<void>
   const tmpfs = fs.existsSync('/dev/shm') ? '/dev/shm' : path.join(trees);
   const store = options.store ?? fs.mkdtempSync(path.join(tmpfs, 'ws-bench-s3-'));
   if (options.store === null) ownStore = store;
-  const figures = await runNight({ cli: CLI, input, trees, store, s3rverScript: path.join(ROOT, 'test/helpers/s3rver-process.mjs'), now: NOW, stage, shards, keep, log });
+  const figures = await runNight({ cli: CLI, input, trees, store, s3rverScript: path.join(ROOT, 'test/helpers/s3rver-process.mjs'), now: NOW, stage, shards, keep, log, buildOptions: buildOptions() });
   process.stdout.write(`\nwallets                 ${wallets}, ${night.kind === 'one-shard' ? `shard ${night.shard} of ${shards}` : `all ${shards} shards`}\n`);
   if (generate) {
     process.stdout.write(`generate                ${generate.wallSeconds} s wall, ${generate.cpuSeconds} CPU-s, peak RSS ${generate.peakRssMB} MB, ${(generate.bytes / 2 ** 30).toFixed(2)} GiB of Parquet\n`);
