@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { startWorkerd } from '../server/workerd.ts';
+import { startWorkerd } from '../preview/workerd.ts';
 
 const { values } = parseArgs({ options: { dir: { type: 'string', default: 'public' }, seconds: { type: 'string', default: '10' } } });
 const dir = path.resolve(values.dir!);

@@ -20,7 +20,7 @@ export function serveCommand(): Command {
       if (options.from !== undefined) {
         checkFrom(options.from);
         if (options.runtime !== 'workerd') throw new UserError('--from serves a published bucket through the Worker: give --runtime workerd');
-        const { startWorkerdFromBucket } = await import('../server/workerd.ts');
+        const { startWorkerdFromBucket } = await import('../preview/workerd.ts');
         let worker;
         try {
           worker = await startWorkerdFromBucket({ from: options.from, endpoint: options.endpoint, port: options.port, host: options.host });
@@ -43,7 +43,7 @@ export function serveCommand(): Command {
       // Loaded here, not at the top: Miniflare alone takes about half a second to import, which
       // every other command would pay at startup.
       const start = options.runtime === 'workerd'
-        ? (await import('../server/workerd.ts')).startWorkerd
+        ? (await import('../preview/workerd.ts')).startWorkerd
         : (await import('../server/index.ts')).startPreviewServer;
       let running: { url: string; close(): Promise<void> };
       try {

@@ -1,35 +1,38 @@
 /**
- * `wallet-snapshot serve --runtime workerd`: the Cloudflare Worker (worker.ts) run locally in
- * workerd, Cloudflare's own runtime, through Miniflare, with its R2 bucket filled from a tree
- * folder in the layout `publish` writes (r2-store.ts). When the folder's tree is rebuilt, the new
- * tree is loaded as a new version and the pointer switched once it is complete, as a night's
- * publish does.
+ * `wallet-snapshot serve --runtime workerd`: the Cloudflare Worker (server/worker.ts) run locally
+ * in workerd, Cloudflare's own runtime, through Miniflare, with its R2 bucket filled by publish's
+ * own code (the objects of publish/stored-object.ts, in the layout of tree/bucket.ts), from a tree
+ * folder (`--dir`) or from what publish wrote to object storage (`--from`). When the folder's
+ * tree is rebuilt, the new tree is loaded as a new version and the pointer switched once it is
+ * complete, as a night's publish does. It lives outside server/ because it runs publish's code.
  *
- * In front of workerd stands a small Node proxy playing Cloudflare's edge in one respect: a client
- * that sends no Accept-Encoding gets identity bodies. Miniflare's entry sends such a client
- * whatever the Worker encoded (gzip), where Cloudflare, and the Node server, send it plain JSON.
- * It also answers requests that are not well-formed HTTP as the Node server does.
+ * In front of workerd stands a small Node proxy playing Cloudflare's edge where Miniflare's own
+ * entry differs from it: a client that sends no Accept-Encoding gets identity bodies (Miniflare's
+ * entry sends such a client whatever the Worker encoded, gzip, where Cloudflare and the Node
+ * server send plain JSON); a request without Host, or not well-formed HTTP, gets the JSON errors
+ * the Node server gives (Miniflare answers the first with 200 and the others with its own text).
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import pLimit from 'p-limit';
-import { POINTER_KEY, versionPrefix } from './r2-store.ts';
+import { POINTER_CACHE_CONTROL, POINTER_KEY, versionPrefix } from '../tree/bucket.ts';
 import { JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
-import { contentTypeOf, isCompressible, isPublished, OBJECT_CACHE_CONTROL, POINTER_CACHE_CONTROL } from '../publish/object-headers.ts';
-import { gzip } from '../publish/compress.ts';
+import { Progress } from '../core/progress.ts';
+import { readCheckedTree } from '../publish/publish-tree.ts';
+import { manifestText, readTreeFile, versionIdOf } from '../publish/read-tree.ts';
+import { blobObject, fileObject } from '../publish/stored-object.ts';
 import { createStorageClient } from '../publish/storage.ts';
 import { parseLocation, describe } from '../publish/location.ts';
 import { readPointer } from '../publish/live-pointer.ts';
 import { readPublishedVersion } from '../publish/read-version.ts';
 import { META_FILE } from '../tree/layout.ts';
-import { answerUnparsedRequests, refuseMissingHost } from './index.ts';
+import { answerUnparsedRequests, refuseMissingHost } from '../server/index.ts';
 
-const WORKER_SOURCE = fileURLToPath(new URL('./worker.ts', import.meta.url));
+const WORKER_SOURCE = fileURLToPath(new URL('../server/worker.ts', import.meta.url));
 /** The compatibility date the Worker is written for (also in wrangler.toml). */
 export const COMPATIBILITY_DATE = '2025-09-01';
 const BINDING = 'TREE';
@@ -198,15 +201,14 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
   const refresh = async () => {
     const identity = treeIdentity(options.dir);
     if (!identity || (published && published.tree === identity.tree && published.meta === identity.meta)) return;
-    const version = `local-${Date.now().toString(36)}-${crypto.randomBytes(3).toString('hex')}`;
-    await loadTree(bucket, identity.tree, version);
-    await bucket.put(POINTER_KEY, JSON.stringify({ version, publishedAt: new Date().toISOString() }), {
+    const version = await loadTree(bucket, identity.tree);
+    await bucket.put(POINTER_KEY, JSON.stringify({ version, previous: [], publishedAt: new Date().toISOString() }), {
       httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL },
     });
     const previous = published;
     published = { ...identity, version };
     // The Worker reads the pointer again within seconds; the previous version goes once none reads it.
-    if (previous) setTimeout(() => void removeVersion(bucket, previous.version).catch(() => {}), 15_000).unref();
+    if (previous && previous.version !== version) setTimeout(() => void removeVersion(bucket, previous.version).catch(() => {}), 15_000).unref();
   };
   try {
     await refresh();
@@ -291,32 +293,27 @@ interface LocalBucket {
   delete(keys: string[]): Promise<void>;
 }
 
-/** Every file of the tree under the version's prefix, with the metadata and compression `publish` gives it. */
-async function loadTree(bucket: LocalBucket, tree: string, version: string): Promise<void> {
+/**
+ * The tree into the local bucket as `publish` stores it, by publish's own code: read, hashed and
+ * checked against the build's records (readCheckedTree), then each file's object and each blob
+ * of closed months (stored-object.ts). Returns the version id publish would give it.
+ */
+async function loadTree(bucket: LocalBucket, dir: string): Promise<string> {
+  const tree = await readCheckedTree({ dir, progress: new Progress('quiet') });
+  const version = versionIdOf(tree.lastClosedDay, manifestText(tree.files));
   const limit = pLimit(LOAD_CONCURRENCY);
-  const puts: Promise<unknown>[] = [];
-  for (const entry of fs.readdirSync(tree, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    const key = path.relative(tree, file).split(path.sep).join('/');
-    if (!isPublished(key)) continue;
-    puts.push(limit(async () => {
-      const bytes = await fs.promises.readFile(file);
-      const stats = await fs.promises.stat(file);
-      const compressed = isCompressible(key);
-      // A copy in an ArrayBuffer of its own: Miniflare cannot pass a view of Node's pooled buffers.
-      const stored = new Uint8Array(compressed ? await gzip(bytes) : bytes);
-      await bucket.put(`${versionPrefix(version)}${key}`, stored, {
-        httpMetadata: {
-          contentType: contentTypeOf(key),
-          cacheControl: OBJECT_CACHE_CONTROL,
-          ...(compressed ? { contentEncoding: 'gzip' } : {}),
-        },
-        customMetadata: { sha256: crypto.createHash('sha256').update(bytes).digest('hex'), mtime: String(Math.floor(stats.mtimeMs)) },
-      });
-    }));
-  }
-  await Promise.all(puts);
+  const blobs = new Set<string>();
+  await Promise.all(tree.files.map((file) => limit(async () => {
+    const { bytes } = await readTreeFile(tree.dir, file.path);
+    if (file.blob && !blobs.has(file.blob.sha256)) {
+      blobs.add(file.blob.sha256);
+      const blob = await blobObject(file, bytes);
+      await putStored(bucket, blob.key, blob);
+    }
+    const object = await fileObject(version, file, bytes);
+    await putStored(bucket, object.key, object);
+  })));
+  return version;
 }
 
 async function removeVersion(bucket: LocalBucket, version: string): Promise<void> {

@@ -5,8 +5,8 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
-import { describe, pointerKey, VERSION_ID_PATTERN, type Location } from './location.ts';
-import { POINTER_CACHE_CONTROL } from './object-headers.ts';
+import { describe, pointerKey, type Location } from './location.ts';
+import { POINTER_CACHE_CONTROL, VERSION_ID_PATTERN } from '../tree/bucket.ts';
 import { storageFailure } from './storage.ts';
 
 const VersionIdSchema = z.string().regex(VERSION_ID_PATTERN);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { UserError } from '../core/errors.ts';
 import { checkAgainstRecords, readBuildRecords, type BuildRecords } from './build-records.ts';
 import { readPointer, writePointer } from './live-pointer.ts';
-import { MANIFEST_PATH } from './location.ts';
+import { MANIFEST_PATH } from '../tree/bucket.ts';
 import { manifestText, readMeta, readTree, versionIdOf, type TreeFile } from './read-tree.ts';
 import { throwIfInterrupted } from './storage.ts';
 import { add, count, distinctBlobs, emptyTransfers, transferFiles, type PublishOptions, type TransferSummary } from './upload-version.ts';
@@ -34,7 +34,7 @@ export interface CheckedTree {
   files: TreeFile[];
 }
 
-export async function readCheckedTree(options: PublishOptions): Promise<CheckedTree> {
+export async function readCheckedTree(options: Pick<PublishOptions, 'dir' | 'progress' | 'abortSignal'>): Promise<CheckedTree> {
   const dir = realTree(options.dir);
   const meta = await readMeta(dir);
   const records = await readBuildRecords(dir, options.dir);
@@ -48,7 +48,6 @@ export async function readCheckedTree(options: PublishOptions): Promise<CheckedT
   return { dir, lastClosedDay: meta.lastClosedDay, records, files };
 }
 
-/** `tree`: the tree read and checked already (by the command, which told a shard's tree apart). */
 /** The folder behind `--dir` (a link to a build folder, as `build --out` makes), refused when there is none. */
 function realTree(dir: string): string {
   const link = fs.lstatSync(dir, { throwIfNoEntry: false });
@@ -65,6 +64,7 @@ function realTree(dir: string): string {
   return real;
 }
 
+/** `checked`: the tree read and checked already (by the command, which told a shard's tree apart). */
 export async function publishTree(options: PublishOptions, checked?: CheckedTree): Promise<PublishSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;

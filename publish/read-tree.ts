@@ -10,8 +10,8 @@ import { UserError, messageOf } from '../core/errors.ts';
 import { ADDRESS_DIR, META_FILE } from '../tree/layout.ts';
 import { MANIFEST_DIR } from '../tree/manifest-files.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
-import { isPublished } from './object-headers.ts';
-import { closedMonthsSpan } from './daily-parts.ts';
+import { isPublished } from '../tree/bucket.ts';
+import { closedMonthsSpan } from '../tree/daily-rows.ts';
 
 export interface TreeFile {
   /** Tree-relative, with forward slashes. */

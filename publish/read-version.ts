@@ -7,7 +7,8 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.ts';
 import { readPointer } from './live-pointer.ts';
-import { blobKey, describe, PUBLISH_FOLDER, versionPrefix, type Location } from './location.ts';
+import { blobKey, describe, versionPrefix, type Location } from './location.ts';
+import { PUBLISH_FOLDER } from '../tree/bucket.ts';
 import { storageFailure } from './storage.ts';
 import { listKeys } from './version-store.ts';
 

@@ -12,8 +12,8 @@
 import crypto from 'node:crypto';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { readPointer } from './live-pointer.ts';
-import { objectKey, shardStartedPath } from './location.ts';
-import { RECORD_CACHE_CONTROL } from './object-headers.ts';
+import { objectKey } from './location.ts';
+import { RECORD_CACHE_CONTROL, shardStartedPath } from '../tree/bucket.ts';
 import type { CheckedTree } from './publish-tree.ts';
 import { manifestText, shardedVersionIdOf, STORAGE_FORMAT } from './read-tree.ts';
 import { storageFailure } from './storage.ts';

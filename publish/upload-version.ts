@@ -9,10 +9,8 @@ import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/cli
 import pLimit from 'p-limit';
 import { UserError } from '../core/errors.ts';
 import type { Progress } from '../core/progress.ts';
-import { gzip } from './compress.ts';
-import { restOf } from './daily-parts.ts';
-import { blobKey, objectKey, type Location } from './location.ts';
-import { BLOB_CONTENT_TYPE, contentTypeOf, isCompressible, OBJECT_CACHE_CONTROL } from './object-headers.ts';
+import { objectKey, underPrefix, type Location } from './location.ts';
+import { blobObject, fileMetadata, fileObject, s3Fields, type StoredObject } from './stored-object.ts';
 import { readTreeFile, sha256Hex, storedSize, type ParsedManifest, type TreeFile } from './read-tree.ts';
 import { storageFailure, throwIfInterrupted } from './storage.ts';
 
@@ -119,25 +117,6 @@ export function distinctBlobs(files: readonly TreeFile[]): { sha256: string; len
   return [...blobs].map(([sha256, length]) => ({ sha256, length }));
 }
 
-/**
- * The object's headers and metadata: the same whether uploaded or copied. A document in two
- * parts also names its blob and where the blob's bytes go, and the whole document's size (a
- * reader checks what it assembled against it); `sha256` is always the whole document's, so the
- * ETag does not depend on how it is stored.
- */
-function objectHeaders(file: TreeFile) {
-  return {
-    ContentType: contentTypeOf(file.path),
-    CacheControl: OBJECT_CACHE_CONTROL,
-    ...(isCompressible(file.path) ? { ContentEncoding: 'gzip' } : {}),
-    Metadata: {
-      sha256: file.sha256,
-      mtime: String(file.mtimeMs),
-      ...(file.blob ? { blob: file.blob.sha256, 'blob-at': String(file.blob.at), size: String(file.size) } : {}),
-    },
-  };
-}
-
 /** A file's bytes, refused when they are not the bytes hashed at the start. */
 async function verifiedBytes(options: PublishOptions, dir: string, file: TreeFile): Promise<Buffer> {
   const { bytes } = await readTreeFile(dir, file.path);
@@ -177,42 +156,26 @@ class BlobUploads {
   }
 
   private async upload(file: TreeFile): Promise<void> {
-    const blob = file.blob!;
-    const bytes = (await verifiedBytes(this.options, this.dir, file)).subarray(blob.at, blob.at + blob.length);
-    const body = await gzip(bytes);
-    const { location, client, abortSignal } = this.options;
-    const key = blobKey(location, blob.sha256);
-    try {
-      await client.send(
-        new PutObjectCommand({
-          Bucket: location.bucket,
-          Key: key,
-          Body: body,
-          ContentType: BLOB_CONTENT_TYPE,
-          ContentEncoding: 'gzip',
-          CacheControl: OBJECT_CACHE_CONTROL,
-          Metadata: { sha256: blob.sha256, size: String(blob.length) },
-        }),
-        { abortSignal },
-      );
-    } catch (error) {
-      throw storageFailure(error, location, `uploading ${key}`);
-    }
-    add(this.summary.blobs.uploaded, blob.length, body.length);
+    const object = await blobObject(file, await verifiedBytes(this.options, this.dir, file));
+    await put(this.options, object);
+    add(this.summary.blobs.uploaded, file.blob!.length, object.body.length);
   }
 }
 
 async function upload(options: PublishOptions, dir: string, version: string, file: TreeFile): Promise<number> {
-  const bytes = await verifiedBytes(options, dir, file);
-  const stored = file.blob ? restOf(bytes, file.blob) : bytes;
-  const body = isCompressible(file.path) ? await gzip(stored) : stored;
-  const key = objectKey(options.location, version, file.path);
+  const object = await fileObject(version, file, await verifiedBytes(options, dir, file));
+  await put(options, object);
+  return object.body.length;
+}
+
+/** One object under the bucket's prefix. */
+async function put(options: PublishOptions, object: StoredObject): Promise<void> {
+  const key = underPrefix(options.location, object.key);
   try {
-    await options.client.send(new PutObjectCommand({ Bucket: options.location.bucket, Key: key, Body: body, ...objectHeaders(file) }), { abortSignal: options.abortSignal });
+    await options.client.send(new PutObjectCommand({ Bucket: options.location.bucket, Key: key, Body: object.body, ...s3Fields(object) }), { abortSignal: options.abortSignal });
   } catch (error) {
     throw storageFailure(error, options.location, `uploading ${key}`);
   }
-  return body.length;
 }
 
 /**
@@ -229,7 +192,7 @@ async function copy(options: PublishOptions, liveVersion: string, version: strin
         Key: key,
         CopySource: `${options.location.bucket}/${source.split('/').map(encodeURIComponent).join('/')}`,
         MetadataDirective: 'REPLACE',
-        ...objectHeaders(file),
+        ...s3Fields(fileMetadata(file)),
       }),
       { abortSignal: options.abortSignal },
     );

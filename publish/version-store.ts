@@ -11,21 +11,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
-import {
-  blobsPrefix,
-  COMMIT_PATH,
-  describe,
-  manifestKey,
-  objectKey,
-  SHARD_RECORD_NAME,
-  SHARDS_FOLDER,
-  shardRecordPath,
-  versionPrefix,
-  versionsPrefix,
-  VERSION_ID_PATTERN,
-  type Location,
-} from './location.ts';
-import { RECORD_CACHE_CONTROL } from './object-headers.ts';
+import { blobsPrefix, describe, manifestKey, objectKey, versionPrefix, versionsPrefix, type Location } from './location.ts';
+import { COMMIT_PATH, RECORD_CACHE_CONTROL, SHARD_RECORD_NAME, shardRecordPath, SHARDS_FOLDER, VERSION_ID_PATTERN } from '../tree/bucket.ts';
 import { parseManifest, STORAGE_FORMAT, type ParsedManifest } from './read-tree.ts';
 import { storageFailure } from './storage.ts';
 

@@ -31,7 +31,7 @@ import {
   SEASONS_FILE,
 } from '../tree/layout.ts';
 import { ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, DOCUMENT_CACHE_CONTROL, JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
-import { filterDaily } from './daily-range.ts';
+import { filterDaily } from '../tree/daily-rows.ts';
 import { filterPointsHistory } from './points-history-range.ts';
 import { gunzip } from './gunzip.ts';
 import { errorResponse, weakEtag } from './responses.ts';

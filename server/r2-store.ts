@@ -1,8 +1,7 @@
 /**
- * The store of the Cloudflare Worker: an R2 bucket in the layout `publish` writes.
- *
- *   <prefix>live.json                        {"version": "<id>", ...}: the version readers see
- *   <prefix>versions/<id>/<tree path>        every file of that night's tree
+ * The store of the Cloudflare Worker: an R2 bucket in the layout `publish` writes (tree/bucket.ts):
+ * `<prefix>live.json` names the version readers see, `<prefix>versions/<id>/<tree path>` holds
+ * every file of that night's tree.
  *
  * A request reads the pointer once and every file it needs from that one version, so it never
  * combines objects of two nights. Objects may be stored gzip-compressed (Content-Encoding); their
@@ -14,6 +13,7 @@
  * that hold them) and the offset its bytes go to. Such a document is assembled here and answered
  * whole; a missing blob is an error of the store (503), never a shorter document.
  */
+import { blobKey, POINTER_KEY, versionPrefix } from '../tree/bucket.ts';
 import { gunzip } from './gunzip.ts';
 import { StoreUnavailableError, type StoredFile, type TreeStore, type TreeVersion } from './store.ts';
 
@@ -31,9 +31,6 @@ export interface R2BucketLike {
   get(key: string): Promise<R2ObjectLike | null>;
 }
 
-export const POINTER_KEY = 'live.json';
-export const versionPrefix = (version: string) => `versions/${version}/`;
-export const blobKey = (sha256: string) => `blobs/${sha256}`;
 
 /**
  * How long an isolate keeps the pointer before reading it again: a published night reaches every

@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const FOLDERS = ['core', 'build', 'server', 'publish', 'tree', 'schemas', 'cli'];
+const FOLDERS = ['core', 'build', 'server', 'publish', 'preview', 'tree', 'schemas', 'cli'];
 
 /** Each module (path from the repository root) with the modules of the repository it imports. */
 function importGraph(): Map<string, string[]> {
@@ -67,7 +67,7 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
-test('no import cycle in core/, build/, server/, publish/, tree/, schemas/, cli/', () => {
+test('no import cycle in core/, build/, server/, publish/, preview/, tree/, schemas/, cli/', () => {
   const graph = importGraph();
   assert.ok(graph.size > 80, `only ${graph.size} modules found`);
   assert.equal(importCycles(graph), []);
@@ -86,6 +86,19 @@ test('core/ (errors, exit codes, progress, formatting, signals, shards) imports 
 
 test('only cli/ imports build/: the tree, the server and publishing never reach into the pipeline', () => {
   for (const folder of ['server', 'publish', 'tree', 'schemas', 'core']) assert.equal(importsInto(folder, ['build']), [], folder);
+});
+
+test('server/ (the handler and its adapters) never imports build/, publish/ or preview/: the bucket format it reads is tree/bucket.ts', () => {
+  assert.equal(importsInto('server', ['build', 'publish', 'preview']), []);
+});
+
+test('publish/ never imports server/ or preview/; tree/ and schemas/ import none of the programs', () => {
+  assert.equal(importsInto('publish', ['server', 'preview']), []);
+  for (const folder of ['tree', 'schemas']) assert.equal(importsInto(folder, ['server', 'publish', 'preview', 'cli']), [], folder);
+});
+
+test('nothing imports cli/ (it declares the commands and nothing else)', () => {
+  for (const folder of FOLDERS.filter((folder) => folder !== 'cli')) assert.equal(importsInto(folder, ['cli']), [], folder);
 });
 
 test('the cycle finder finds a cycle of type-only imports', () => {

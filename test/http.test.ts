@@ -341,7 +341,7 @@ Same.run();
 const Deploy = suite('Worker deployment configuration');
 
 Deploy('wrangler.toml deploys the Worker that workerd runs here, with the same R2 binding and compatibility date', async () => {
-  const { COMPATIBILITY_DATE } = await import('../server/workerd.ts');
+  const { COMPATIBILITY_DATE } = await import('../preview/workerd.ts');
   const toml = fs.readFileSync(path.join(import.meta.dirname, '..', 'wrangler.toml'), 'utf8');
   assert.match(toml, /^main = "server\/worker.ts"$/m);
   assert.match(toml, new RegExp(`^compatibility_date = "${COMPATIBILITY_DATE}"$`, 'm'));

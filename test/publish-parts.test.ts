@@ -24,7 +24,7 @@ import { keepVersions } from '../publish/keep-versions.ts';
 import { rollback } from '../publish/rollback.ts';
 import { blobKey, parseLocation, type Location } from '../publish/location.ts';
 import { deleteUnreferencedBlobs, storedBlobs } from '../publish/version-store.ts';
-import { startWorkerdOverObjects } from '../server/workerd.ts';
+import { startWorkerdOverObjects } from '../preview/workerd.ts';
 
 Object.assign(process.env, S3_CREDENTIALS);
 
@@ -255,9 +255,9 @@ async function listAll(client: S3Client, location: Location): Promise<string[]> 
   return keys;
 }
 
-// The blob key of the layout is the one the Worker's store reads.
+// The blob key of the one layout (tree/bucket.ts) that the Worker's store reads, under publish's prefix.
 test('publish and the Worker agree on where a blob is', async () => {
-  const { blobKey: workerBlobKey } = await import('../server/r2-store.ts');
+  const { blobKey: workerBlobKey } = await import('../tree/bucket.ts');
   const sha = 'ab'.repeat(32);
   assert.is(blobKey(parseLocation(`s3://${BUCKET}/p`), sha), `p/${workerBlobKey(sha)}`);
 });

@@ -24,7 +24,7 @@ import { readPublishedVersion } from '../publish/read-version.ts';
 import { keepVersions } from '../publish/keep-versions.ts';
 import { rollback } from '../publish/rollback.ts';
 import { parseLocation, type Location } from '../publish/location.ts';
-import { contentTypeOf } from '../publish/object-headers.ts';
+import { contentTypeOf } from '../tree/bucket.ts';
 import { listVersions } from '../publish/version-store.ts';
 
 Object.assign(process.env, S3_CREDENTIALS);

@@ -22,7 +22,7 @@ import { parseLocation, pointerKey, type Location } from '../publish/location.ts
 import { readPublishedVersion } from '../publish/read-version.ts';
 import { createStorageClient } from '../publish/storage.ts';
 import { listVersions } from '../publish/version-store.ts';
-import { startWorkerdOverObjects, type StoredObject } from '../server/workerd.ts';
+import { startWorkerdOverObjects, type StoredObject } from '../preview/workerd.ts';
 
 Object.assign(process.env, S3_CREDENTIALS);
 

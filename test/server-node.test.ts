@@ -15,7 +15,7 @@ import { A, B, balance, build, tempDir, writeInputs, PINNED_NOW, type Built } fr
 import { request } from './helpers/http.ts';
 import { withHost } from './helpers/hosts.ts';
 import { CLI, ROOT } from './helpers/process.ts';
-import { filterDaily, indexDailyRows } from '../server/daily-range.ts';
+import { filterDaily, indexDailyRows } from '../tree/daily-rows.ts';
 import { FileTreeStore } from '../server/file-store.ts';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';

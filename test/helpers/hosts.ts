@@ -5,7 +5,7 @@
  * `publish` wrote to a real S3-protocol server (s3rver), read back into its bucket as stored.
  */
 import { startPreviewServer } from '../../server/index.ts';
-import { startWorkerd, startWorkerdOverObjects, type StoredObject } from '../../server/workerd.ts';
+import { startWorkerd, startWorkerdOverObjects, type StoredObject } from '../../preview/workerd.ts';
 import { runPublish } from '../../publish/index.ts';
 import { createStorageClient } from '../../publish/storage.ts';
 import { parseLocation, pointerKey } from '../../publish/location.ts';
