@@ -8,9 +8,9 @@
  * The sums are the leaderboard's exact sums (exact-sum.ts), the double nearest the true sum: in
  * units of the lowest bin (of 8 bits) of a wallet's values in a season, each of its rows is an
  * exact integer; they are added as one exact HUGEINT per day, the running sum is a window sum of
- * those, and both are rounded once to the nearest double in SQL. So the row of day A has the same bytes as the
- * standing's `totalPoints` and `dailyRate`. The few wallet-seasons whose bins span too many bits
- * for a HUGEINT (or whose sums reach subnormal doubles) are summed in JS with BigInt instead.
+ * those, and both are rounded once to the nearest double in SQL. So the row of day A has the same
+ * bytes as the standing's `totalPoints` and `dailyRate`. The few wallet-seasons whose values span
+ * too many bits for a HUGEINT (or reach subnormal doubles) are summed in JS with BigInt instead.
  */
 import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
