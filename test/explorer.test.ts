@@ -263,8 +263,8 @@ Formatting('names of chains and tokens; others by their number', () => {
 
 Formatting.run();
 
-// The runner picks the runtimes of each test tier (test/run.ts); alone, the suite covers both.
-const runtimes = process.env.TEST_RUNTIMES ? (process.env.TEST_RUNTIMES.split(',') as typeof RUNTIMES) : RUNTIMES;
+// The Node server here; test/slow/explorer-workerd.test.ts runs the same suite over the Worker.
+const runtimes = process.env.TEST_RUNTIMES ? (process.env.TEST_RUNTIMES.split(',') as typeof RUNTIMES) : (['node'] as typeof RUNTIMES);
 for (const runtime of runtimes) {
   const Explorer = suite(`explorer page (${runtime})`);
   let browser: Browser;

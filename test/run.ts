@@ -1,14 +1,16 @@
 /**
- * The test runner: each `test/*.test.ts` suite in a uvu process of its own, two at a time (the
- * machine's cores), longest known suites first. Each suite's output is printed whole when it ends,
- * with its seconds, and the run ends with one line `N passed, N failed`. Exit 1 when any suite
- * fails.
+ * The test runner: each suite in a uvu process of its own, two at a time (the machine's cores),
+ * longest known suites first. Each suite's output is printed whole when it ends, with its seconds,
+ * and the run ends with one line `N passed, N failed`. A suite passes when its process exits 0
+ * having run tests and passed them all; the run exits 1 when any suite fails.
  *
- * `npm test` runs the fast tier; `npm run test:slow` (`--slow`) the suites that drive whole
- * processes through faults (kills inside the swap, signals in every stage, builds in two PID
+ * The tiers are folders: `npm test` runs `test/*.test.ts` (the fast tier, what a contributor runs
+ * after every change), `npm run test:slow` (`--slow`) runs `test/slow/*.test.ts`: whole processes
+ * driven through faults (kills inside the swap, signals in every stage, builds in two PID
  * namespaces, a server out of descriptors or flooded by pipelining), publishes over many nights,
- * and the explorer in the Worker; CI runs both. Every rule those suites protect also has a test in
- * the fast tier (docs/architecture.md, "Tests").
+ * and the explorer in the Worker; `--all` runs both. CI runs both. A suite run alone
+ * (`node --import tsx node_modules/uvu/bin.js test/slow swap`) runs the same cases. Every rule the
+ * slow suites protect also has a test in the fast tier (docs/architecture.md, "Tests").
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,27 +19,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TEST_DIR = path.dirname(fileURLToPath(import.meta.url));
+const SLOW_DIR = path.join(TEST_DIR, 'slow');
 const UVU = path.join(TEST_DIR, '..', 'node_modules', 'uvu', 'bin.js');
 /** Suites that take longest (browsers, child processes, many builds): started first. */
-const SLOW_FIRST = ['explorer', 'http', 'server-node', 'cli', 'publish-s3', 'publish-parts', 'publish', 'cdn', 'reference', 'verify', 'shard', 'input-contract', 'faults'];
-
-/** The slow tier's suites, and the runtimes the explorer's browser suite covers in each tier. */
-const SLOW_TIER = ['signals', 'swap', 'lock', 'server-node', 'serve-bucket', 'publish-parts'];
-const EXPLORER_RUNTIMES = { fast: 'node', slow: 'workerd' };
+const SLOW_FIRST = ['explorer', 'explorer-workerd', 'http', 'server-node', 'cli', 'publish-s3', 'publish-shards', 'publish-parts', 'publish', 'readme', 'cdn', 'reference', 'verify', 'shard', 'input-contract'];
 
 const arguments_ = process.argv.slice(2);
 const tier = arguments_.includes('--slow') ? 'slow' : arguments_.includes('--all') ? 'all' : 'fast';
 const pattern = arguments_.find((argument) => !argument.startsWith('--'));
 const only = pattern ? new RegExp(pattern) : null;
-const inTier = (name: string) => {
-  const suite = name.replace('.test.ts', '');
-  if (tier === 'all' || suite === 'explorer') return true;
-  return SLOW_TIER.includes(suite) === (tier === 'slow');
-};
-const files = fs
-  .readdirSync(TEST_DIR)
-  .filter((name) => name.endsWith('.test.ts') && inTier(name) && (!only || only.test(name)))
-  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+const suitesIn = (dir: string) => fs.readdirSync(dir).filter((name) => name.endsWith('.test.ts')).map((name) => ({ dir, name }));
+const files = [...(tier === 'slow' ? [] : suitesIn(TEST_DIR)), ...(tier === 'fast' ? [] : suitesIn(SLOW_DIR))]
+  .filter(({ name }) => !only || only.test(name))
+  .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
 const parallel = Math.max(1, Math.min(Number(process.env.TEST_PARALLEL ?? os.availableParallelism()), 4));
 
 let passed = 0;
@@ -47,7 +41,7 @@ const started = performance.now();
 // `--typecheck`: the type checks run beside the first suites instead of before them.
 const jobs: (() => Promise<void>)[] = [
   ...(arguments_.includes('--typecheck') ? [typeCheck([]), typeCheck(['-p', 'explorer'])] : []),
-  ...files.map((name) => () => runSuite(name)),
+  ...files.map((file) => () => runSuite(file)),
 ];
 let next = 0;
 await Promise.all(Array.from({ length: parallel }, async () => {
@@ -79,16 +73,13 @@ function rank(name: string): number {
   return index === -1 ? SLOW_FIRST.length : index;
 }
 
-function runSuite(name: string): Promise<void> {
+function runSuite({ dir, name }: { dir: string; name: string }): Promise<void> {
   const suiteStarted = performance.now();
+  const label = path.relative(TEST_DIR, path.join(dir, name));
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', UVU, TEST_DIR, `^${name.replaceAll('.', '\\.')}$`], {
+    const child = spawn(process.execPath, ['--import', 'tsx', UVU, dir, `^${name.replaceAll('.', '\\.')}$`], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        NO_COLOR: '1',
-        ...(name === 'explorer.test.ts' && tier !== 'all' ? { TEST_RUNTIMES: EXPLORER_RUNTIMES[tier] } : {}),
-      },
+      env: { ...process.env, NO_COLOR: '1' },
     });
     let output = '';
     child.stdout.on('data', (data) => (output += data));
@@ -103,10 +94,10 @@ function runSuite(name: string): Promise<void> {
       // uvu exits 0 when a `before` hook throws: it counts the suite's tests as not passed and
       // prints no error, so a suite fails unless it ran tests and passed them all.
       const green = code === 0 && total > 0 && ok === total;
-      if (!green) broken.push(name);
+      if (!green) broken.push(label);
       const silent = code === 0 && ok < total ? `(uvu exited 0 with ${total - ok} of ${total} tests not passed: a before or after hook threw; its message, if any, is above)\n` : '';
       const seconds = ((performance.now() - suiteStarted) / 1000).toFixed(1);
-      process.stdout.write(`\n=== ${name} (${seconds} s)\n${green ? output.replace(/\n\s*Total:[\s\S]*$/, '\n') : output + silent}`);
+      process.stdout.write(`\n=== ${label} (${seconds} s)\n${green ? output.replace(/\n\s*Total:[\s\S]*$/, '\n') : output + silent}`);
       resolve();
     });
   });

@@ -7,11 +7,11 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { PINNED_NOW as now, tempDir } from './helpers/fixtures.ts';
-import { runCli } from './helpers/process.ts';
-import { verifyTree } from '../tree/verify.ts';
-import { generateDataset } from '../data/generate.ts';
-import { FileLock } from '../build/swap/lock.ts';
+import { PINNED_NOW as now, tempDir } from '../helpers/fixtures.ts';
+import { runCli } from '../helpers/process.ts';
+import { verifyTree } from '../../tree/verify.ts';
+import { generateDataset } from '../../data/generate.ts';
+import { FileLock } from '../../build/swap/lock.ts';
 
 const canUnshare = spawnSync('unshare', ['--pid', '--fork', 'true']).status === 0;
 

@@ -11,20 +11,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { build, thrown, type Built } from './helpers/fixtures.ts';
-import { request } from './helpers/http.ts';
-import { BUCKET, S3_CREDENTIALS, startFaultyProxy, startS3Server, type RunningS3 } from './helpers/s3-server.ts';
-import { Progress } from '../core/progress.ts';
-import { UserError } from '../core/errors.ts';
-import { publishTree, type PublishSummary } from '../publish/publish-tree.ts';
-import { createStorageClient } from '../publish/storage.ts';
-import { EXIT_STORAGE } from '../core/errors.ts';
-import { readPublishedVersion, type PublishedObject } from '../publish/read-version.ts';
-import { keepVersions } from '../publish/keep-versions.ts';
-import { rollback } from '../publish/rollback.ts';
-import { blobKey, parseLocation, type Location } from '../publish/location.ts';
-import { deleteUnreferencedBlobs, storedBlobs } from '../publish/version-store.ts';
-import { startWorkerdOverObjects } from '../preview/workerd.ts';
+import { build, thrown, type Built } from '../helpers/fixtures.ts';
+import { request } from '../helpers/http.ts';
+import { BUCKET, S3_CREDENTIALS, startFaultyProxy, startS3Server, type RunningS3 } from '../helpers/s3-server.ts';
+import { Progress } from '../../core/progress.ts';
+import { UserError } from '../../core/errors.ts';
+import { publishTree, type PublishSummary } from '../../publish/publish-tree.ts';
+import { createStorageClient } from '../../publish/storage.ts';
+import { EXIT_STORAGE } from '../../core/errors.ts';
+import { readPublishedVersion, type PublishedObject } from '../../publish/read-version.ts';
+import { keepVersions } from '../../publish/keep-versions.ts';
+import { rollback } from '../../publish/rollback.ts';
+import { blobKey, parseLocation, type Location } from '../../publish/location.ts';
+import { deleteUnreferencedBlobs, storedBlobs } from '../../publish/version-store.ts';
+import { startWorkerdOverObjects } from '../../preview/workerd.ts';
 
 Object.assign(process.env, S3_CREDENTIALS);
 
@@ -244,12 +244,12 @@ test('an interrupted publish resumes whole when another --keep removed its blobs
 });
 
 async function readLive(location: Location): Promise<string | undefined> {
-  const { readPointer } = await import('../publish/live-pointer.ts');
+  const { readPointer } = await import('../../publish/live-pointer.ts');
   return withClient(async (client) => (await readPointer(client, location))?.version);
 }
 
 async function listAll(client: S3Client, location: Location): Promise<string[]> {
-  const { listKeys } = await import('../publish/version-store.ts');
+  const { listKeys } = await import('../../publish/version-store.ts');
   const keys: string[] = [];
   for await (const key of listKeys(client, location, `${location.prefix}/`)) keys.push(key);
   return keys;
@@ -257,7 +257,7 @@ async function listAll(client: S3Client, location: Location): Promise<string[]> 
 
 // The blob key of the one layout (tree/bucket.ts) that the Worker's store reads, under publish's prefix.
 test('publish and the Worker agree on where a blob is', async () => {
-  const { blobKey: workerBlobKey } = await import('../tree/bucket.ts');
+  const { blobKey: workerBlobKey } = await import('../../tree/bucket.ts');
   const sha = 'ab'.repeat(32);
   assert.is(blobKey(parseLocation(`s3://${BUCKET}/p`), sha), `p/${workerBlobKey(sha)}`);
 });

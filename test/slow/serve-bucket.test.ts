@@ -8,10 +8,10 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { A, B, balance, build, unix, type Built } from './helpers/fixtures.ts';
-import { request } from './helpers/http.ts';
-import { CLI, ROOT, runCli } from './helpers/process.ts';
-import { BUCKET, S3_CREDENTIALS, startS3Server } from './helpers/s3-server.ts';
+import { A, B, balance, build, unix, type Built } from '../helpers/fixtures.ts';
+import { request } from '../helpers/http.ts';
+import { CLI, ROOT, runCli } from '../helpers/process.ts';
+import { BUCKET, S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 
 const ny = (local: string) => unix(`${local}-05:00`);
 

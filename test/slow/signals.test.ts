@@ -8,11 +8,11 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { A, PINNED_NOW as now, balance, tempDir, treeHashes, writeInputs } from './helpers/fixtures.ts';
-import { runCli } from './helpers/process.ts';
-import { buildSnapshot } from '../build/index.ts';
-import { resolveBuildConfig } from '../build/config.ts';
-import { generateDataset } from '../data/generate.ts';
+import { A, PINNED_NOW as now, balance, tempDir, treeHashes, writeInputs } from '../helpers/fixtures.ts';
+import { runCli } from '../helpers/process.ts';
+import { buildSnapshot } from '../../build/index.ts';
+import { resolveBuildConfig } from '../../build/config.ts';
+import { generateDataset } from '../../data/generate.ts';
 
 const sorted = (dir: string) => [...treeHashes(dir)].sort();
 const root = tempDir();

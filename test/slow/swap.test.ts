@@ -9,11 +9,11 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { A, B, PINNED_NOW as now, balance, tempDir, treeHashes, writeInputs } from './helpers/fixtures.ts';
-import { runCli } from './helpers/process.ts';
-import { buildSnapshot } from '../build/index.ts';
-import { resolveBuildConfig } from '../build/config.ts';
-import { verifyTree } from '../tree/verify.ts';
+import { A, B, PINNED_NOW as now, balance, tempDir, treeHashes, writeInputs } from '../helpers/fixtures.ts';
+import { runCli } from '../helpers/process.ts';
+import { buildSnapshot } from '../../build/index.ts';
+import { resolveBuildConfig } from '../../build/config.ts';
+import { verifyTree } from '../../tree/verify.ts';
 
 const sorted = (dir: string) => [...treeHashes(dir)].sort();
 
