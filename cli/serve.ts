@@ -23,7 +23,8 @@ export function serveCommand(): Command {
         const { startWorkerdFromBucket } = await import('../preview/workerd.ts');
         let worker;
         try {
-          worker = await startWorkerdFromBucket({ from: options.from, endpoint: options.endpoint, port: options.port, host: options.host });
+          // Each switch to another version (a publish, a rollback) is logged: when, which, and the copy's time.
+          worker = await startWorkerdFromBucket({ from: options.from, endpoint: options.endpoint, port: options.port, host: options.host, log: (line) => process.stdout.write(`${line}\n`) });
         } catch (error) {
           throw error instanceof UserError ? error : new UserError(`cannot serve ${options.from}: ${(error as Error).message}`);
         }

@@ -100,7 +100,7 @@ export async function startWorkerdOverObjects(objects: AsyncIterable<StoredObjec
  * bucket as stored, then the pointer; a publish or a rollback seen later is copied the same way,
  * the pointer last, so the Worker switches from one whole version to the next.
  */
-export async function startWorkerdFromBucket(options: { from: string; endpoint?: string; port: number; host: string }): Promise<RunningWorker> {
+export async function startWorkerdFromBucket(options: { from: string; endpoint?: string; port: number; host: string; log?: (line: string) => void }): Promise<RunningWorker> {
   const location = parseLocation(options.from);
   const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: 4, concurrency: LOAD_CONCURRENCY });
   let mirrored: string | null = null;
@@ -110,15 +110,22 @@ export async function startWorkerdFromBucket(options: { from: string; endpoint?:
     const pointer = await readPointer(client, location);
     if (!pointer) throw new Error(`nothing is published at ${describe(location)} (no live.json)`);
     if (pointer.version === mirrored) return;
+    const started = performance.now();
+    let objects = 0;
     const limit = pLimit(LOAD_CONCURRENCY);
     const puts: Promise<unknown>[] = [];
     for await (const object of readPublishedVersion(client, location, pointer.version)) {
       if (copied.has(object.key)) continue;
       copied.add(object.key);
+      objects++;
       puts.push(limit(() => putStored(bucket, relative(object.key), object)));
     }
     await Promise.all(puts);
     await bucket.put(POINTER_KEY, JSON.stringify(pointer), { httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL } });
+    options.log?.(
+      `${new Date().toISOString()} serving version ${pointer.version}${mirrored ? ` (was ${mirrored})` : ''}: ` +
+        `copied ${objects} object${objects === 1 ? '' : 's'} in ${((performance.now() - started) / 1000).toFixed(1)}s`,
+    );
     mirrored = pointer.version;
   };
   const { miniflare, runtime, bucket } = await startMiniflare();

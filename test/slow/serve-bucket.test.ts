@@ -48,8 +48,8 @@ test('the Worker serves the live version of a published bucket, and follows a ne
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
+    let out = '';
     const base = await new Promise<string>((resolve, reject) => {
-      let out = '';
       let errors = '';
       child.stdout.on('data', (data) => {
         out += data;
@@ -79,6 +79,12 @@ test('the Worker serves the live version of a published bucket, and follows a ne
     const rolledBack = await runCli(['publish', '--rollback', '--to', to, '--endpoint', s3.endpoint], { env });
     assert.is(rolledBack.code, 0, rolledBack.stderr);
     await answerBecomes(file(first));
+    // Each switch is logged: when, the version, the one it replaced, the copy's objects and time.
+    const switches = out.split('\n').filter((line) => / serving version /.test(line));
+    assert.is(switches.length, 3, out);
+    assert.match(switches[0]!, /^\d{4}-\d{2}-\d{2}T[\d:.]+Z serving version \S+: copied \d+ objects in \d+\.\ds$/);
+    assert.match(switches[1]!, / serving version \S+ \(was \S+\): copied \d+ objects in /);
+    assert.match(switches[2]!, / \(was \S+\): copied 0 objects in /, 'a rollback copies nothing: its objects are here already');
   } finally {
     child.kill('SIGKILL');
     await s3.close();
