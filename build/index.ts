@@ -28,6 +28,7 @@ import { writeSharedFiles } from './write/shared.ts';
 import { dayNumber } from './compute/days.ts';
 import { ManifestWriter, TreeManifest } from './write/manifest.ts';
 import { fingerprintInputs } from './input/fingerprint.ts';
+import { findUnpricedPositions, describeUnpriced } from './compute/unpriced.ts';
 import { walletOfSeriesSql } from './compute/series-key.ts';
 
 /** Threads writing the points files (see docs/decisions.md, "Points standing"). */
@@ -128,6 +129,8 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const points = await writePoints(db, pointsPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
     progress.start('write points history');
     const pointsHistory = await writePointsHistory(db, historyPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
+    // Where the positions without a price are, for the warning (a query only when there are some).
+    const unpriced = written.positionsWithoutPrice > 0 ? await findUnpricedPositions(db, config.lastClosedDay, config.shard) : [];
     progress.start('write shared files');
     const writer = new TreeWriter(work.tree, (file, text) => record.add(file, text));
     await writeSharedFiles(writer, leaderboards, seasonsIndex, {
@@ -162,7 +165,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
 
     const warnings: string[] = [...claimed.notes];
     if (written.positionsWithoutPrice > 0) {
-      warnings.push(`${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0)`);
+      warnings.push(`${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0): ${describeUnpriced(unpriced)}`);
     }
     return {
       now: config.nowIso,

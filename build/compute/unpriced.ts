@@ -1,0 +1,79 @@
+/**
+ * Which daily positions have no price (SPEC 3.3: `usdPerToken` 0 when no price of its chain and
+ * token is dated on or before the day), told per chain and token with the first and last day it
+ * happens, so that the build's warning says where to look. The documents themselves count the
+ * same positions as they write them (build/compute/daily.ts); this query finds where they are.
+ */
+import type { Database } from '../database.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
+import type { Shard } from '../../core/shard.ts';
+import { shardFilterSql } from '../write/shard.ts';
+import { dayNumber } from './days.ts';
+import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, tokenIndexSql, walletOfSeriesSql } from './series-key.ts';
+
+export interface UnpricedSeries {
+  chainId: string;
+  token: string;
+  positions: number;
+  firstDay: string;
+  lastDay: string;
+}
+
+export async function findUnpricedPositions(db: Database, lastClosedDay: string, shard: Shard | null): Promise<UnpricedSeries[]> {
+  const rows = await db.rows<{ chain_id: string; token_index: number; positions: number; first_day: number; last_day: number }>(`
+    WITH
+    -- The end-of-day balance changes only on a day with a snapshot: the latest snapshot in
+    -- transaction order dated on or before it (a running arg_max, exact even when a later
+    -- transaction carries an earlier day). It holds until the next such day, or L.
+    days AS (
+      SELECT series, day, max(number) AS number, arg_max(raw_balance, number) AS raw
+      FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')}
+      WHERE day <= $last AND ${shardFilterSql(shard, 'a.address')}
+      GROUP BY series, day
+    ),
+    held AS (
+      SELECT series, day AS from_day,
+             coalesce(lead(day) OVER in_days - 1, $last) AS to_day,
+             arg_max(raw, number) OVER (in_days ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS raw
+      FROM days
+      WINDOW in_days AS (PARTITION BY series ORDER BY day)
+    ),
+    -- The first price of each chain and token dated on or before L: days before it have none.
+    first_prices AS (
+      SELECT chain_id, ${tokenIndexSql('token')} AS token_index, min(date - DATE '1970-01-01')::INTEGER AS first_day
+      FROM prices WHERE date <= $last_date::DATE GROUP BY ALL
+    ),
+    unpriced AS (
+      SELECT c.chain_id, ${tokenIndexOfSeriesSql('h.series')} AS token_index, h.from_day,
+             least(h.to_day, coalesce(p.first_day - 1, h.to_day)) AS to_day
+      FROM held h
+      JOIN chains c ON c.chain_index = ${chainIndexOfSeriesSql('h.series')}
+      LEFT JOIN first_prices p ON p.chain_id = c.chain_id AND p.token_index = ${tokenIndexOfSeriesSql('h.series')}
+      WHERE h.raw <> 0
+    )
+    SELECT chain_id::VARCHAR AS chain_id, token_index, sum(to_day - from_day + 1)::DOUBLE AS positions,
+           min(from_day) AS first_day, max(to_day) AS last_day
+    FROM unpriced WHERE from_day <= to_day
+    GROUP BY chain_id, token_index
+    ORDER BY chain_id, token_index`,
+    { last: dayNumber(lastClosedDay), last_date: lastClosedDay },
+  );
+  return rows.map((row) => ({
+    chainId: row.chain_id,
+    token: TOKEN_KEYS[row.token_index]!,
+    positions: Number(row.positions),
+    firstDay: dayText(row.first_day),
+    lastDay: dayText(row.last_day),
+  }));
+}
+
+/** `chain 10 venueALp from 2024-11-21 to 2025-01-14 (120 positions); ...`, the first few and how many more. */
+export function describeUnpriced(series: UnpricedSeries[], shown = 5): string {
+  const listed = series.slice(0, shown).map((one) => `chain ${one.chainId} ${one.token} from ${one.firstDay} to ${one.lastDay} (${one.positions})`);
+  const more = series.length - listed.length;
+  return `${listed.join('; ')}${more > 0 ? `; and ${more} more chain and token${more === 1 ? '' : 's'}` : ''}`;
+}
+
+function dayText(day: number): string {
+  return new Date(day * 86_400_000).toISOString().slice(0, 10);
+}
