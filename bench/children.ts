@@ -17,7 +17,8 @@ const USAGE_HOOK = pathToFileURL(path.join(path.dirname(fileURLToPath(import.met
 const GRACE_MS = 10_000;
 
 const running = new Set<ChildProcess>();
-const usageFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-bench-usage-'));
+// Made with the first measured child (a bench that stops at its options makes none), removed at exit.
+let usageFolder: string | null = null;
 let usageFiles = 0;
 
 /** What a child process cost, as the child itself measured it (null when it was killed). */
@@ -121,6 +122,10 @@ export function startMeasuredServer(name: string, nodeArgs: string[], args: stri
 }
 
 function newUsageFile() {
+  if (usageFolder === null) {
+    usageFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-bench-usage-'));
+    process.on('exit', removeUsageFolder);
+  }
   const file = path.join(usageFolder, `usage-${++usageFiles}.json`);
   const record = (): (Usage & { sequence: number }) | null => {
     try {
@@ -137,6 +142,10 @@ function newUsageFile() {
       return found === null ? null : { userSeconds: found.userSeconds, systemSeconds: found.systemSeconds, peakRssBytes: found.peakRssBytes };
     },
   };
+}
+
+function removeUsageFolder(): void {
+  if (usageFolder !== null) fs.rmSync(usageFolder, { recursive: true, force: true });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -177,7 +186,6 @@ export function stopChildrenOnSignals(cleanup: () => void = () => {}): void {
       try {
         cleanup();
       } finally {
-        fs.rmSync(usageFolder, { recursive: true, force: true });
         process.exit(130);
       }
     });
@@ -197,5 +205,4 @@ export function stopChildrenOnSignals(cleanup: () => void = () => {}): void {
       }
     });
   });
-  process.on('exit', () => fs.rmSync(usageFolder, { recursive: true, force: true }));
 }
