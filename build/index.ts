@@ -62,7 +62,6 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
   let inputs: OpenedInput[] = [];
   let db: Database | null = null;
   let pointsPool: PointsFilePool | null = null;
-  let historyPool: PointsFilePool | null = null;
   /** Discarded on failure; moved into place once the tree is published. */
   let unpublishedManifest: ManifestWriter | null = null;
   const interruption = new Interruption(() => {
@@ -111,8 +110,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     interruption.throwIfInterrupted();
 
     const onManifestLines = (lines: string) => record.append(lines);
-    pointsPool = new PointsFilePool(POINTS_FILE_THREADS, work.tree, 'standing', onManifestLines);
-    historyPool = new PointsFilePool(POINTS_FILE_THREADS, work.tree, 'history', onManifestLines);
+    pointsPool = new PointsFilePool(POINTS_FILE_THREADS, work.tree, onManifestLines);
     progress.start('write wallets');
     const written = await writeWallets(db, {
       root: work.tree,
@@ -128,7 +126,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     progress.start('write points');
     const points = await writePoints(db, pointsPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
     progress.start('write points history');
-    const pointsHistory = await writePointsHistory(db, historyPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
+    const pointsHistory = await writePointsHistory(db, pointsPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
     // Where the positions without a price are, for the warning (a query only when there are some).
     const unpriced = written.positionsWithoutPrice > 0 ? await findUnpricedPositions(db, config.lastClosedDay, config.shard) : [];
     progress.start('write shared files');
@@ -192,7 +190,6 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     throw outOfMemory(error, config) ?? cannotWrite(error, config.outDir) ?? inputReadError(inputs, error) ?? error;
   } finally {
     await pointsPool?.stop();
-    await historyPool?.stop();
     db?.close();
     unpublishedManifest?.discard();
     if (claimed) await releaseOutput(claimed);

@@ -1,14 +1,14 @@
 import { Worker } from 'node:worker_threads';
-import type { PointsBatch, PointsDocumentKind, PointsFileReply, PointsFileRequest } from './points-file-thread.ts';
+import type { PointsBatch, PointsFileReply, PointsFileRequest } from './points-file-thread.ts';
 import { InBatchOrder } from './manifest-order.ts';
 
 const PENDING_PER_THREAD = 2;
 
 /**
- * The points file threads (points-file-thread.ts), each writing one kind of document (the points
- * standings, or the points histories), handed batches round-robin, at most two
- * unwritten per thread; the manifest lines are released in batch order, so that two builds write
- * the same manifest. The build starts the pool before the wallet stage, so that the threads'
+ * The points file threads (points-file-thread.ts), writing the points standings, then the points
+ * histories (each batch says which), handed batches round-robin, at most two unwritten per thread;
+ * batches are numbered here in submission order and their manifest lines released in that order,
+ * so that two builds write the same manifest. The build starts the pool before the wallet stage, so that the threads'
  * start-up (about 0.2 s, loading TypeScript) overlaps that stage instead of adding to the build.
  */
 export class PointsFilePool {
@@ -19,17 +19,23 @@ export class PointsFilePool {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly manifestLines: InBatchOrder | null;
   private nextThread = 0;
+  private batches = 0;
   private failure: Error | null = null;
 
-  constructor(count: number, root: string, kind: PointsDocumentKind, onManifestLines?: (lines: string) => void) {
+  constructor(count: number, root: string, onManifestLines?: (lines: string) => void) {
     this.manifestLines = onManifestLines ? new InBatchOrder(onManifestLines) : null;
     this.threads = Array.from({ length: count }, () => {
       const worker = new Worker(new URL('./thread-entry.js', import.meta.url), { workerData: { module: './points-file-thread.ts' } });
-      worker.postMessage({ type: 'setup', root, manifest: Boolean(onManifestLines), kind } satisfies PointsFileRequest);
+      worker.postMessage({ type: 'setup', root, manifest: Boolean(onManifestLines) } satisfies PointsFileRequest);
       worker.on('message', (reply: PointsFileReply) => this.settle(reply));
       worker.on('error', (error) => this.fail(error));
       return { worker, pending: 0 };
     });
+  }
+
+  /** The id of the next batch: its place in the manifest. */
+  nextBatchId(): number {
+    return this.batches++;
   }
 
   async submit(batch: PointsBatch): Promise<void> {
@@ -48,11 +54,16 @@ export class PointsFilePool {
     void task.finally(() => this.inFlight.delete(task));
   }
 
+  /** Waits for every batch submitted so far to be written; the threads stay for the next stage. */
+  async drain(): Promise<void> {
+    await Promise.all(this.inFlight);
+    this.throwIfFailed();
+  }
+
   /** Waits for every batch to be written, then stops the threads. */
   async close(): Promise<void> {
     try {
-      await Promise.all(this.inFlight);
-      this.throwIfFailed();
+      await this.drain();
     } finally {
       await this.stop();
     }

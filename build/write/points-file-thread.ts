@@ -15,7 +15,9 @@ import { ADDRESS_DIR, POINTS_FILE_NAME, POINTS_HISTORY_DIR_NAME, POINTS_HISTORY_
 export type PointsDocumentKind = 'standing' | 'history';
 
 export interface PointsBatch {
+  /** Numbered by the pool in submission order, both kinds together (the manifest's order). */
   id: number;
+  kind: PointsDocumentKind;
   wallets: string[];
   /** 1 for a wallet whose folder must be made (no balance history), else 0. */
   newFolders: Uint8Array;
@@ -25,7 +27,7 @@ export interface PointsBatch {
   bytes: ArrayBuffer;
 }
 
-export type PointsFileRequest = { type: 'setup'; root: string; manifest: boolean; kind: PointsDocumentKind } | { type: 'batch'; batch: PointsBatch };
+export type PointsFileRequest = { type: 'setup'; root: string; manifest: boolean } | { type: 'batch'; batch: PointsBatch };
 
 export interface PointsFileReply {
   id: number;
@@ -38,9 +40,9 @@ export interface PointsFileReply {
 
 let addressDir = '';
 let manifest = false;
-let kind: PointsDocumentKind = 'standing';
 
 function write(batch: PointsBatch): PointsFileReply {
+  const { kind } = batch;
   const bytes = new Uint8Array(batch.bytes);
   let manifestLines = '';
   let start = 0;
@@ -66,7 +68,6 @@ parentPort?.on('message', (request: PointsFileRequest) => {
   if (request.type === 'setup') {
     addressDir = path.join(request.root, ...ADDRESS_DIR.split('/'));
     manifest = request.manifest;
-    kind = request.kind;
     fs.mkdirSync(addressDir, { recursive: true });
     return;
   }

@@ -57,9 +57,12 @@ export async function writePointsHistory(db: Database, pool: PointsFilePool, opt
   let batch = new HistoryBatch();
   let done = 0;
   let batches = 0;
+  const filesBefore = pool.files;
+  const bytesBefore = pool.bytes;
   const submit = async () => {
-    const id = batches++;
-    if (id % SAMPLE_EVERY_BATCHES === 0) checkSamplePointsHistory(batch.wallets[0]!, batch.document(0));
+    const sample = batches++;
+    const id = pool.nextBatchId();
+    if (sample % SAMPLE_EVERY_BATCHES === 0) checkSamplePointsHistory(batch.wallets[0]!, batch.document(0));
     done += batch.wallets.length;
     await pool.submit(batch.take(id));
     batch = new HistoryBatch();
@@ -107,12 +110,12 @@ export async function writePointsHistory(db: Database, pool: PointsFilePool, opt
     finishWallet();
     if (batch.wallets.length > 0) await submit();
   } finally {
-    await pool.close();
+    await pool.drain();
   }
   // A stream that ends early does so without an error (see build/compute/leaderboards.ts): a tree
   // missing participants must not be published.
   if (done !== total) throw new Error(`the stream of points histories ended after ${done} of ${total} participants`);
-  return { participants: done, files: pool.files, bytes: pool.bytes };
+  return { participants: done, files: pool.files - filesBefore, bytes: pool.bytes - bytesBefore };
 
   function seasonHead(number: number): string {
     return `{"season":${number},"asOf":"${facts.get(number)!.asOf}","days":[`;
@@ -151,6 +154,6 @@ class HistoryBatch {
 
   take(id: number): PointsBatch {
     // The folders exist: the points stage wrote each participant's points file.
-    return { id, wallets: this.wallets, newFolders: new Uint8Array(this.wallets.length), ends: Uint32Array.from(this.ends), bytes: this.buffer.buffer as ArrayBuffer };
+    return { id, kind: 'history', wallets: this.wallets, newFolders: new Uint8Array(this.wallets.length), ends: Uint32Array.from(this.ends), bytes: this.buffer.buffer as ArrayBuffer };
   }
 }

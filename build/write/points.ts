@@ -43,9 +43,12 @@ export async function writePoints(db: Database, pool: PointsFilePool, options: P
   let batch = new BatchBuilder();
   let done = 0;
   let batches = 0;
+  const filesBefore = pool.files;
+  const bytesBefore = pool.bytes;
   const submit = async () => {
-    const id = batches++;
-    if (id % SAMPLE_EVERY_BATCHES === 0) checkSample(batch.firstWallet, batch.firstDocument);
+    const sample = batches++;
+    const id = pool.nextBatchId();
+    if (sample % SAMPLE_EVERY_BATCHES === 0) checkSample(batch.firstWallet, batch.firstDocument);
     done += batch.walletCount;
     await pool.submit(batch.take(id));
     batch = new BatchBuilder();
@@ -83,12 +86,12 @@ export async function writePoints(db: Database, pool: PointsFilePool, options: P
     finishWallet();
     if (batch.walletCount > 0) await submit();
   } finally {
-    await pool.close();
+    await pool.drain();
   }
   // A stream that ends early does so without an error (see build/compute/leaderboards.ts): a tree
   // missing participants must not be published.
   if (done !== total) throw new Error(`the stream of points standings ended after ${done} of ${total} participants`);
-  return { participants: done, files: pool.files, bytes: pool.bytes };
+  return { participants: done, files: pool.files - filesBefore, bytes: pool.bytes - bytesBefore };
 }
 
 function checkSample(wallet: string, document: string): void {
@@ -128,6 +131,6 @@ class BatchBuilder {
     // A buffer of its own (not a slice of Node's pool), so that it can be transferred.
     const owned = new ArrayBuffer(bytes.length);
     new Uint8Array(owned).set(bytes);
-    return { id, wallets: this.wallets, newFolders: Uint8Array.from(this.newFolders), ends, bytes: owned };
+    return { id, kind: 'standing', wallets: this.wallets, newFolders: Uint8Array.from(this.newFolders), ends, bytes: owned };
   }
 }

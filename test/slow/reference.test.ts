@@ -10,9 +10,9 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { build, treeHashes, type Row, PINNED_NOW } from './helpers/fixtures.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-import { random } from './helpers/random.ts';
+import { build, treeHashes, type Row, PINNED_NOW } from '../helpers/fixtures.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
+import { random } from '../helpers/random.ts';
 
 const NOW = PINNED_NOW;
 const LAST_DAY = '2025-11-20';

@@ -7,8 +7,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from './helpers/fixtures.ts';
-import { runCli } from './helpers/process.ts';
+import { tempDir } from '../helpers/fixtures.ts';
+import { runCli } from '../helpers/process.ts';
 
 const to = 's3://snapshots/prod';
 // A port nothing listens on: a refusal must not depend on reaching it.

@@ -3,8 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { balance, tempDir, writeInputs, A, PINNED_NOW } from './helpers/fixtures.ts';
-import { ROOT, runCli } from './helpers/process.ts';
+import { balance, tempDir, writeInputs, A, PINNED_NOW } from '../helpers/fixtures.ts';
+import { ROOT, runCli } from '../helpers/process.ts';
 
 test('--help lists the commands and exits 0', async () => {
   const result = await runCli(['--help']);

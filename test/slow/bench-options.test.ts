@@ -7,8 +7,8 @@ import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './helpers/process.ts';
-import { tempDir } from './helpers/fixtures.ts';
+import { ROOT } from '../helpers/process.ts';
+import { tempDir } from '../helpers/fixtures.ts';
 
 const BENCH = path.join(ROOT, 'bench/run.ts');
 const bench = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', BENCH, ...args], { cwd: ROOT, encoding: 'utf8' });

@@ -7,9 +7,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { balance, tempDir, unix, writeInputs, A } from './helpers/fixtures.ts';
-import { runCli } from './helpers/process.ts';
-import { DISTANT_NOW_DAYS } from '../build/config.ts';
+import { balance, tempDir, unix, writeInputs, A } from '../helpers/fixtures.ts';
+import { runCli } from '../helpers/process.ts';
+import { DISTANT_NOW_DAYS } from '../../build/config.ts';
 
 const build = (input: string, out: string, ...options: string[]) => runCli(['build', '--input', input, '--out', out, '--progress', 'quiet', ...options]);
 

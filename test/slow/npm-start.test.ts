@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { ROOT } from './helpers/process.ts';
+import { ROOT } from '../helpers/process.ts';
 
 test('SIGTERM to npm start stops the server it started', async () => {
   const npm = spawn('npm', ['start', '--silent', '--', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

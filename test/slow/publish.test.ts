@@ -3,15 +3,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, PINNED_NOW as now, balance, tempDir, thrown, treeHashes, writeInputs } from './helpers/fixtures.ts';
-import { runCli } from './helpers/process.ts';
-import { buildSnapshot } from '../build/index.ts';
-import { resolveBuildConfig } from '../build/config.ts';
-import { cannotWrite } from '../build/errors.ts';
-import { UserError } from '../core/errors.ts';
-import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-import { generateDataset } from '../data/generate.ts';
-import { FileLock } from '../build/swap/lock.ts';
+import { A, B, PINNED_NOW as now, balance, tempDir, thrown, treeHashes, writeInputs } from '../helpers/fixtures.ts';
+import { runCli } from '../helpers/process.ts';
+import { buildSnapshot } from '../../build/index.ts';
+import { resolveBuildConfig } from '../../build/config.ts';
+import { cannotWrite } from '../../build/errors.ts';
+import { UserError } from '../../core/errors.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
+import { generateDataset } from '../../data/generate.ts';
+import { FileLock } from '../../build/swap/lock.ts';
 
 /** Work a build left beside --out: temporary links, work folders, half-deleted trees. */
 const leftovers = (root: string, name = 'public') => {

@@ -4,10 +4,10 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
-import { A, B, PINNED_NOW as now, balance, fileHash, tempDir, writeInputs } from './helpers/fixtures.ts';
-import { buildSnapshot } from '../build/index.ts';
-import { resolveBuildConfig } from '../build/config.ts';
-import { generateDataset } from '../data/generate.ts';
+import { A, B, PINNED_NOW as now, balance, fileHash, tempDir, writeInputs } from '../helpers/fixtures.ts';
+import { buildSnapshot } from '../../build/index.ts';
+import { resolveBuildConfig } from '../../build/config.ts';
+import { generateDataset } from '../../data/generate.ts';
 
 
 async function buildWithManifest(input: string, root: string, name: string) {

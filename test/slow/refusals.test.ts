@@ -10,9 +10,9 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { balance, tempDir, writeInputs, A, PINNED_NOW } from './helpers/fixtures.ts';
-import { runCli } from './helpers/process.ts';
-import { MAX_THREADS } from '../build/config.ts';
+import { balance, tempDir, writeInputs, A, PINNED_NOW } from '../helpers/fixtures.ts';
+import { runCli } from '../helpers/process.ts';
+import { MAX_THREADS } from '../../build/config.ts';
 
 test('--now outside the years 1970 to 9999 exits 1 naming --now and the value, before the input is read', async () => {
   const root = tempDir();

@@ -3,11 +3,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import fs from 'node:fs';
-import { PINNED_NOW as now, tempDir, treeHashes } from './helpers/fixtures.ts';
-import { verifyTree } from '../tree/verify.ts';
-import { buildSnapshot } from '../build/index.ts';
-import { resolveBuildConfig } from '../build/config.ts';
-import { generateDataset } from '../data/generate.ts';
+import { PINNED_NOW as now, tempDir, treeHashes } from '../helpers/fixtures.ts';
+import { verifyTree } from '../../tree/verify.ts';
+import { buildSnapshot } from '../../build/index.ts';
+import { resolveBuildConfig } from '../../build/config.ts';
+import { generateDataset } from '../../data/generate.ts';
 
 
 test('4 shards, each started later the same day: disjoint wallets, identical shared files, union equal to the unsharded tree', async () => {

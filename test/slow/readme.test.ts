@@ -9,9 +9,9 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from './helpers/fixtures.ts';
-import { CLI, ROOT, runCli } from './helpers/process.ts';
-import { S3_CREDENTIALS, startS3Server } from './helpers/s3-server.ts';
+import { tempDir } from '../helpers/fixtures.ts';
+import { CLI, ROOT, runCli } from '../helpers/process.ts';
+import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
