@@ -4,22 +4,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import net from 'node:net';
 import { A, balance, build } from './helpers/fixtures.ts';
 import { RUNTIMES, withHost } from './helpers/hosts.ts';
+import { rawExchange } from './helpers/http.ts';
 
 const built = await build({ balances: [balance({ address: A, block_number: 1, balance: '5' })], seasons: [{ season: 1, as_of: null }] });
-
-function rawExchange(base: string, bytes: string): Promise<string> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(url.port), url.hostname, () => socket.write(bytes));
-    let answer = '';
-    socket.on('data', (data) => (answer += data));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-  });
-}
 
 for (const runtime of RUNTIMES) {
   test(`${runtime}: no Host over HTTP/1.1 is a 400 with the JSON error; HTTP/1.0 needs none`, async () => {

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import zlib from 'node:zlib';
 import { startPreviewServer, type RunningServer } from '../../server/index.ts';
 
@@ -45,4 +46,16 @@ export async function withServer<T>(dir: string, body: (base: string, running: R
   } finally {
     await running.close();
   }
+}
+
+/** Raw bytes to a server, and everything it answers until it closes the connection. */
+export function rawExchange(base: string, bytes: string): Promise<string> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (data) => (answer += data));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
 }

@@ -12,7 +12,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { A, B, balance, build, tempDir, writeInputs, PINNED_NOW, type Built } from '../helpers/fixtures.ts';
-import { request } from '../helpers/http.ts';
+import { rawExchange, request } from '../helpers/http.ts';
 import { withHost } from '../helpers/hosts.ts';
 import { CLI, ROOT } from '../helpers/process.ts';
 import { filterDaily, indexDailyRows } from '../../tree/daily-rows.ts';
@@ -31,18 +31,6 @@ Node.before(async () => {
     seasons: [{ season: 1, as_of: null }],
   });
 });
-
-/** Raw bytes to a server, and everything it answers until it closes the connection. */
-function rawExchange(base: string, bytes: string): Promise<string> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(url.port), url.hostname, () => socket.write(bytes));
-    let answer = '';
-    socket.on('data', (data) => (answer += data));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-  });
-}
 
 /** `wallet-snapshot serve` as a child process, with an optional descriptor limit. */
 async function serveProcess(dir: string, fileLimit?: number): Promise<{ url: string; child: ChildProcess; rss(): number; stop(): void }> {
