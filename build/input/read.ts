@@ -9,6 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import { literalPathSql } from '../database.ts';
 import { UserError, isOutOfMemory, isWriteRefused, messageOf } from '../../core/errors.ts';
+import { injectedFaults } from '../faults.ts';
 import { INPUT_FILES, type ColumnContract, type FileContract } from './contract.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
@@ -154,8 +155,8 @@ export function inputReadError(inputs: OpenedInput[], error: unknown): UserError
 }
 
 export async function readInputs(db: Database, inputs: OpenedInput[]): Promise<InputFile[]> {
-  // Test hook: a DuckDB read that blocks (here on a FIFO no one writes), as on a hung mount.
-  const blocking = process.env.WALLET_SNAPSHOT_TEST_BLOCKING_READ;
+  // An injected fault (build/faults.ts): a DuckDB read that blocks, as on a hung mount.
+  const blocking = injectedFaults.blockingRead;
   if (blocking) await db.run(`SELECT * FROM read_csv(${literalPathSql(blocking)})`);
   const described = [];
   for (const input of inputs) described.push(await describeInput((sql) => db.rows<DescribedColumn>(sql), input));

@@ -13,16 +13,18 @@
  * one rename(2), so every reader (a server, `aws s3 sync`) sees one whole tree or the other.
  * Before that rename the tree is flushed to the disk, so that after a power loss `--out` never
  * points at files the disk does not hold. A plain folder written by an earlier version is taken
- * over on the first build (see `goLive`).
+ * over on the first build (see `goLive`), by two renames that the next build repairs if a kill
+ * falls between them.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { EXIT_BUSY, EXIT_CANNOT_WRITE, UserError, messageOf } from '../../core/errors.ts';
 import { FileLock, describeOwner, readOwner } from './lock.ts';
 import { META_FILE } from '../../tree/layout.ts';
+import { injectedFaults, type SwapPoint } from '../faults.ts';
 
 export interface OutputPaths {
   out: string;
@@ -275,8 +277,8 @@ function linkTo(paths: OutputPaths, build: string): string {
 /**
  * Makes the finished tree the one `--out` shows. Returns the build it replaced (kept), if any.
  * Every step after the flush is synchronous, so no signal handler runs inside the swap; a kill
- * at any point leaves `--out` whole (the old tree or the new one), except inside the fallback
- * take-over of an old plain folder, which the next build repairs (repairInterrupted).
+ * at any point leaves `--out` whole (the old tree or the new one), except inside the take-over
+ * of an old plain folder, which the next build repairs (repairInterrupted).
  */
 export async function goLive(claimed: ClaimedOutput, options: { durable: boolean; signal: AbortSignal }): Promise<string | null> {
   const { paths, work } = claimed;
@@ -295,16 +297,13 @@ export async function goLive(claimed: ClaimedOutput, options: { durable: boolean
   fsyncFolder(paths.builds);
   let replaced: string | null = null;
   if (claimed.current.kind === 'folder') {
+    // A plain folder of an earlier version joins the other trees, then the link takes its place:
+    // two renames, and a kill between them leaves --out missing until the next build puts the
+    // link back (repairInterrupted), with no tree lost.
     replaced = `adopted-${newBuildId()}`;
-    if (exchange(link, paths.out)) {
-      // The old folder now sits under the link's temporary name; it joins the other trees.
-      testStop('takeover');
-      fs.renameSync(link, path.join(paths.builds, replaced));
-    } else {
-      fs.renameSync(paths.out, path.join(paths.builds, replaced));
-      testStop('takeover');
-      fs.renameSync(link, paths.out);
-    }
+    fs.renameSync(paths.out, path.join(paths.builds, replaced));
+    testStop('takeover');
+    fs.renameSync(link, paths.out);
   } else {
     if (claimed.current.kind === 'link') replaced = claimed.current.build;
     fs.renameSync(link, paths.out);
@@ -402,19 +401,6 @@ function fsyncFolder(folder: string): void {
   }
 }
 
-/**
- * renameat2(RENAME_EXCHANGE): swaps a folder and a link in one step. Node has no call for it;
- * perl (perl-base, on every Debian and Ubuntu system) calls it by its number. False where it is
- * not available (another architecture, no perl, a filesystem without it): the caller falls back
- * to two renames. `WALLET_SNAPSHOT_TEST_NO_EXCHANGE=1` takes that fallback (for its test).
- */
-function exchange(from: string, to: string): boolean {
-  const number = { x64: 316, arm64: 276 }[process.arch as string];
-  if (number === undefined || process.platform !== 'linux' || process.env.WALLET_SNAPSHOT_TEST_NO_EXCHANGE) return false;
-  const result = spawnSync('perl', ['-e', `syscall(${number}, -100, $ARGV[0], -100, $ARGV[1], 2) == 0 or exit 1`, from, to], { stdio: 'ignore' });
-  return result.status === 0;
-}
-
 /** Whether `inner` is `outer` or inside it, symbolic links followed where the paths exist. */
 function isWithin(inner: string, outer: string): boolean {
   const relative = path.relative(realPath(outer), realPath(inner));
@@ -432,10 +418,7 @@ function realPath(file: string): string {
   return path.join(fs.realpathSync.native(existing), ...missing);
 }
 
-/**
- * Test hook: `WALLET_SNAPSHOT_TEST_KILL_AT=<point>` kills the build (SIGKILL, as a power cut
- * would) at a named point of the swap, so that tests can stop it exactly there.
- */
-function testStop(point: 'before-swap' | 'takeover' | 'after-swap'): void {
-  if (process.env.WALLET_SNAPSHOT_TEST_KILL_AT === point) process.kill(process.pid, 'SIGKILL');
+/** An injected fault (build/faults.ts): killed outright, as by a power cut, at a named point. */
+function testStop(point: SwapPoint): void {
+  if (injectedFaults.killAt === point) process.kill(process.pid, 'SIGKILL');
 }

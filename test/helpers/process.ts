@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'bin/wallet-snapshot.js');
+const FAULTS_HARNESS = path.join(ROOT, 'test/helpers/cli-with-faults.ts');
 
 export interface Finished {
   code: number | null;
@@ -16,16 +17,25 @@ type Watcher = (text: string, child: ReturnType<typeof spawn>) => void;
 
 /**
  * `fileSizeLimit`: the largest file the CLI may write, in blocks of 512 bytes (`ulimit -f`).
- * `env`: variables added to the environment (test hooks). `prefix`: a command that runs the CLI
+ * `env`: variables added to the environment. `faults`: faults injected into the build
+ * (build/faults.ts). `prefix`: a command that runs the CLI
  * (e.g. `unshare --pid --fork`, another PID namespace).
  */
-export function runCli(args: string[], options: { onStderr?: Watcher; onStdout?: Watcher; fileSizeLimit?: number; env?: Record<string, string>; prefix?: string[] } = {}): Promise<Finished & { signal: NodeJS.Signals | null }> {
+export function runCli(
+  args: string[],
+  options: { onStderr?: Watcher; onStdout?: Watcher; fileSizeLimit?: number; env?: Record<string, string>; prefix?: string[]; faults?: { killAt?: string; blockingRead?: string } } = {},
+): Promise<Finished & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
+    // With faults, the CLI runs through the harness that injects them (cli-with-faults.ts).
+    const faults = options.faults;
+    const cli = faults
+      ? ['--import', 'tsx', FAULTS_HARNESS, ...(faults.killAt ? ['--kill-at', faults.killAt] : []), ...(faults.blockingRead ? ['--blocking-read', faults.blockingRead] : []), '--']
+      : [CLI];
     const command = [
       ...(options.prefix ?? []),
       ...(options.fileSizeLimit === undefined
-        ? [process.execPath, CLI, ...args]
-        : ['/bin/sh', '-c', `ulimit -f ${options.fileSizeLimit} && exec "$0" "$@"`, process.execPath, CLI, ...args]),
+        ? [process.execPath, ...cli, ...args]
+        : ['/bin/sh', '-c', `ulimit -f ${options.fileSizeLimit} && exec "$0" "$@"`, process.execPath, ...cli, ...args]),
     ];
     const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
     let stdout = '';

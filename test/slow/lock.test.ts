@@ -22,7 +22,7 @@ test('a build in another PID namespace holds --out: a second build refuses at on
   await generateDataset({ outDir: input, wallets: 2000, seed: 5, startDate: '2025-06-01', days: 150, seasonOneEnd: '2025-09-01', rowsPerWallet: 20 });
   type Run = Awaited<ReturnType<typeof runCli>>;
   let second = null as Promise<Run> | null;
-  // The first build waits in its first read (a FIFO, the test hook of a hung mount) until the
+  // The first build waits in its first read (a FIFO, the injected fault of a hung mount) until the
   // second build has refused: the order does not depend on how fast either starts.
   const gate = path.join(root, 'gate');
   spawnSync('mkfifo', [gate]);
@@ -30,7 +30,7 @@ test('a build in another PID namespace holds --out: a second build refuses at on
   // its PID means nothing to the second build, as between two containers sharing a volume.
   const first = await runCli(['build', '--input', input, '--out', out, '--now', now, '--progress', 'lines'], {
     prefix: canUnshare ? ['unshare', '--pid', '--fork'] : [],
-    env: { WALLET_SNAPSHOT_TEST_BLOCKING_READ: gate },
+    faults: { blockingRead: gate },
     onStderr: (text) => {
       if (second === null && text.includes('read inputs')) {
         second = runCli(['build', '--input', input, '--out', out, '--now', now, '--progress', 'lines']);

@@ -50,13 +50,13 @@ test('SIGHUP in the wallet stage: exit 129, the previous tree untouched, no work
   assert.equal(leftovers(), []);
 });
 
-/** A build whose DuckDB read blocks on a FIFO no one writes (the test hook), as on a hung mount. */
+/** A build whose DuckDB read blocks on a FIFO no one writes (an injected fault), as on a hung mount. */
 function blockedBuild(signals: NodeJS.Signals[]) {
   const fifo = path.join(root, `blocking-${signals.join('-')}`);
   execFileSync('mkfifo', [fifo]);
   let sentAt = 0;
   const result = runCli(['build', '--input', input, '--out', out, '--now', now, '--progress', 'lines'], {
-    env: { WALLET_SNAPSHOT_TEST_BLOCKING_READ: fifo },
+    faults: { blockingRead: fifo },
     onStderr: (text, child) => {
       if (sentAt === 0 && text.includes('read inputs')) {
         sentAt = Date.now();
