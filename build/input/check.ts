@@ -1,11 +1,11 @@
 /**
- * Stage 2, check: every rule of the export contract (docs/input.md), as SQL over whole tables. A
- * violation fails the build before anything is written; all violations found are reported together,
- * each naming the file, the column, how many rows and one offending value. Checked rows land in
- * normalised tables (lower-case addresses, exact HUGEINT amounts; identical duplicate rows merged,
- * except balances). Then the inputs as a whole against the build's settings: inputs with nothing
- * to publish, and a build instant far from their events, are refused (docs/input.md, "Refused
- * before the build").
+ * Stages 2 and 4, check: every rule of the export contract (docs/input.md), as SQL over whole
+ * tables. A violation fails the build before anything is written; all violations found are
+ * reported together, each naming the file, the column, how many rows and one offending value.
+ * The values are checked on the files as read; the rules across rows and files on the tables the
+ * load stage made of them (load.ts). Then the inputs as a whole against the build's settings:
+ * inputs with nothing to publish, and a build instant far from their events, are refused
+ * (docs/input.md, "Refused before the build").
  */
 import { DateTime } from 'luxon';
 import type { Database } from '../database.ts';
@@ -13,8 +13,6 @@ import { DISTANT_NOW_DAYS, NEW_YORK, type BuildConfig } from '../config.ts';
 import { UserError } from '../../core/errors.ts';
 import { scanError, type ColumnReader, type InputFile } from './read.ts';
 import { countOf } from '../../core/format.ts';
-import { tokenIndexSql } from '../compute/series-key.ts';
-import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
 export interface Violation {
   file: string;
@@ -32,18 +30,24 @@ export function formatViolation(violation: Violation): string {
 export type InputExpectations = Pick<BuildConfig, 'nowSeconds' | 'nowIso' | 'nowOption' | 'allowEmpty' | 'allowDistantNow'>;
 
 /** The contract's rules, then the inputs against the build's settings (--now, empty exports). */
-export async function checkInputs(db: Database, inputs: InputFile[], expectations: InputExpectations): Promise<void> {
-  const valueViolations: Violation[] = [];
-  for (const input of inputs) valueViolations.push(...(await checkValues(db, input)));
-  fail(valueViolations);
-  await db.run(`CREATE TABLE token_names AS SELECT * FROM (VALUES ${TOKEN_KEYS.map((key, i) => `('${key}', ${i}::TINYINT)`).join(', ')}) t(token, token_index)`);
-  await normaliseInputs(db, inputs);
-  const ruleViolations: Violation[] = [];
+/** Every value of every column against its rule, on the files as read (before the load). */
+export async function checkInputValues(db: Database, inputs: InputFile[]): Promise<void> {
+  const violations: Violation[] = [];
+  for (const input of inputs) violations.push(...(await checkValues(db, input)));
+  fail(violations);
+}
+
+/**
+ * The rules across rows and files, over the loaded tables (load.ts), then the inputs against the
+ * build's settings (--now, empty exports).
+ */
+export async function checkInputRelations(db: Database, inputs: InputFile[], expectations: InputExpectations): Promise<void> {
+  const violations: Violation[] = [];
   for (const rule of RELATIONAL_RULES) {
     const [found] = await db.rows<{ rows: number | null; example: string | null }>(rule.sql);
-    if (found && found.rows) ruleViolations.push({ ...rule, rows: Number(found.rows), example: found.example ?? 'null' });
+    if (found && found.rows) violations.push({ ...rule, rows: Number(found.rows), example: found.example ?? 'null' });
   }
-  fail(ruleViolations);
+  fail(violations);
   await checkExtent(db, inputs, expectations);
 }
 
@@ -175,88 +179,8 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
   });
 }
 
-/** The table of an address column's distinct values as written, each with its row count `n`. */
-const distinctValuesTable = (input: InputFile, column: ColumnReader) => `distinct_${input.contract.table}_${column.contract.name}`;
-
-async function normaliseInputs(db: Database, inputs: InputFile[]): Promise<void> {
-  const inputOf = (table: string) => inputs.find((candidate) => candidate.contract.table === table)!;
-  const select = (table: string, ...extra: string[]) => {
-    const input = inputOf(table);
-    const columns = [...input.columns.map((column) => `${column.value} AS ${column.contract.name}`), ...extra].join(', ');
-    return `SELECT ${columns} FROM ${input.view}`;
-  };
-  // Addresses become integers numbered in address order: the heavy sorts and windows then move
-  // narrow rows, and ordering by id is ordering by address. They come from the distinct values
-  // the check grouped (100k rows at 100k wallets, not the 10M balance rows again).
-  const normalised = (table: string, name: string) => {
-    const input = inputOf(table);
-    const column = input.columns.find((candidate) => candidate.contract.name === name)!;
-    return `SELECT ${column.value} AS address FROM ${distinctValuesTable(input, column)}`;
-  };
-  await db.run(`
-    CREATE TABLE addresses AS
-    SELECT address, (row_number() OVER (ORDER BY address))::INTEGER AS id
-    FROM (${normalised('balances', 'address')}
-          UNION ${normalised('venue_b_accounts', 'account')}
-          UNION ${normalised('venue_b_accounts', 'owner')})`);
-  await db.run(`
-    CREATE TABLE venue_b_accounts AS
-    SELECT DISTINCT v.chain_id, v.account, v.owner, account.id AS account_id, owner.id AS owner_id
-    FROM (${select('venue_b_accounts')}) v
-    JOIN addresses account ON account.address = v.account
-    JOIN addresses owner ON owner.address = v.owner`);
-  // Each balance row finds its id by the address as written: lower-casing 10.6M addresses per row
-  // cost 1.3 s when half of them were written in mixed case (checksummed), 0.3 s otherwise.
-  // Addresses named in venue_b_accounts keep their rows' tx_hash text (build/compute/history.ts
-  // orders tied transactions of a wallet's several accounts by it); the others need only its hash.
-  const balances = inputOf('balances');
-  const balanceAddress = balances.columns.find((column) => column.contract.name === 'address')!;
-  await db.run(`
-    CREATE TABLE balance_address_ids AS
-    SELECT w.written, a.id, a.id IN (SELECT account_id FROM venue_b_accounts UNION ALL SELECT owner_id FROM venue_b_accounts) AS keeps_tx_hash
-    FROM (SELECT "address" AS written, ${balanceAddress.value} AS address FROM ${distinctValuesTable(balances, balanceAddress)}) w
-    JOIN addresses a ON a.address = w.address`);
-  for (const input of inputs) {
-    for (const column of input.columns) {
-      if (column.contract.kind === 'address') await db.run(`DROP TABLE ${distinctValuesTable(input, column)}`);
-    }
-  }
-  await db.run(`
-    CREATE TABLE tokens AS
-    SELECT DISTINCT *, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('tokens')})`);
-  // Exports overlap, so a key may repeat; the rows are kept as they are, because an identical copy
-  // changes no snapshot (the history reads the latest balance of an account, and a copy repeats it)
-  // and grouping ten million rows by their key only to merge a handful cost seconds. Only the
-  // repeated keys are grouped, to report those repeated with different values. Transactions are
-  // told apart by a 64-bit hash of tx_hash (see README, Decisions).
-  await db.run(`
-    CREATE TABLE balance_rows AS
-    SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index, b.balance AS raw, b.tx,
-           CASE WHEN a.keeps_tx_hash THEN b.tx_hash END AS tx_hash, b.timestamp AS ts
-    FROM (SELECT *, hash(tx_hash) AS tx, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('balances', '"address" AS address_as_written')})) b
-    JOIN balance_address_ids a ON a.written = b.address_as_written`);
-  await db.run('DROP TABLE balance_address_ids');
-  await db.run(`
-    CREATE TABLE repeated_balance_keys AS
-    SELECT chain_id, block_number, log_index, account, token_index FROM balance_rows
-    GROUP BY chain_id, block_number, log_index, account, token_index HAVING count(*) > 1`);
-  await db.run(`
-    CREATE TABLE repeated_balance_rows AS
-    SELECT chain_id, block_number, log_index, account, token_index,
-           min(raw) <> max(raw) AS balance_conflict,
-           min(tx) <> max(tx) AS tx_hash_conflict,
-           min(ts) <> max(ts) AS timestamp_conflict,
-           count(*) AS copies
-    FROM balance_rows SEMI JOIN repeated_balance_keys USING (chain_id, block_number, log_index, account, token_index)
-    GROUP BY chain_id, block_number, log_index, account, token_index`);
-  await db.run(`CREATE TABLE prices AS SELECT DISTINCT * FROM (${select('prices')})`);
-  await db.run(`CREATE TABLE multipliers AS ${select('multipliers')}`);
-  await db.run(`CREATE TABLE seasons AS ${select('seasons')}`);
-  // Points are the largest input and are read twice at most: a view, not a copy. The address as
-  // written is kept beside the lower-cased one, so that the sums can group 30M rows by it and
-  // lower-case only the groups (build/compute/leaderboards.ts).
-  await db.run(`CREATE VIEW points AS ${select('points', 'CAST("address" AS VARCHAR) AS address_as_written')}`);
-}
+/** The table of an address column's distinct values as written, each with its row count `n` (kept for the load stage). */
+export const distinctValuesTable = (input: InputFile, column: ColumnReader) => `distinct_${input.contract.table}_${column.contract.name}`;
 
 interface RelationalRule {
   file: string;
