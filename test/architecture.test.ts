@@ -101,6 +101,10 @@ test('nothing imports cli/ (it declares the commands and nothing else)', () => {
   for (const folder of FOLDERS.filter((folder) => folder !== 'cli')) assert.equal(importsInto(folder, ['cli']), [], folder);
 });
 
+test('inside build/, compute/ (the rows) never imports write/ (the bytes)', () => {
+  assert.equal(importsInto('build/compute', ['build/write']), []);
+});
+
 test('the cycle finder finds a cycle of type-only imports', () => {
   const graph = new Map([
     ['a.ts', ['b.ts']],

@@ -1,15 +1,12 @@
 /**
  * Attribution (venue-B sub-accounts count for their owner) and the portfolio history: the
  * `snapshots` table, one row per transaction that changed a wallet's summed balance of a token on a
- * chain (a series, keyed as series-key.ts says), and the JSON document of `GET
- * /v1/address/{address}/portfolio` assembled from a wallet's snapshots.
+ * chain (a series, keyed as series-key.ts says). The write stage assembles the document of `GET
+ * /v1/address/{address}/portfolio` from a wallet's snapshots (build/write/history-document.ts).
  */
 import type { Database } from '../database.ts';
 import { UserError } from '../../core/errors.ts';
 import { NEW_YORK } from '../config.ts';
-import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
-import type { DocumentBytes } from '../write/document-bytes.ts';
-import type { DocumentSink, TokenSeries } from './wallet-series.ts';
 import { MAX_CHAINS, seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
 
 export async function computeSnapshots(db: Database, nowSeconds: number): Promise<void> {
@@ -129,31 +126,4 @@ function attributedRowsSql({ txHashOnly }: { txHashOnly: boolean }): string {
     JOIN chains c ON c.chain_id = b.chain_id
     LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account_id = b.account
     WHERE b.ts <= $now${txHashOnly ? ' AND b.tx_hash IS NOT NULL' : ''}`;
-}
-
-/**
- * The portfolio history document: a chain key for every chain with a snapshot, ascending (the
- * series arrive in that order), each with all seven token keys in the order of
- * schemas/token-keys.ts, empty arrays included. The snapshots themselves,
- * `{"date":..,"timestamp":..,"balance":..}` oldest first, are written by `bytes`
- * (build/write/document-bytes.ts) from the wallet laid out there.
- */
-export function historyDocument(series: TokenSeries[], bytes: DocumentBytes, out: DocumentSink): void {
-  out.text('{');
-  let i = 0;
-  while (i < series.length) {
-    const chainId = series[i]!.chainId;
-    out.text(`${i === 0 ? '' : ','}"${chainId}":{`);
-    for (let tokenIndex = 0; tokenIndex < TOKEN_KEYS.length; tokenIndex++) {
-      out.text(`${tokenIndex === 0 ? '' : ','}"${TOKEN_KEYS[tokenIndex]}":[`);
-      const one = series[i];
-      if (one && one.chainId === chainId && one.tokenIndex === tokenIndex) {
-        out.bytes(bytes.snapshots(i));
-        i++;
-      }
-      out.text(']');
-    }
-    out.text('}');
-  }
-  out.text('}');
 }

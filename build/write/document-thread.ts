@@ -6,8 +6,8 @@
  */
 import crypto from 'node:crypto';
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { historyDocument } from '../compute/history.ts';
-import { dailyDocument, type DailyStats } from '../compute/daily.ts';
+import { historyDocument } from './history-document.ts';
+import { dailyDocument, type DailyStats } from './daily-document.ts';
 import { checkSampleDocuments } from './check-output.ts';
 import { DocumentBytes } from './document-bytes.ts';
 import type { DocumentSink, PriceBook } from '../compute/wallet-series.ts';

@@ -10,7 +10,7 @@ import type { Database } from '../database.ts';
 import type { Shard } from '../../core/shard.ts';
 import type { Progress } from '../../core/progress.ts';
 import type { Leaderboard } from '../../schemas/leaderboard.ts';
-import { shardFilterSql } from './shard.ts';
+import { shardFilterSql } from '../compute/shard-filter.ts';
 import { pointsHistorySql } from '../compute/points-history.ts';
 import { seasonFactsOf } from '../compute/points.ts';
 import { checkSamplePointsHistory } from './check-output.ts';

@@ -10,7 +10,7 @@ import type { Shard } from '../../core/shard.ts';
 import type { Progress } from '../../core/progress.ts';
 import type { Leaderboard } from '../../schemas/leaderboard.ts';
 import { PointsStandingSchema, type SeasonStanding } from '../../schemas/points.ts';
-import { shardFilterSql } from './shard.ts';
+import { shardFilterSql } from '../compute/shard-filter.ts';
 import { pointsDocument, seasonFactsOf, standingRow, standingsSql } from '../compute/points.ts';
 import type { PointsBatch } from './points-file-thread.ts';
 import type { PointsFilePool } from './points-file-pool.ts';
