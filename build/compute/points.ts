@@ -6,7 +6,7 @@
  * leaderboards.
  */
 import type { Leaderboard } from '../../schemas/leaderboard.ts';
-import type { PointsStanding, SeasonStanding } from '../../schemas/points.ts';
+import type { SeasonStanding } from '../../schemas/points.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 
 /**
@@ -40,9 +40,4 @@ export function seasonFactsOf(leaderboards: Leaderboard[]): SeasonFacts {
 export function standingRow(facts: SeasonFacts, season: number, rank: number, totalPoints: number, dailyRate: number): SeasonStanding {
   const { asOf, totalParticipants } = facts.get(season)!;
   return { season, asOf, rank, totalPoints, dailyRate, totalParticipants };
-}
-
-/** The document's text: JSON.stringify writes each number as String() does, like the leaderboard. */
-export function pointsDocument(seasons: SeasonStanding[]): string {
-  return JSON.stringify({ seasons } satisfies PointsStanding);
 }

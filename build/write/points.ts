@@ -9,9 +9,9 @@ import type { Database } from '../database.ts';
 import type { Shard } from '../../core/shard.ts';
 import type { Progress } from '../../core/progress.ts';
 import type { Leaderboard } from '../../schemas/leaderboard.ts';
-import { PointsStandingSchema, type SeasonStanding } from '../../schemas/points.ts';
+import { PointsStandingSchema, type PointsStanding, type SeasonStanding } from '../../schemas/points.ts';
 import { shardFilterSql } from '../compute/shard-filter.ts';
-import { pointsDocument, seasonFactsOf, standingRow, standingsSql } from '../compute/points.ts';
+import { seasonFactsOf, standingRow, standingsSql } from '../compute/points.ts';
 import type { PointsBatch } from './points-file-thread.ts';
 import type { PointsFilePool } from './points-file-pool.ts';
 
@@ -133,4 +133,9 @@ class BatchBuilder {
     new Uint8Array(owned).set(bytes);
     return { id, kind: 'standing', wallets: this.wallets, newFolders: Uint8Array.from(this.newFolders), ends, bytes: owned };
   }
+}
+
+/** The document's text: JSON.stringify writes each number as String() does, like the leaderboard. */
+function pointsDocument(seasons: SeasonStanding[]): string {
+  return JSON.stringify({ seasons } satisfies PointsStanding);
 }
