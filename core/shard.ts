@@ -1,6 +1,6 @@
 /**
  * Shards of one build: `--shard K/N` splits the wallets into N stable parts, so that N jobs share
- * one night's work. The assignment is the same in SQL (build/write/shard.ts), in `verify` and in
+ * one night's work. The assignment is the same in SQL (build/compute/shard-filter.ts), in `verify` and in
  * `publish`.
  */
 import crypto from 'node:crypto';

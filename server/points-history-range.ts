@@ -2,7 +2,7 @@
  * A points history cut to the days from `from` to `to` in every season; a season whose days all
  * fall outside keeps its entry with `days: []`. Parsed and written again: every number of the
  * document is a double the build wrote as JSON.stringify does, so it comes back byte for byte
- * (unlike the daily portfolio's exact balances, see daily-range.ts).
+ * (unlike the daily portfolio's exact balances, see tree/daily-rows.ts).
  */
 import type { PointsHistory } from '../schemas/points-history.ts';
 
