@@ -7,28 +7,13 @@
  */
 import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
-import type { Shard } from '../../core/shard.ts';
-import type { Progress } from '../../core/progress.ts';
-import type { Leaderboard } from '../../schemas/leaderboard.ts';
 import { shardFilterSql } from '../compute/shard-filter.ts';
 import { pointsHistorySql } from '../compute/points-history.ts';
 import { seasonFactsOf } from '../compute/points.ts';
 import { checkSamplePointsHistory } from './check-output.ts';
+import type { PointsWriteOptions, PointsWriteResult } from './points.ts';
 import type { PointsFilePool } from './points-file-pool.ts';
 import type { PointsBatch } from './points-file-thread.ts';
-
-export interface PointsHistoryWriteOptions {
-  shard: Shard | null;
-  leaderboards: Leaderboard[];
-  progress: Progress;
-  signal: AbortSignal;
-}
-
-export interface PointsHistoryWriteResult {
-  participants: number;
-  files: number;
-  bytes: number;
-}
 
 /** A batch is handed over at this many wallets or this many bytes (a season of days is about 12 KB). */
 const BATCH_WALLETS = 4_000;
@@ -37,8 +22,8 @@ const BATCH_BYTES = 4_000_000;
 const SAMPLE_EVERY_BATCHES = 10;
 const MS_PER_DAY = 86_400_000;
 
-/** Streams the histories into `pool`, then waits for every file and stops the pool's threads. */
-export async function writePointsHistory(db: Database, pool: PointsFilePool, options: PointsHistoryWriteOptions): Promise<PointsHistoryWriteResult> {
+/** Streams the histories into `pool` and waits for every file (the pool's threads stay for the build to stop). */
+export async function writePointsHistory(db: Database, pool: PointsFilePool, options: PointsWriteOptions): Promise<PointsWriteResult> {
   const inShard = shardFilterSql(options.shard, 'w.address');
   const [{ participants: total } = { participants: 0 }] = await db.rows<{ participants: number }>(
     `SELECT count(DISTINCT p.address)::INTEGER AS participants FROM participants p WHERE ${shardFilterSql(options.shard, 'p.address')}`,

@@ -33,7 +33,7 @@ const BATCH_WALLETS = 4_000;
 /** One batch in this many has its first document checked against the schema. */
 const SAMPLE_EVERY_BATCHES = 10;
 
-/** Streams the standings into `pool`, then waits for every file and stops the pool's threads. */
+/** Streams the standings into `pool` and waits for every file (the pool's threads stay for the histories). */
 export async function writePoints(db: Database, pool: PointsFilePool, options: PointsWriteOptions): Promise<PointsWriteResult> {
   const inShard = shardFilterSql(options.shard, 'p.address');
   const [{ participants: total } = { participants: 0 }] = await db.rows<{ participants: number }>(
