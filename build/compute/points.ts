@@ -7,6 +7,9 @@
  */
 import type { Leaderboard } from '../../schemas/leaderboard.ts';
 import type { SeasonStanding } from '../../schemas/points.ts';
+import type { Database } from '../database.ts';
+import type { Shard } from '../../core/shard.ts';
+import { shardFilterSql } from './shard-filter.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 
 /**
@@ -40,4 +43,12 @@ export function seasonFactsOf(leaderboards: Leaderboard[]): SeasonFacts {
 export function standingRow(facts: SeasonFacts, season: number, rank: number, totalPoints: number, dailyRate: number): SeasonStanding {
   const { asOf, totalParticipants } = facts.get(season)!;
   return { season, asOf, rank, totalPoints, dailyRate, totalParticipants };
+}
+
+/** The participants of any season among the shard's wallets: how many points files the build writes (and history files). */
+export async function countParticipants(db: Database, shard: Shard | null): Promise<number> {
+  const [{ participants } = { participants: 0 }] = await db.rows<{ participants: number }>(
+    `SELECT count(DISTINCT p.address)::INTEGER AS participants FROM participants p WHERE ${shardFilterSql(shard, 'p.address')}`,
+  );
+  return participants;
 }

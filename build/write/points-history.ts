@@ -9,25 +9,19 @@ import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import { shardFilterSql } from '../compute/shard-filter.ts';
 import { pointsHistorySql } from '../compute/points-history.ts';
-import { seasonFactsOf } from '../compute/points.ts';
+import { countParticipants, seasonFactsOf } from '../compute/points.ts';
 import { checkSamplePointsHistory } from './check-output.ts';
-import type { PointsWriteOptions, PointsWriteResult } from './points.ts';
-import type { PointsFilePool } from './points-file-pool.ts';
+import { PointsStage, type PointsFilePool, type PointsWriteOptions, type PointsWriteResult } from './points-file-pool.ts';
 import type { PointsBatch } from './points-file-thread.ts';
 
 /** A batch is handed over at this many wallets or this many bytes (a season of days is about 12 KB). */
 const BATCH_WALLETS = 4_000;
 const BATCH_BYTES = 4_000_000;
-/** One batch in this many has its first document checked against the schema. */
-const SAMPLE_EVERY_BATCHES = 10;
 const MS_PER_DAY = 86_400_000;
 
 /** Streams the histories into `pool` and waits for every file (the pool's threads stay for the build to stop). */
 export async function writePointsHistory(db: Database, pool: PointsFilePool, options: PointsWriteOptions): Promise<PointsWriteResult> {
   const inShard = shardFilterSql(options.shard, 'w.address');
-  const [{ participants: total } = { participants: 0 }] = await db.rows<{ participants: number }>(
-    `SELECT count(DISTINCT p.address)::INTEGER AS participants FROM participants p WHERE ${shardFilterSql(options.shard, 'p.address')}`,
-  );
   const facts = seasonFactsOf(options.leaderboards);
   const dates = new Map<number, string>();
   /** `YYYY-MM-DD` of a day number (days since 1970-01-01); a season has a few hundred. */
@@ -39,19 +33,12 @@ export async function writePointsHistory(db: Database, pool: PointsFilePool, opt
     }
     return date;
   };
+  const stage = new PointsStage<HistoryBatch>(pool, 'points histories', await countParticipants(db, options.shard), options.progress, (first) =>
+    checkSamplePointsHistory(first.wallets[0]!, first.document(0)));
   let batch = new HistoryBatch();
-  let done = 0;
-  let batches = 0;
-  const filesBefore = pool.files;
-  const bytesBefore = pool.bytes;
   const submit = async () => {
-    const sample = batches++;
-    const id = pool.nextBatchId();
-    if (sample % SAMPLE_EVERY_BATCHES === 0) checkSamplePointsHistory(batch.wallets[0]!, batch.document(0));
-    done += batch.wallets.length;
-    await pool.submit(batch.take(id));
+    await stage.submit(batch);
     batch = new HistoryBatch();
-    options.progress.tick(done, total, 'participants');
   };
   try {
     const result = await db.connection.stream(pointsHistorySql(inShard));
@@ -84,7 +71,7 @@ export async function writePointsHistory(db: Database, pool: PointsFilePool, opt
         const season = seasons.getItem(row)!;
         if (address !== wallet) {
           finishWallet();
-          if (batch.wallets.length >= BATCH_WALLETS || batch.length >= BATCH_BYTES) await submit();
+          if (batch.walletCount >= BATCH_WALLETS || batch.length >= BATCH_BYTES) await submit();
           wallet = address;
           batch.write(`{"seasons":[${seasonHead(season)}${day}`);
         } else {
@@ -93,14 +80,11 @@ export async function writePointsHistory(db: Database, pool: PointsFilePool, opt
       }
     }
     finishWallet();
-    if (batch.wallets.length > 0) await submit();
+    if (batch.walletCount > 0) await submit();
   } finally {
     await pool.drain();
   }
-  // A stream that ends early does so without an error (see build/compute/leaderboards.ts): a tree
-  // missing participants must not be published.
-  if (done !== total) throw new Error(`the stream of points histories ended after ${done} of ${total} participants`);
-  return { participants: done, files: pool.files - filesBefore, bytes: pool.bytes - bytesBefore };
+  return stage.result();
 
   function seasonHead(number: number): string {
     return `{"season":${number},"asOf":"${facts.get(number)!.asOf}","days":[`;
@@ -117,6 +101,10 @@ class HistoryBatch {
   private readonly ends: number[] = [];
   private buffer = Buffer.from(new ArrayBuffer(BATCH_BYTES + 65_536));
   length = 0;
+
+  get walletCount(): number {
+    return this.wallets.length;
+  }
 
   write(text: string): void {
     if (this.length + text.length > this.buffer.length) {

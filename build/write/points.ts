@@ -6,53 +6,25 @@
  */
 import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
-import type { Shard } from '../../core/shard.ts';
-import type { Progress } from '../../core/progress.ts';
-import type { Leaderboard } from '../../schemas/leaderboard.ts';
 import { PointsStandingSchema, type PointsStanding, type SeasonStanding } from '../../schemas/points.ts';
 import { shardFilterSql } from '../compute/shard-filter.ts';
-import { seasonFactsOf, standingRow, standingsSql } from '../compute/points.ts';
+import { countParticipants, seasonFactsOf, standingRow, standingsSql } from '../compute/points.ts';
 import type { PointsBatch } from './points-file-thread.ts';
-import type { PointsFilePool } from './points-file-pool.ts';
-
-export interface PointsWriteOptions {
-  shard: Shard | null;
-  leaderboards: Leaderboard[];
-  progress: Progress;
-  signal: AbortSignal;
-}
-
-export interface PointsWriteResult {
-  participants: number;
-  files: number;
-  bytes: number;
-}
+import { PointsStage, type PointsFilePool, type PointsWriteOptions, type PointsWriteResult } from './points-file-pool.ts';
 
 /** Wallets per batch: about 400 KB of documents at two seasons each. */
 const BATCH_WALLETS = 4_000;
-/** One batch in this many has its first document checked against the schema. */
-const SAMPLE_EVERY_BATCHES = 10;
 
 /** Streams the standings into `pool` and waits for every file (the pool's threads stay for the histories). */
 export async function writePoints(db: Database, pool: PointsFilePool, options: PointsWriteOptions): Promise<PointsWriteResult> {
   const inShard = shardFilterSql(options.shard, 'p.address');
-  const [{ participants: total } = { participants: 0 }] = await db.rows<{ participants: number }>(
-    `SELECT count(DISTINCT p.address)::INTEGER AS participants FROM participants p WHERE ${inShard}`,
-  );
   const facts = seasonFactsOf(options.leaderboards);
+  const stage = new PointsStage<BatchBuilder>(pool, 'points standings', await countParticipants(db, options.shard), options.progress, (first) =>
+    checkSample(first.firstWallet, first.firstDocument));
   let batch = new BatchBuilder();
-  let done = 0;
-  let batches = 0;
-  const filesBefore = pool.files;
-  const bytesBefore = pool.bytes;
   const submit = async () => {
-    const sample = batches++;
-    const id = pool.nextBatchId();
-    if (sample % SAMPLE_EVERY_BATCHES === 0) checkSample(batch.firstWallet, batch.firstDocument);
-    done += batch.walletCount;
-    await pool.submit(batch.take(id));
+    await stage.submit(batch);
     batch = new BatchBuilder();
-    options.progress.tick(done, total, 'participants');
   };
   try {
     const result = await db.connection.stream(standingsSql(inShard));
@@ -88,10 +60,7 @@ export async function writePoints(db: Database, pool: PointsFilePool, options: P
   } finally {
     await pool.drain();
   }
-  // A stream that ends early does so without an error (see build/compute/leaderboards.ts): a tree
-  // missing participants must not be published.
-  if (done !== total) throw new Error(`the stream of points standings ended after ${done} of ${total} participants`);
-  return { participants: done, files: pool.files - filesBefore, bytes: pool.bytes - bytesBefore };
+  return stage.result();
 }
 
 function checkSample(wallet: string, document: string): void {
