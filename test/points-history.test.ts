@@ -7,9 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, C, balance, build, fileHash, tempDir, writeInputs, PINNED_NOW, type Row } from './helpers/fixtures.ts';
-import { buildSnapshot } from '../build/index.ts';
-import { resolveBuildConfig } from '../build/config.ts';
+import { A, B, C, balance, build, fileHash, type Built, type Row } from './helpers/fixtures.ts';
 import { PointsHistorySchema } from '../schemas/points-history.ts';
 import { verifyPointsHistory } from '../tree/verify-points-history.ts';
 
@@ -69,21 +67,9 @@ const TABLES = {
   ] as Row[],
 };
 
-async function buildFixture() {
-  const root = tempDir();
-  const input = await writeInputs(path.join(root, 'input'), TABLES);
-  const out = path.join(root, 'public');
-  const manifest = path.join(root, 'tree.sha256');
-  await buildSnapshot(resolveBuildConfig({ input, out, now: PINNED_NOW, manifest, progress: 'quiet', threads: 1 }));
-  return {
-    out,
-    manifest,
-    text: (file: string) => fs.readFileSync(path.join(out, file), 'utf8'),
-    exists: (file: string) => fs.existsSync(path.join(out, file)),
-  };
-}
-let fixture: ReturnType<typeof buildFixture> | null = null;
-const built = () => (fixture ??= buildFixture());
+/** The fixture's tree and its manifest, built once for the tests that only read them. */
+let fixture: Promise<Built> | null = null;
+const built = () => (fixture ??= build(TABLES, { manifest: true }));
 
 type Day = [date: string, points: number, totalPoints: number, rank: number | null];
 const season = (number: number, asOf: string, days: Day[]) => ({
@@ -211,7 +197,7 @@ test('sharded: each history in its wallet\'s shard, ranks over every wallet of e
 
 test('--manifest lists every history file with the hash of its bytes', async () => {
   const { out, manifest } = await built();
-  const lines = fs.readFileSync(manifest, 'utf8').trim().split('\n').map((line) => [line.slice(66), line.slice(0, 64)] as const);
+  const lines = fs.readFileSync(manifest!, 'utf8').trim().split('\n').map((line) => [line.slice(66), line.slice(0, 64)] as const);
   const listed = lines.filter(([file]) => file.endsWith('/points/history.json')).map(([file]) => file);
   assert.equal(listed.sort(), Object.keys(EXPECTED).map(history).sort());
   for (const [file, hash] of lines) assert.is(fileHash(path.join(out, file)), hash, file);

@@ -6,9 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, C, PINNED_NOW, balance, build, fileHash, tempDir, writeInputs, type Row } from './helpers/fixtures.ts';
-import { buildSnapshot } from '../build/index.ts';
-import { resolveBuildConfig } from '../build/config.ts';
+import { A, B, C, balance, build, fileHash, type Built, type Row } from './helpers/fixtures.ts';
 import { verifyTree } from '../tree/verify.ts';
 import { PointsStandingSchema } from '../schemas/points.ts';
 import { SeasonsIndexSchema } from '../schemas/seasons.ts';
@@ -56,21 +54,8 @@ const TABLES = {
 };
 
 /** The fixture's tree and its manifest, built once for the tests that only read them. */
-async function buildFixture() {
-  const root = tempDir();
-  const input = await writeInputs(path.join(root, 'input'), TABLES);
-  const out = path.join(root, 'public');
-  const manifest = path.join(root, 'tree.sha256');
-  await buildSnapshot(resolveBuildConfig({ input, out, now: PINNED_NOW, manifest, progress: 'quiet' }));
-  return {
-    out,
-    manifest,
-    json: (file: string) => JSON.parse(fs.readFileSync(path.join(out, file), 'utf8')),
-    exists: (file: string) => fs.existsSync(path.join(out, file)),
-  };
-}
-let fixture: ReturnType<typeof buildFixture> | null = null;
-const built = () => (fixture ??= buildFixture());
+let fixture: Promise<Built> | null = null;
+const built = () => (fixture ??= build(TABLES, { manifest: true }));
 
 const s1 = { season: 1, asOf: '2025-11-05', totalParticipants: 3 };
 const s2 = { season: 2, asOf: '2025-11-19', totalParticipants: 107 };
@@ -210,7 +195,7 @@ test('sharded: each participant\'s file in its wallet\'s shard, the union is the
 
 test('--manifest lists every points file with the hash of its bytes, in address order', async () => {
   const { out, manifest } = await built();
-  const lines = fs.readFileSync(manifest, 'utf8').trim().split('\n').map((line) => [line.slice(66), line.slice(0, 64)] as const);
+  const lines = fs.readFileSync(manifest!, 'utf8').trim().split('\n').map((line) => [line.slice(66), line.slice(0, 64)] as const);
   const listed = lines.filter(([file]) => file.endsWith('/points.json') && file.startsWith('v1/address/'));
   assert.is(listed.length, 109);
   assert.equal(listed.map(([file]) => file), listed.map(([file]) => file).sort());

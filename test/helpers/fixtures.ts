@@ -107,7 +107,10 @@ export async function writeInputs(dir: string, tables: Tables, overrides: TypeOv
 export interface Built {
   out: string;
   summary: BuildSummary;
-  /** Parses a tree file (tree-relative path). */
+  /** With `manifest: true`, the `--manifest FILE` the build wrote (`<sha256>  <path>` lines). */
+  manifest: string | null;
+  /** A tree file's text, and parsed (tree-relative path). */
+  text(file: string): string;
   json(file: string): any;
   exists(file: string): boolean;
 }
@@ -127,18 +130,22 @@ export const PINNED_NOW = '2025-11-21T17:00:00Z';
 /** Builds `tables` into a fresh folder with `now` pinned (default: L = 2025-11-20). */
 export async function build(
   tables: Tables,
-  options: { now?: string; shard?: string; overrides?: TypeOverrides; generated?: Partial<Record<TableName, string>> } = {},
+  options: { now?: string; shard?: string; overrides?: TypeOverrides; generated?: Partial<Record<TableName, string>>; manifest?: boolean } = {},
 ): Promise<Built> {
   const root = tempDir();
   const input = await writeInputs(path.join(root, 'input'), tables, options.overrides, options.generated);
   const out = path.join(root, 'public');
+  const manifest = options.manifest ? path.join(root, 'tree.sha256') : null;
   // One document thread: a fixture's few wallets gain nothing from two, and each thread's start
   // costs the test suites about a second of CPU per build.
-  const summary = await buildSnapshot(resolveBuildConfig({ input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet', threads: 1 }));
+  const summary = await buildSnapshot(resolveBuildConfig({ input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet', threads: 1, ...(manifest ? { manifest } : {}) }));
+  const text = (file: string) => fs.readFileSync(path.join(out, file), 'utf8');
   return {
     out,
     summary,
-    json: (file) => JSON.parse(fs.readFileSync(path.join(out, file), 'utf8')),
+    manifest,
+    text,
+    json: (file) => JSON.parse(text(file)),
     exists: (file) => fs.existsSync(path.join(out, file)),
   };
 }
