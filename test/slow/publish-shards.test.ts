@@ -234,6 +234,34 @@ test('a tree edited after its build is refused before anything is sent, sharded 
   }
 });
 
+test('every object in the bucket carries its Cache-Control and Content-Type, publish\'s own records too', async () => {
+  const location = freshLocation();
+  await runPublish({ ...publishOptions({}), dir: earlier, to: to(location) });
+  for (const shard of shards) await stage(shard, location);
+  await commit(location);
+  const { HeadObjectCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+  const kinds = new Set<string>();
+  await withClient(async (client) => {
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${location.prefix}/`, ContinuationToken: token }));
+      for (const { Key } of page.Contents ?? []) {
+        const head = await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: Key! }));
+        const key = Key!.slice(location.prefix.length + 1);
+        const expected = key === 'live.json' || key.includes('/_publish/')
+          ? { cacheControl: 'no-cache', contentType: key.endsWith('.gz') ? 'application/gzip' : key.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8' }
+          : { cacheControl: 'public, max-age=300, must-revalidate', contentType: key.startsWith('blobs/') ? 'application/octet-stream' : head.ContentType };
+        assert.equal({ cacheControl: head.CacheControl, contentType: head.ContentType }, expected, key);
+        kinds.add(key.startsWith('blobs/') ? 'blob' : key === 'live.json' ? 'pointer' : key.replace(/^versions\/[^/]+\//, '').replace(/^v1\/.*/, 'document').replace(/\d+-of-\d+/, 'K-of-N'));
+      }
+      token = page.NextContinuationToken;
+    } while (token);
+  });
+  for (const kind of ['pointer', 'document', 'blob', '_publish/manifest.sha256.gz', '_publish/shards/K-of-N.sha256.gz', '_publish/shards/K-of-N.started', '_publish/commit.json']) {
+    assert.ok(kinds.has(kind), `no ${kind} object was checked`);
+  }
+});
+
 test('the CLI: a stage prints staged, the shard and the version; --commit --version is not the program version', async () => {
   const location = freshLocation();
   const outputs = [];
