@@ -17,7 +17,8 @@ import { Interruption } from './interruption.ts';
 import { checkInputRelations, checkInputValues } from './input/check.ts';
 import { loadInputs } from './input/load.ts';
 import { computeSnapshots } from './compute/history.ts';
-import { computeDailyAsOf, loadPriceBook } from './compute/daily.ts';
+import { loadPriceBook } from './compute/daily.ts';
+import { computeExportFacts } from './compute/export-facts.ts';
 import { computeLeaderboards } from './compute/leaderboards.ts';
 import { computeSeasonsIndex } from './compute/seasons.ts';
 import { computePointsHistory } from './compute/points-history.ts';
@@ -30,7 +31,6 @@ import { dayNumber } from './compute/days.ts';
 import { ManifestWriter, TreeManifest } from './write/manifest.ts';
 import { fingerprintInputs } from './input/fingerprint.ts';
 import { findUnpricedPositions, describeUnpriced } from './compute/unpriced.ts';
-import { walletOfSeriesSql } from './compute/series-key.ts';
 
 /** Threads writing the points files (see docs/decisions.md, "Points standing"). */
 const POINTS_FILE_THREADS = 1;
@@ -96,7 +96,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     await checkInputValues(db, inputFiles);
     interruption.throwIfInterrupted();
     progress.start('load inputs');
-    await loadInputs(db, inputFiles);
+    await loadInputs(db, inputFiles, config.shard);
     interruption.throwIfInterrupted();
     progress.start('check relations');
     await checkInputRelations(db, inputFiles, config);
@@ -104,9 +104,8 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     const [{ rows: balanceRows } = { rows: 0 }] = await db.rows<{ rows: number }>('SELECT count(*)::DOUBLE AS rows FROM balance_rows');
     progress.start('compute snapshots');
     await computeSnapshots(db, config.nowSeconds);
-    const dailyAsOf = await computeDailyAsOf(db, config.lastClosedDay);
+    const { dailyAsOf, exampleWallet } = await computeExportFacts(db, config);
     const prices = await loadPriceBook(db, config.lastClosedDay);
-    const exampleWallet = await findExampleWallet(db);
     interruption.throwIfInterrupted();
     progress.start('compute leaderboards');
     const leaderboards = await computeLeaderboards(db, config.lastClosedDay);
@@ -203,15 +202,4 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     await closeInputs(inputs);
     interruption.dispose();
   }
-}
-
-/** A wallet to show in the preview's examples: one with venue-B sub-accounts when there is one. */
-async function findExampleWallet(db: Database): Promise<string | null> {
-  const [row] = await db.rows<{ address: string }>(`
-    SELECT a.address
-    FROM (SELECT DISTINCT ${walletOfSeriesSql('series')} AS wallet FROM snapshots) w
-    JOIN addresses a ON a.id = w.wallet
-    ORDER BY EXISTS (SELECT 1 FROM venue_b_accounts v WHERE v.owner_id = w.wallet) DESC, a.address
-    LIMIT 1`);
-  return row?.address ?? null;
 }

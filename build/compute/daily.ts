@@ -1,24 +1,13 @@
 /**
  * The daily portfolio (GET /v1/address/{address}/portfolio/daily): what SQL supplies for every
- * wallet alike, the table's `asOf` and the carried-forward prices. The days of one wallet are
- * expanded by the write stage (build/write/daily-document.ts) from the wallet's snapshots.
+ * wallet alike, the carried-forward prices (the table's `asOf` is a fact of the whole export,
+ * export-facts.ts). The days of one wallet are expanded by the write stage
+ * (build/write/daily-document.ts) from the wallet's snapshots.
  */
 import type { Database } from '../database.ts';
 import { tokenIndexSql } from './series-key.ts';
 import { dayNumber } from './days.ts';
 import { priceKey, type PriceBook, type PriceSeries } from './wallet-series.ts';
-
-/**
- * `asOf` is the same for every wallet: the last closed day `L` when at least one wallet has a
- * row (its first snapshot is dated on or before `L`), else null.
- */
-export async function computeDailyAsOf(db: Database, lastClosedDay: string): Promise<string | null> {
-  const [row] = await db.rows<{ any_closed: boolean }>(
-    'SELECT coalesce(min(day) <= $last, false) AS any_closed FROM snapshots',
-    { last: dayNumber(lastClosedDay) },
-  );
-  return row!.any_closed ? lastClosedDay : null;
-}
 
 /**
  * "The latest price date <= d": prices dated after `L` can never be used. The book is bounded by

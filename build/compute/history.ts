@@ -9,17 +9,18 @@ import { UserError } from '../../core/errors.ts';
 import { NEW_YORK } from '../config.ts';
 import { MAX_CHAINS, seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
 
+/** The tables one run of the history rule reads and writes. */
+export interface SnapshotTables {
+  /** Balance rows, shaped as `balance_rows` (build/input/load.ts). */
+  rows: string;
+  /** New York days covering those rows, made here. */
+  days: string;
+  snapshots: string;
+}
+
+const BUILD_TABLES: SnapshotTables = { rows: 'balance_rows', days: 'new_york_days', snapshots: 'snapshots' };
+
 export async function computeSnapshots(db: Database, nowSeconds: number): Promise<void> {
-  // New York days as integers. ICU per row is costly at 10M rows; instead each day's first instant
-  // comes from a table of the days in range, and since New York's offset has always been between
-  // -4h and -5h, a time's day is either floor((ts - 4h) / 86400) or the day before. (DuckDB's //
-  // truncates toward zero, which is wrong before 1970.)
-  await db.run(`
-    CREATE TABLE new_york_days AS
-    WITH span AS (SELECT floor(min(ts) / 86400)::BIGINT - 2 AS first_day, floor(max(ts) / 86400)::BIGINT + 2 AS last_day FROM balance_rows)
-    SELECT day::INTEGER AS day,
-           epoch(timezone('${NEW_YORK}', (DATE '1970-01-01' + day::INTEGER)::TIMESTAMP))::BIGINT AS starts_at
-    FROM span, range(first_day, last_day + 1) r(day)`);
   // Chains get dense indexes in numeric chain ID order, for the series keys (series-key.ts) and
   // the document threads. Every balance row's chain is in tokens.parquet (build/input/check.ts).
   await db.run(`
@@ -28,12 +29,31 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
     FROM (SELECT DISTINCT chain_id FROM tokens)`);
   const [{ chains } = { chains: 0 }] = await db.rows<{ chains: number }>('SELECT count(*)::DOUBLE AS chains FROM chains');
   if (chains > MAX_CHAINS) throw new UserError(`tokens.parquet: column "chain_id": ${chains} distinct chains, more than the ${MAX_CHAINS} a series key holds`);
+  await computeSnapshotsOf(db, nowSeconds, BUILD_TABLES);
+}
+
+/**
+ * The history rule over the rows of `tables.rows` into `tables.snapshots`: the build's own (its
+ * wallets, or its shard's), and the few wallets a shard's build probes for the facts of the whole
+ * export (export-facts.ts). Needs the `chains` table (computeSnapshots).
+ */
+export async function computeSnapshotsOf(db: Database, nowSeconds: number, tables: SnapshotTables): Promise<void> {
+  // New York days as integers. ICU per row is costly at 10M rows; instead each day's first instant
+  // comes from a table of the days in range, and since New York's offset has always been between
+  // -4h and -5h, a time's day is either floor((ts - 4h) / 86400) or the day before. (DuckDB's //
+  // truncates toward zero, which is wrong before 1970.)
+  await db.run(`
+    CREATE TABLE ${tables.days} AS
+    WITH span AS (SELECT floor(min(ts) / 86400)::BIGINT - 2 AS first_day, floor(max(ts) / 86400)::BIGINT + 2 AS last_day FROM ${tables.rows})
+    SELECT day::INTEGER AS day,
+           epoch(timezone('${NEW_YORK}', (DATE '1970-01-01' + day::INTEGER)::TIMESTAMP))::BIGINT AS starts_at
+    FROM span, range(first_day, last_day + 1) r(day)`);
   try {
     await db.run(`
-      CREATE TABLE snapshots AS
+      CREATE TABLE ${tables.snapshots} AS
       WITH
       -- Attribution: on each chain a sub-account's rows count for its owner, whatever the token.
-      attributed AS (${attributedRowsSql({ txHashOnly: false })}),
+      attributed AS (${attributedRowsSql(tables.rows, { txHashOnly: false })}),
       -- Wallets with sub-accounts on a chain, whose balance is a sum over several accounts.
       owners AS (
         SELECT DISTINCT ${walletChainKeySql('v.owner_id', 'c.chain_index')} AS wallet_chain
@@ -71,7 +91,7 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       -- slowed the whole statement: bench/MEASUREMENTS.md).
       owner_rows AS (
         SELECT *, min(log_index) OVER (PARTITION BY series, block_number, tx) AS tx_first_log
-        FROM (${attributedRowsSql({ txHashOnly: true })}) a
+        FROM (${attributedRowsSql(tables.rows, { txHashOnly: true })}) a
         SEMI JOIN owners o ON o.wallet_chain = ${walletChainOfSeriesSql('a.series')}
       ),
       -- Each row replaces its account's previous balance (0 before the first row); the wallet's sum
@@ -101,7 +121,7 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
       SELECT s.series, s.number, s.ts,
              CASE WHEN s.ts >= d.starts_at THEN d.day ELSE d.day - 1 END AS day, s.raw_balance
       FROM summed s
-      JOIN new_york_days d ON d.day = floor((s.ts - 4 * 3600) / 86400)::BIGINT`,
+      JOIN ${tables.days} d ON d.day = floor((s.ts - 4 * 3600) / 86400)::BIGINT`,
       { now: nowSeconds },
     );
   } catch (error) {
@@ -117,12 +137,12 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
  * when the account is a sub-account there, else its own) and its account's series. With
  * `txHashOnly`, only the rows that kept their tx_hash text, with it.
  */
-function attributedRowsSql({ txHashOnly }: { txHashOnly: boolean }): string {
+function attributedRowsSql(rows: string, { txHashOnly }: { txHashOnly: boolean }): string {
   return `
     SELECT ${seriesKeySql('coalesce(v.owner_id, b.account)', 'c.chain_index', 'b.token_index')} AS series,
            ${seriesKeySql('b.account', 'c.chain_index', 'b.token_index')} AS account_series,
            b.block_number, b.log_index::INTEGER AS log_index, b.tx, b.ts, b.raw${txHashOnly ? ', b.tx_hash' : ''}
-    FROM balance_rows b
+    FROM ${rows} b
     JOIN chains c ON c.chain_id = b.chain_id
     LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account_id = b.account
     WHERE b.ts <= $now${txHashOnly ? ' AND b.tx_hash IS NOT NULL' : ''}`;

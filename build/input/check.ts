@@ -67,15 +67,20 @@ interface Event {
  * a typo, and the bundled sample only grows older: only the first of the two applies.
  */
 async function checkExtent(db: Database, inputs: InputFile[], expectations: InputExpectations): Promise<void> {
-  // docs/input.md, "Refused before the build": the events' extent, over the checked tables. A day
-  // counts from its start in New York, the zone every day of the input is in.
+  // docs/input.md, "Refused before the build": the events' extent, over the checked values. A day
+  // counts from its start in New York, the zone every day of the input is in. The balances are
+  // read from the file, not from `balance_rows`, which a shard's build cuts to its own wallets:
+  // every shard of one export must refuse it, or none.
+  const balances = inputs.find((input) => input.contract.table === 'balances')!;
+  const timestamp = balances.columns.find((column) => column.contract.name === 'timestamp')!;
   const [extent] = await db.rows<{
     balance_rows: number; first_timestamp: number | null; last_timestamp: number | null;
     first_price: string | null; last_price: string | null;
     points_rows: number; first_points: string | null; last_points: string | null;
   }>(`
     SELECT b.*, p.*, q.* FROM
-      (SELECT count(*)::DOUBLE AS balance_rows, min(ts)::DOUBLE AS first_timestamp, max(ts)::DOUBLE AS last_timestamp FROM balance_rows) b,
+      (SELECT count(*)::DOUBLE AS balance_rows, min(ts)::DOUBLE AS first_timestamp, max(ts)::DOUBLE AS last_timestamp
+       FROM (SELECT ${timestamp.value} AS ts FROM ${balances.view})) b,
       (SELECT min(date)::VARCHAR AS first_price, max(date)::VARCHAR AS last_price FROM prices) p,
       (SELECT count(*)::DOUBLE AS points_rows, min(date)::VARCHAR AS first_points, max(date)::VARCHAR AS last_points FROM points) q`);
   const found = extent!;

@@ -9,8 +9,16 @@ import { tokenIndexSql } from '../compute/series-key.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { distinctValuesTable } from './check.ts';
 import type { InputFile } from './read.ts';
+import type { Shard } from '../../core/shard.ts';
+import { shardFilterSql } from '../compute/shard-filter.ts';
 
-export async function loadInputs(db: Database, inputs: InputFile[]): Promise<void> {
+/**
+ * With a shard, `balance_rows` holds only the rows of the shard's wallets (a sub-account's rows
+ * go with its owner on that chain): every per-wallet rule then runs on an eighth of the rows at 8
+ * shards. `balance_input` stays a view of every row, for the few facts of the whole export
+ * (build/compute/export-facts.ts).
+ */
+export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard | null): Promise<void> {
   await db.run(`CREATE TABLE token_names AS SELECT * FROM (VALUES ${TOKEN_KEYS.map((key, i) => `('${key}', ${i}::TINYINT)`).join(', ')}) t(token, token_index)`);
   const inputOf = (table: string) => inputs.find((candidate) => candidate.contract.table === table)!;
   const select = (table: string, ...extra: string[]) => {
@@ -63,12 +71,17 @@ export async function loadInputs(db: Database, inputs: InputFile[]): Promise<voi
   // repeated keys are grouped, to report those repeated with different values. Transactions are
   // told apart by a 64-bit hash of tx_hash (see README, Decisions).
   await db.run(`
-    CREATE TABLE balance_rows AS
+    CREATE VIEW balance_input AS
     SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index, b.balance AS raw, b.tx,
            CASE WHEN a.keeps_tx_hash THEN b.tx_hash END AS tx_hash, b.timestamp AS ts
     FROM (SELECT *, hash(tx_hash) AS tx, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('balances', '"address" AS address_as_written')})) b
     JOIN balance_address_ids a ON a.written = b.address_as_written`);
-  await db.run('DROP TABLE balance_address_ids');
+  if (shard === null) {
+    await db.run('CREATE TABLE balance_rows AS SELECT * FROM balance_input');
+  } else {
+    await db.run(`CREATE TABLE shard_wallets AS SELECT id FROM addresses WHERE ${shardFilterSql(shard, 'address')}`);
+    await db.run(`CREATE TABLE balance_rows AS ${balanceRowsOfWalletsSql('balance_input', 'SELECT id FROM shard_wallets')}`);
+  }
   await db.run(`
     CREATE TABLE repeated_balance_keys AS
     SELECT chain_id, block_number, log_index, account, token_index FROM balance_rows
@@ -89,4 +102,18 @@ export async function loadInputs(db: Database, inputs: InputFile[]): Promise<voi
   // written is kept beside the lower-cased one, so that the sums can group 30M rows by it and
   // lower-case only the groups (build/compute/leaderboards.ts).
   await db.run(`CREATE VIEW points AS ${select('points', 'CAST("address" AS VARCHAR) AS address_as_written')}`);
+}
+
+/**
+ * The rows of `source` (shaped as balance_input) that count for the wallets whose ids `walletIds`
+ * selects: a row counts for its account's owner on the row's chain, else for the account itself
+ * (SPEC 3.1). One owner per (chain, account) is taken here so that a sub-account named twice, which
+ * the relational check refuses with its own message, does not also repeat its rows.
+ */
+export function balanceRowsOfWalletsSql(source: string, walletIds: string): string {
+  return `
+    SELECT b.* FROM ${source} b
+    LEFT JOIN (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id) v
+      ON v.chain_id = b.chain_id AND v.account_id = b.account
+    WHERE coalesce(v.owner_id, b.account) IN (${walletIds})`;
 }
