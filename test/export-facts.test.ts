@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { balance, build, type Row } from './helpers/fixtures.ts';
+import { shardOf } from '../core/shard.ts';
 
 const address = (prefix: string, i: number) => `0x${prefix}${i.toString(16).padStart(39, '0')}`;
 /** Today in New York at the pinned --now (2025-11-21T17:00:00Z): after L = 2025-11-20, before now. */
@@ -58,6 +59,31 @@ test('with no snapshot dated <= L anywhere, every shard writes a null asOf, as t
   assert.is(JSON.parse(meta).dailyAsOf, null);
   assert.is(JSON.parse(meta).exampleWallet, address('2', 0));
   for (let k = 1; k <= 2; k++) assert.is((await build(tables, { shard: `${k}/2` })).text('_snapshot/meta.json'), meta, `shard ${k} of 2`);
+});
+
+test('a shard keeps the rows of its wallets: a sub-account\'s with its owner on that chain, its own on another chain', async () => {
+  const owner = address('1', 0);
+  // A sub-account of the owner on chain 1, a wallet of its own on chain 10, in the other shard.
+  const sub = Array.from({ length: 64 }, (_, i) => address('2', i)).find((candidate) => shardOf(candidate, 2) !== shardOf(owner, 2))!;
+  const tables = {
+    balances: [
+      balance({ address: owner, block_number: 1, balance: '100' }),
+      balance({ address: sub, block_number: 2, balance: '50' }),
+      balance({ address: sub, block_number: 3, chain_id: 10, balance: '7' }),
+    ],
+    venue_b_accounts: [{ chain_id: 1, account: sub, owner }],
+  };
+  const whole = await build(tables);
+  const history = (wallet: string) => `v1/address/${wallet}/portfolio.json`;
+  for (let k = 1; k <= 2; k++) {
+    const shard = await build(tables, { shard: `${k}/2` });
+    for (const wallet of [owner, sub]) {
+      if (shardOf(wallet, 2) === k) assert.is(shard.text(history(wallet)), whole.text(history(wallet)), `${wallet} in shard ${k}`);
+      else assert.not.ok(shard.exists(history(wallet)), `${wallet} is not in shard ${k}`);
+    }
+  }
+  assert.equal(Object.keys(whole.json(history(owner))), ['1']);
+  assert.equal(Object.keys(whole.json(history(sub))), ['10']);
 });
 
 test.run();

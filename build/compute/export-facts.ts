@@ -20,7 +20,7 @@ import type { Shard } from '../../core/shard.ts';
 import { dayNumber } from './days.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 import { computeSnapshotsOf } from './history.ts';
-import { balanceRowsOfWalletsSql } from '../input/load.ts';
+import { balanceRowsOfWalletsSql, walletsWithPositiveRowsSql } from '../input/load.ts';
 
 export interface ExportFacts {
   dailyAsOf: string | null;
@@ -59,11 +59,7 @@ async function probeExportFacts(db: Database, nowSeconds: number, lastClosedDay:
   await db.run(
     `CREATE TABLE probe_candidates AS
      SELECT w.wallet, (row_number() OVER (ORDER BY ${exampleOrderSql('w.wallet', 'a.address')}))::INTEGER AS position
-     FROM (SELECT DISTINCT coalesce(v.owner_id, b.account) AS wallet
-           FROM balance_input b
-           LEFT JOIN (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id) v
-             ON v.chain_id = b.chain_id AND v.account_id = b.account
-           WHERE b.raw > 0 AND b.ts <= $now) w
+     FROM (${walletsWithPositiveRowsSql()}) w
      JOIN addresses a ON a.id = w.wallet`,
     { now: nowSeconds },
   );
@@ -72,7 +68,7 @@ async function probeExportFacts(db: Database, nowSeconds: number, lastClosedDay:
   let dailyAsOf: string | null = null;
   for (let first = 1, size = FIRST_BATCH; first <= candidates; first += size, size *= 16) {
     for (const table of ['probe_rows', 'probe_days', 'probe_snapshots']) await db.run(`DROP TABLE IF EXISTS ${table}`);
-    await db.run(`CREATE TABLE probe_rows AS ${balanceRowsOfWalletsSql('balance_input', `SELECT wallet FROM probe_candidates WHERE position BETWEEN ${first} AND ${first + size - 1}`)}`);
+    await db.run(`CREATE TABLE probe_rows AS ${balanceRowsOfWalletsSql(`SELECT wallet AS id FROM probe_candidates WHERE position BETWEEN ${first} AND ${first + size - 1}`)}`);
     await computeSnapshotsOf(db, nowSeconds, { rows: 'probe_rows', days: 'probe_days', snapshots: 'probe_snapshots' });
     const found = await factsOfSnapshots(db, 'probe_snapshots', lastClosedDay);
     // Batches come in the example's order: the first batch with a snapshot holds the example.

@@ -15,8 +15,8 @@ import { shardFilterSql } from '../compute/shard-filter.ts';
 /**
  * With a shard, `balance_rows` holds only the rows of the shard's wallets (a sub-account's rows
  * go with its owner on that chain): every per-wallet rule then runs on an eighth of the rows at 8
- * shards. `balance_input` stays a view of every row, for the few facts of the whole export
- * (build/compute/export-facts.ts).
+ * shards. `balance_written` stays a view of every row as read, for the few facts of the whole
+ * export (build/compute/export-facts.ts).
  */
 export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard | null): Promise<void> {
   await db.run(`CREATE TABLE token_names AS SELECT * FROM (VALUES ${TOKEN_KEYS.map((key, i) => `('${key}', ${i}::TINYINT)`).join(', ')}) t(token, token_index)`);
@@ -71,16 +71,13 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
   // repeated keys are grouped, to report those repeated with different values. Transactions are
   // told apart by a 64-bit hash of tx_hash (see README, Decisions).
   await db.run(`
-    CREATE VIEW balance_input AS
-    SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index, b.balance AS raw, b.tx,
-           CASE WHEN a.keeps_tx_hash THEN b.tx_hash END AS tx_hash, b.timestamp AS ts
-    FROM (SELECT *, hash(tx_hash) AS tx, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('balances', '"address" AS address_as_written')})) b
-    JOIN balance_address_ids a ON a.written = b.address_as_written`);
+    CREATE VIEW balance_written AS
+    SELECT *, hash(tx_hash) AS tx, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('balances', '"address" AS address_as_written')})`);
   if (shard === null) {
-    await db.run('CREATE TABLE balance_rows AS SELECT * FROM balance_input');
+    await db.run(`CREATE TABLE balance_rows AS ${balanceRowsSql('true')}`);
   } else {
     await db.run(`CREATE TABLE shard_wallets AS SELECT id FROM addresses WHERE ${shardFilterSql(shard, 'address')}`);
-    await db.run(`CREATE TABLE balance_rows AS ${balanceRowsOfWalletsSql('balance_input', 'SELECT id FROM shard_wallets')}`);
+    await db.run(`CREATE TABLE balance_rows AS ${balanceRowsOfWalletsSql('SELECT id FROM shard_wallets')}`);
   }
   await db.run(`
     CREATE TABLE repeated_balance_keys AS
@@ -105,15 +102,47 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
 }
 
 /**
- * The rows of `source` (shaped as balance_input) that count for the wallets whose ids `walletIds`
- * selects: a row counts for its account's owner on the row's chain, else for the account itself
- * (SPEC 3.1). One owner per (chain, account) is taken here so that a sub-account named twice, which
- * the relational check refuses with its own message, does not also repeat its rows.
+ * Balance rows as the later stages read them (`balance_rows`), from the rows as read
+ * (`balance_written`, a view of balances.parquet) that `where` keeps: each with its account's id,
+ * the hash of its tx_hash, and the tx_hash text where the account is named in venue_b_accounts.
  */
-export function balanceRowsOfWalletsSql(source: string, walletIds: string): string {
+function balanceRowsSql(where: string): string {
   return `
-    SELECT b.* FROM ${source} b
+    SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index, b.balance AS raw, b.tx,
+           CASE WHEN a.keeps_tx_hash THEN b.tx_hash END AS tx_hash, b.timestamp AS ts
+    FROM balance_written b
+    JOIN balance_address_ids a ON a.written = b.address_as_written
+    WHERE ${where}`;
+}
+
+/**
+ * The balance rows that count for the wallets whose ids `walletIds` selects: a row counts for its
+ * account's owner on the row's chain, else for the account itself (SPEC 3.1). The rows are first
+ * cut by their address as written (the wallets' and their sub-accounts'), so that the costly part
+ * of reading a row runs on those rows only; a sub-account of one of them that is a wallet of its
+ * own on another chain is then cut by the rule. One owner per (chain, account) is taken, so that a
+ * sub-account named twice (which the relational check refuses) does not also repeat its rows.
+ */
+export function balanceRowsOfWalletsSql(walletIds: string): string {
+  return `
+    WITH wallets AS (${walletIds}),
+    accounts AS (SELECT id FROM wallets UNION SELECT account_id FROM venue_b_accounts WHERE owner_id IN (SELECT id FROM wallets)),
+    owners AS (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id)
+    SELECT b.* FROM (${balanceRowsSql('b.address_as_written IN (SELECT written FROM balance_address_ids WHERE id IN (SELECT id FROM accounts))')}) b
+    LEFT JOIN owners v ON v.chain_id = b.chain_id AND v.account_id = b.account
+    WHERE coalesce(v.owner_id, b.account) IN (SELECT id FROM wallets)`;
+}
+
+/**
+ * Every wallet with a balance row > 0 up to `$now` (SPEC 3.1: the row's owner on its chain, else
+ * its account): a wallet without one has no snapshot, as balances are non-negative. Grouped by the
+ * address as written first, so that the per-row work is a filter.
+ */
+export function walletsWithPositiveRowsSql(): string {
+  return `
+    SELECT DISTINCT coalesce(v.owner_id, a.id) AS wallet
+    FROM (SELECT DISTINCT chain_id, address_as_written FROM balance_written WHERE balance > 0 AND timestamp <= $now) b
+    JOIN balance_address_ids a ON a.written = b.address_as_written
     LEFT JOIN (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id) v
-      ON v.chain_id = b.chain_id AND v.account_id = b.account
-    WHERE coalesce(v.owner_id, b.account) IN (${walletIds})`;
+      ON v.chain_id = b.chain_id AND v.account_id = a.id`;
 }
