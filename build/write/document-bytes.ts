@@ -19,6 +19,7 @@
 import fs from 'node:fs';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { priceKey, type EndOfDaySeries, type PriceBook, type TokenSeries } from '../compute/wallet-series.ts';
+import { DocumentBytesJs } from './document-bytes-js.ts'; // TEMPORARY (issue 29)
 
 export const DOCUMENT_BYTES_WASM = new URL('./document-bytes.wasm', import.meta.url);
 
@@ -47,7 +48,7 @@ const PRICE_SLOT = 64;
 const PIECE_SLACK = 8;
 const SNAPSHOT = 32;
 
-export class DocumentBytes {
+class WasmDocumentBytes { // TEMPORARY (issue 29): was `export class DocumentBytes`
   private readonly exports: Exports;
   private bytes!: Uint8Array;
   private view!: DataView;
@@ -201,3 +202,7 @@ export class DocumentBytes {
 }
 
 const align = (offset: number) => Math.ceil(offset / 8) * 8;
+
+// TEMPORARY (issue 29): WS_DOCUMENT_WRITER=js builds with the JavaScript writer of document-bytes-js.ts (worker threads inherit the variable); both writers have this interface.
+export type DocumentBytes = Pick<WasmDocumentBytes, keyof WasmDocumentBytes>;
+export const DocumentBytes: new (prices: PriceBook, chains: string[]) => DocumentBytes = process.env.WS_DOCUMENT_WRITER === 'js' ? DocumentBytesJs : WasmDocumentBytes;
