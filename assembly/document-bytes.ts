@@ -3,20 +3,22 @@
  * of the daily document (at 100k wallets about 60 million positions, the build's hottest loop) and
  * the snapshot arrays of the history document. Written in JavaScript they spent most of their time
  * joining strings and collecting them; here every piece is copied once.
- * build/write/document-bytes.ts lays out the input and reads the output (the layout is described
- * there); what the documents hold is decided in build/compute/daily.ts and
+ * build/write/document-bytes.ts lays out the input (in the layout of build/write/document-layout.ts)
+ * and reads the output; what the documents hold is decided in build/compute/daily.ts and
  * build/compute/history.ts. Compiled by `npm run wasm` into build/write/document-bytes.wasm
  * (committed).
  */
 import { POW5_INV_SPLIT, POW5_SPLIT, POW5_INV_BITS, POW5_BITS } from './powers-of-five';
+import {
+  SERIES_SIZE, SERIES_PREFIX, SERIES_PRICES, SERIES_COUNT, SERIES_SNAPSHOTS,
+  SNAPSHOT_SIZE, SNAPSHOT_DAY, SNAPSHOT_TEXT, SNAPSHOT_TEXT_LENGTH, SNAPSHOT_IS_ZERO, SNAPSHOT_AMOUNT, SNAPSHOT_TIMESTAMP,
+  PRICES_FIRST_DAY, PRICES_SLOTS, PRICE_SLOT_SIZE, PRICE_SLOT_VALUE, PRICE_SLOT_TEXT_LENGTH, PRICE_SLOT_TEXT,
+  PREFIX_LENGTH, CURSOR_SIZE, SCRATCH_VALUE_SIZE, SCRATCH_SLOT_SIZE,
+} from '../build/write/document-layout';
 
-// Per series (16 bytes): prefix offset, price series offset (0: no price), event count, events offset.
-// Per event (32 bytes): day i32, balance text offset u32, balance text length u32, 1 when the
-// balance is zero u32, amount f64, timestamp f64. The series' prefix is written again right
-// before each balance text, so that a position's opening is one copy.
-// Per price series: first day i32, day count i32, then per day a 64-byte slot: value f64, text
-// length u8, text `,"usdPerToken":<price>,"valueUsd":`.
-// Per prefix: length u8, then `{"token":"<key>","chainId":<id>,"balance":`.
+// The layout of the input is build/write/document-layout.ts, shared with the side that writes it.
+// A series' prefix is written again right before each balance text, so that a position's opening
+// is one copy.
 
 /** Where the caller may start laying out its data: above this module's constants. */
 export function dataStart(): usize {
@@ -57,35 +59,35 @@ const BALANCE_HEAD = constant(',"balance":');
  * `scratch` one day's values (f64 per series, -1 for no position) and price slots (u32 per series).
  */
 export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDay: i32, out: usize, scratch: usize, cursors: usize): i32 {
-  for (let j = 0; j < seriesCount; j++) store<i32>(cursors + (<usize>j << 2), -1);
-  const slots = scratch + (<usize>seriesCount << 3);
+  for (let j = 0; j < seriesCount; j++) store<i32>(cursors + <usize>j * CURSOR_SIZE, -1);
+  const slots = scratch + <usize>seriesCount * SCRATCH_VALUE_SIZE;
   let o = out;
   for (let day = firstDay; day <= lastDay; day++) {
     // The day's values first: the total comes before the positions.
     let total: f64 = 0;
     for (let j = 0; j < seriesCount; j++) {
-      const s = series + (<usize>j << 4);
-      const count = load<i32>(s, 8);
-      const events = <usize>load<u32>(s, 12);
+      const s = series + <usize>j * SERIES_SIZE;
+      const count = load<i32>(s + SERIES_COUNT);
+      const events = <usize>load<u32>(s + SERIES_SNAPSHOTS);
       // End-of-day balance: the last event dated on or before the day.
-      let cursor = load<i32>(cursors + (<usize>j << 2));
-      while (cursor + 1 < count && load<i32>(events + (<usize>(cursor + 1) << 5)) <= day) cursor++;
-      store<i32>(cursors + (<usize>j << 2), cursor);
-      const value = scratch + (<usize>j << 3);
-      if (cursor < 0 || load<u32>(events + (<usize>cursor << 5), 12) != 0) {
+      let cursor = load<i32>(cursors + <usize>j * CURSOR_SIZE);
+      while (cursor + 1 < count && load<i32>(events + <usize>(cursor + 1) * SNAPSHOT_SIZE + SNAPSHOT_DAY) <= day) cursor++;
+      store<i32>(cursors + <usize>j * CURSOR_SIZE, cursor);
+      const value = scratch + <usize>j * SCRATCH_VALUE_SIZE;
+      if (cursor < 0 || load<u32>(events + <usize>cursor * SNAPSHOT_SIZE + SNAPSHOT_IS_ZERO) != 0) {
         store<f64>(value, -1);
         continue;
       }
-      const prices = <usize>load<u32>(s, 4);
+      const prices = <usize>load<u32>(s + SERIES_PRICES);
       let price: f64 = 0;
       let slot: usize = 0;
-      if (prices != 0 && day >= load<i32>(prices)) {
-        slot = prices + 8 + (<usize>(day - load<i32>(prices)) << 6);
-        price = load<f64>(slot);
+      if (prices != 0 && day >= load<i32>(prices + PRICES_FIRST_DAY)) {
+        slot = prices + PRICES_SLOTS + <usize>(day - load<i32>(prices + PRICES_FIRST_DAY)) * PRICE_SLOT_SIZE;
+        price = load<f64>(slot + PRICE_SLOT_VALUE);
       } else {
         positionsWithoutPrice++;
       }
-      const amount = load<f64>(events + (<usize>cursor << 5), 16);
+      const amount = load<f64>(events + <usize>cursor * SNAPSHOT_SIZE + SNAPSHOT_AMOUNT);
       const product = amount * price;
       if (!isFinite(product)) {
         failedSeries = j;
@@ -95,7 +97,13 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
       // The plain left-to-right sum, in position order, as build/compute/daily.ts documents.
       total += product;
       store<f64>(value, product);
-      store<u32>(slots + (<usize>j << 2), <u32>slot);
+      store<u32>(slots + <usize>j * SCRATCH_SLOT_SIZE, <u32>slot);
+    }
+    // Finite values may still add up beyond the largest double: reported as series `seriesCount`.
+    if (!isFinite(total)) {
+      failedSeries = seriesCount;
+      failedDay = day;
+      return -1;
     }
     if (day != firstDay) o = byte(o, 0x2c);
     o = piece(o, DATE_HEAD);
@@ -105,17 +113,17 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
     o = piece(o, POSITIONS_HEAD);
     let first = true;
     for (let j = 0; j < seriesCount; j++) {
-      const value = load<f64>(scratch + (<usize>j << 3));
+      const value = load<f64>(scratch + <usize>j * SCRATCH_VALUE_SIZE);
       if (value < 0) continue;
       if (!first) o = byte(o, 0x2c);
       first = false;
-      const s = series + (<usize>j << 4);
-      const event = <usize>load<u32>(s, 12) + (<usize>load<i32>(cursors + (<usize>j << 2)) << 5);
+      const s = series + <usize>j * SERIES_SIZE;
+      const event = <usize>load<u32>(s + SERIES_SNAPSHOTS) + <usize>load<i32>(cursors + <usize>j * CURSOR_SIZE) * SNAPSHOT_SIZE;
       // The prefix sits right before the balance text.
-      const prefixLength = <u32>load<u8>(<usize>load<u32>(s));
-      o = copy(o, <usize>load<u32>(event, 4) - prefixLength, prefixLength + load<u32>(event, 8));
-      const slot = <usize>load<u32>(slots + (<usize>j << 2));
-      o = slot != 0 ? copy(o, slot + 9, load<u8>(slot, 8)) : piece(o, NO_PRICE);
+      const prefixLength = <u32>load<u8>(<usize>load<u32>(s + SERIES_PREFIX) + PREFIX_LENGTH);
+      o = copy(o, <usize>load<u32>(event + SNAPSHOT_TEXT) - prefixLength, prefixLength + load<u32>(event + SNAPSHOT_TEXT_LENGTH));
+      const slot = <usize>load<u32>(slots + <usize>j * SCRATCH_SLOT_SIZE);
+      o = slot != 0 ? copy(o, slot + PRICE_SLOT_TEXT, load<u8>(slot + PRICE_SLOT_TEXT_LENGTH)) : piece(o, NO_PRICE);
       o = number(o, value);
       o = byte(o, 0x7d);
     }
@@ -132,14 +140,14 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
 export function writeSnapshots(events: usize, count: i32, out: usize): i32 {
   let o = out;
   for (let k = 0; k < count; k++) {
-    const event = events + (<usize>k << 5);
+    const event = events + <usize>k * SNAPSHOT_SIZE;
     if (k != 0) o = byte(o, 0x2c);
     o = piece(o, SNAPSHOT_HEAD);
-    o = date(o, load<i32>(event));
+    o = date(o, load<i32>(event + SNAPSHOT_DAY));
     o = piece(o, TIMESTAMP_HEAD);
-    o = integer(o, <i64>load<f64>(event, 24));
+    o = integer(o, <i64>load<f64>(event + SNAPSHOT_TIMESTAMP));
     o = piece(o, BALANCE_HEAD);
-    o = copy(o, <usize>load<u32>(event, 4), load<u32>(event, 8));
+    o = copy(o, <usize>load<u32>(event + SNAPSHOT_TEXT), load<u32>(event + SNAPSHOT_TEXT_LENGTH));
     o = byte(o, 0x7d);
   }
   return <i32>(o - out);

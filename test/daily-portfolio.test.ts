@@ -1,7 +1,7 @@
 /** Daily portfolio: GET /v1/address/{address}/portfolio/daily (now pinned: L = 2025-11-20). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { A, B, C, balance, build, unix } from './helpers/fixtures.ts';
+import { A, B, C, balance, build, thrown, unix } from './helpers/fixtures.ts';
 import { UserError } from '../core/errors.ts';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 
@@ -173,6 +173,19 @@ test('a value beyond the largest double fails the build, naming the price and th
     assert.instance(error, UserError);
     assert.is((error as UserError).message, 'prices.parquet: column "usd_price": 1 row, 1e+300 times a balance of 1e+37 overflows a JSON number');
   }
+});
+
+test('finite values that add up beyond the largest double fail the build, naming the day', async () => {
+  const error = await thrown(() => build({
+    balances: [
+      balance({ address: A, block_number: 1, timestamp: ny('2025-11-19T10:00:00'), balance: '1' }),
+      balance({ address: A, block_number: 2, timestamp: ny('2025-11-19T11:00:00'), token: 'venueALp', balance: '1' }),
+    ],
+    prices: [{ chain_id: 1, token: 'uty', date: '2025-11-19', usd_price: 1e308 }, { chain_id: 1, token: 'venueALp', date: '2025-11-19', usd_price: 1e308 }],
+    tokens: zeroDecimals,
+  }));
+  assert.instance(error, UserError);
+  assert.is(error.message, 'prices.parquet: column "usd_price": the values of one wallet\'s positions on 2025-11-19 add up beyond the largest JSON number');
 });
 
 test.run();

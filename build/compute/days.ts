@@ -4,3 +4,7 @@ const MS_PER_DAY = 86_400_000;
 export function dayNumber(date: string): number {
   return Math.round(Date.parse(`${date}T00:00:00Z`) / MS_PER_DAY);
 }
+
+export function dayText(day: number): string {
+  return new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
+}

@@ -7,6 +7,7 @@
 import { UserError } from '../../core/errors.ts';
 import { priceKey, type DocumentSink, type EndOfDaySeries, type PriceBook, type TokenSeries } from '../compute/wallet-series.ts';
 import type { DocumentBytes } from './document-bytes.ts';
+import { dayText } from '../compute/days.ts';
 
 export interface DailyStats {
   /** Position rows (wallet x day x chain x token) that had no price on or before their day. */
@@ -38,6 +39,9 @@ export function dailyDocument(
   if (asOf !== null && firstDay <= lastDay) {
     const endOfDay = series.map(endOfDaySeries);
     const written = bytes.dayRows(endOfDay, firstDay, lastDay);
+    if ('failedSeries' in written && written.failedSeries === endOfDay.length) {
+      throw new UserError(`prices.parquet: column "usd_price": the values of one wallet's positions on ${dayText(written.failedDay)} add up beyond the largest JSON number`);
+    }
     if ('failedSeries' in written) {
       const one = endOfDay[written.failedSeries]!;
       const price = prices.get(priceKey(one.chainId, one.tokenIndex))!;

@@ -5,21 +5,24 @@
  * bytes back; what goes in a document is decided in build/compute/history.ts and
  * build/compute/daily.ts.
  *
- * Memory, above the module's own constants:
- * - once per thread: a prefix per (chain, token), `{"token":"<key>","chainId":<id>,"balance":`
- *   (length byte, then text), and each price series: first day i32, day count i32, then a 64-byte
- *   slot per day (price f64, text length u8, text `,"usdPerToken":<price>,"valueUsd":`);
- * - per wallet: 32 bytes per snapshot (day i32, balance text offset u32, its length u32, 1 when
- *   the balance is zero u32, amount f64, timestamp f64) and each balance text preceded by its
- *   series' prefix, series by series in transaction order; then, for the daily document, the
- *   series rewritten in day order where needed (build/compute/daily.ts), 16 bytes per series (prefix
- *   offset, price series offset or 0, snapshot count, snapshots offset), a cursor i32 per series,
- *   a scratch area for one day's values and price slots (12 bytes per series), and the output.
+ * Memory, above the module's own constants, in the layout of build/write/document-layout.ts (the
+ * one table both sides import):
+ * - once per thread: a prefix per (chain, token) and each price series with a slot per day;
+ * - per wallet: its snapshots, each balance text preceded by its series' prefix, series by series
+ *   in transaction order; then, for the daily document, the series rewritten in day order where
+ *   needed (build/write/daily-document.ts), the series table, a cursor per series, a scratch area
+ *   for one day's values and price slots, and the output.
  */
 import fs from 'node:fs';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { priceKey, type EndOfDaySeries, type PriceBook, type TokenSeries } from '../compute/wallet-series.ts';
-import { DocumentBytesJs } from './document-bytes-js.ts'; // TEMPORARY (issue 29)
+import { UserError } from '../../core/errors.ts';
+import {
+  CURSOR_SIZE, PREFIX_LENGTH, PREFIX_TEXT, PRICES_DAYS, PRICES_FIRST_DAY, PRICES_SLOTS, PRICE_SLOT_SIZE, PRICE_SLOT_TEXT,
+  PRICE_SLOT_TEXT_LENGTH, PRICE_SLOT_VALUE, SCRATCH_SLOT_SIZE, SCRATCH_VALUE_SIZE, SERIES_COUNT, SERIES_PREFIX, SERIES_PRICES,
+  SERIES_SIZE, SERIES_SNAPSHOTS, SNAPSHOT_AMOUNT, SNAPSHOT_DAY, SNAPSHOT_IS_ZERO, SNAPSHOT_SIZE, SNAPSHOT_TEXT,
+  SNAPSHOT_TEXT_LENGTH, SNAPSHOT_TIMESTAMP,
+} from './document-layout.ts';
 
 export const DOCUMENT_BYTES_WASM = new URL('./document-bytes.wasm', import.meta.url);
 
@@ -43,12 +46,10 @@ const POSITION_BYTES = 15 + 12 + 1 + 1;
 const DAY_BYTES = 1 + 9 + 10 + 18 + NUMBER_BYTES + 14 + 2;
 /** A snapshot's bytes besides its balance: `,{"date":"YYYY-MM-DD","timestamp":` (an integer) `,"balance":` ... `}`. */
 const SNAPSHOT_BYTES = 1 + 9 + 10 + 14 + 21 + 11 + 1;
-const PRICE_SLOT = 64;
 /** The module writes its fixed pieces eight bytes at a time, up to 7 bytes past their end. */
 const PIECE_SLACK = 8;
-const SNAPSHOT = 32;
 
-class WasmDocumentBytes { // TEMPORARY (issue 29): was `export class DocumentBytes`
+export class DocumentBytes {
   private readonly exports: Exports;
   private bytes!: Uint8Array;
   private view!: DataView;
@@ -68,29 +69,31 @@ class WasmDocumentBytes { // TEMPORARY (issue 29): was `export class DocumentByt
     const priceAt = new Map<string, number>();
     for (const [key, series] of prices) {
       const length = series.values.length;
-      this.reserve(at + 8 + PRICE_SLOT * length);
+      this.reserve(at + PRICES_SLOTS + PRICE_SLOT_SIZE * length);
       priceAt.set(key, at);
-      this.view.setInt32(at, series.firstDay, true);
-      this.view.setInt32(at + 4, length, true);
+      this.view.setInt32(at + PRICES_FIRST_DAY, series.firstDay, true);
+      this.view.setInt32(at + PRICES_DAYS, length, true);
       for (let day = 0; day < length; day++) {
-        const slot = at + 8 + PRICE_SLOT * day;
+        const slot = at + PRICES_SLOTS + PRICE_SLOT_SIZE * day;
         const text = `,"usdPerToken":${series.texts[day]!},"valueUsd":`;
-        if (text.length > PRICE_SLOT - 9) throw new Error(`price text ${text} is longer than its slot`);
-        this.view.setFloat64(slot, series.values[day]!, true);
-        this.bytes[slot + 8] = text.length;
-        this.writeText(text, slot + 9);
+        if (text.length > PRICE_SLOT_SIZE - PRICE_SLOT_TEXT) throw new Error(`price text ${text} is longer than its slot`);
+        this.view.setFloat64(slot + PRICE_SLOT_VALUE, series.values[day]!, true);
+        this.bytes[slot + PRICE_SLOT_TEXT_LENGTH] = text.length;
+        this.writeText(text, slot + PRICE_SLOT_TEXT);
       }
-      at += 8 + PRICE_SLOT * length;
+      at += PRICES_SLOTS + PRICE_SLOT_SIZE * length;
     }
     for (const chainId of chains) {
       for (let tokenIndex = 0; tokenIndex < TOKEN_KEYS.length; tokenIndex++) {
         const key = priceKey(chainId, tokenIndex);
         const prefix = `{"token":"${TOKEN_KEYS[tokenIndex]}","chainId":${chainId},"balance":`;
-        this.reserve(at + 1 + prefix.length);
-        this.bytes[at] = prefix.length;
-        this.writeText(prefix, at + 1);
+        // Its length is one byte: a chain ID of some 200 digits would not fit.
+        if (prefix.length > 255) throw new UserError(`tokens.parquet: column "chain_id": ${chainId} is too long to be written as a chain ID`);
+        this.reserve(at + PREFIX_TEXT + prefix.length);
+        this.bytes[at + PREFIX_LENGTH] = prefix.length;
+        this.writeText(prefix, at + PREFIX_TEXT);
         this.slots.set(key, { prefix: at, prefixLength: prefix.length, prices: priceAt.get(key) ?? 0 });
-        at += 1 + prefix.length;
+        at += PREFIX_TEXT + prefix.length;
       }
     }
     this.walletStart = align(at);
@@ -130,18 +133,18 @@ class WasmDocumentBytes { // TEMPORARY (issue 29): was `export class DocumentByt
       rowBytes += this.slot(one).prefixLength + longest + POSITION_BYTES + 2 * NUMBER_BYTES;
     }
     const table = this.free;
-    const cursors = table + 16 * count;
-    const scratch = align(cursors + 4 * count);
-    const out = scratch + 12 * count;
+    const cursors = table + SERIES_SIZE * count;
+    const scratch = align(cursors + CURSOR_SIZE * count);
+    const out = scratch + (SCRATCH_VALUE_SIZE + SCRATCH_SLOT_SIZE) * count;
     this.reserve(out + rowBytes * (lastDay - firstDay + 1) + PIECE_SLACK);
     for (let j = 0; j < count; j++) {
       const one = series[j]!;
       const slot = this.slot(one);
-      const entry = table + 16 * j;
-      this.view.setUint32(entry, slot.prefix, true);
-      this.view.setUint32(entry + 4, slot.prices, true);
-      this.view.setInt32(entry + 8, one.days.length, true);
-      this.view.setUint32(entry + 12, snapshotsAt[j]!, true);
+      const entry = table + SERIES_SIZE * j;
+      this.view.setUint32(entry + SERIES_PREFIX, slot.prefix, true);
+      this.view.setUint32(entry + SERIES_PRICES, slot.prices, true);
+      this.view.setInt32(entry + SERIES_COUNT, one.days.length, true);
+      this.view.setUint32(entry + SERIES_SNAPSHOTS, snapshotsAt[j]!, true);
     }
     const withoutPriceBefore = this.exports.positionsWithoutPrice.value as number;
     const length = this.exports.writeDays(table, count, firstDay, lastDay, out, scratch, cursors);
@@ -156,20 +159,20 @@ class WasmDocumentBytes { // TEMPORARY (issue 29): was `export class DocumentByt
     let textBytes = prefixLength * count;
     for (const balance of one.balances) textBytes += balance.length;
     const at = align(this.free);
-    let text = at + SNAPSHOT * count;
+    let text = at + SNAPSHOT_SIZE * count;
     this.reserve(text + textBytes);
     const { view } = this;
     for (let k = 0; k < count; k++) {
-      const snapshot = at + SNAPSHOT * k;
+      const snapshot = at + SNAPSHOT_SIZE * k;
       const balance = one.balances[k]!;
-      this.bytes.copyWithin(text, prefix + 1, prefix + 1 + prefixLength);
+      this.bytes.copyWithin(text, prefix + PREFIX_TEXT, prefix + PREFIX_TEXT + prefixLength);
       text += prefixLength;
-      view.setInt32(snapshot, one.days[k]!, true);
-      view.setUint32(snapshot + 4, text, true);
-      view.setUint32(snapshot + 8, balance.length, true);
-      view.setUint32(snapshot + 12, balance === '0' ? 1 : 0, true);
-      view.setFloat64(snapshot + 16, Number(balance), true);
-      view.setFloat64(snapshot + 24, timestamps === null ? 0 : timestamps[k]!, true);
+      view.setInt32(snapshot + SNAPSHOT_DAY, one.days[k]!, true);
+      view.setUint32(snapshot + SNAPSHOT_TEXT, text, true);
+      view.setUint32(snapshot + SNAPSHOT_TEXT_LENGTH, balance.length, true);
+      view.setUint32(snapshot + SNAPSHOT_IS_ZERO, balance === '0' ? 1 : 0, true);
+      view.setFloat64(snapshot + SNAPSHOT_AMOUNT, Number(balance), true);
+      view.setFloat64(snapshot + SNAPSHOT_TIMESTAMP, timestamps === null ? 0 : timestamps[k]!, true);
       text += this.writeText(balance, text);
     }
     this.free = text;
@@ -203,6 +206,3 @@ class WasmDocumentBytes { // TEMPORARY (issue 29): was `export class DocumentByt
 
 const align = (offset: number) => Math.ceil(offset / 8) * 8;
 
-// TEMPORARY (issue 29): WS_DOCUMENT_WRITER=js builds with the JavaScript writer of document-bytes-js.ts (worker threads inherit the variable); both writers have this interface.
-export type DocumentBytes = Pick<WasmDocumentBytes, keyof WasmDocumentBytes>;
-export const DocumentBytes: new (prices: PriceBook, chains: string[]) => DocumentBytes = process.env.WS_DOCUMENT_WRITER === 'js' ? DocumentBytesJs : WasmDocumentBytes;
