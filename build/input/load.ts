@@ -116,18 +116,23 @@ function balanceRowsSql(where: string): string {
 }
 
 /**
+ * Each (chain, account) with its owner on that chain. One owner is taken, so that a sub-account
+ * named twice (which the relational check refuses with its own message) does not repeat its rows.
+ */
+const OWNER_ON_CHAIN_SQL = 'SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id';
+
+/**
  * The balance rows that count for the wallets whose ids `walletIds` selects: a row counts for its
  * account's owner on the row's chain, else for the account itself (SPEC 3.1). The rows are first
  * cut by their address as written (the wallets' and their sub-accounts'), so that the costly part
  * of reading a row runs on those rows only; a sub-account of one of them that is a wallet of its
- * own on another chain is then cut by the rule. One owner per (chain, account) is taken, so that a
- * sub-account named twice (which the relational check refuses) does not also repeat its rows.
+ * own on another chain is then cut by the rule.
  */
 export function balanceRowsOfWalletsSql(walletIds: string): string {
   return `
     WITH wallets AS (${walletIds}),
     accounts AS (SELECT id FROM wallets UNION SELECT account_id FROM venue_b_accounts WHERE owner_id IN (SELECT id FROM wallets)),
-    owners AS (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id)
+    owners AS (${OWNER_ON_CHAIN_SQL})
     SELECT b.* FROM (${balanceRowsSql('b.address_as_written IN (SELECT written FROM balance_address_ids WHERE id IN (SELECT id FROM accounts))')}) b
     LEFT JOIN owners v ON v.chain_id = b.chain_id AND v.account_id = b.account
     WHERE coalesce(v.owner_id, b.account) IN (SELECT id FROM wallets)`;
@@ -143,6 +148,6 @@ export function walletsWithPositiveRowsSql(): string {
     SELECT DISTINCT coalesce(v.owner_id, a.id) AS wallet
     FROM (SELECT DISTINCT chain_id, address_as_written FROM balance_written WHERE balance > 0 AND timestamp <= $now) b
     JOIN balance_address_ids a ON a.written = b.address_as_written
-    LEFT JOIN (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id) v
+    LEFT JOIN (${OWNER_ON_CHAIN_SQL}) v
       ON v.chain_id = b.chain_id AND v.account_id = a.id`;
 }
