@@ -25,15 +25,12 @@ import { computePointsHistory } from './compute/points-history.ts';
 import { writeWallets } from './write/wallets.ts';
 import { writePoints } from './write/points.ts';
 import { writePointsHistory } from './write/points-history.ts';
-import { PointsFilePool } from './write/points-file-pool.ts';
+import { WriterPool } from './write/writer-pool.ts';
 import { writeSharedFiles } from './write/shared.ts';
 import { dayNumber } from './compute/days.ts';
 import { ManifestWriter, TreeManifest } from './write/manifest.ts';
 import { fingerprintInputs } from './input/fingerprint.ts';
 import { findUnpricedPositions, describeUnpriced } from './compute/unpriced.ts';
-
-/** Threads writing the points files (see docs/decisions.md, "Points standing"). */
-const POINTS_FILE_THREADS = 1;
 
 export interface BuildSummary {
   /** The build instant (--now) and the last closed day it gives. */
@@ -62,7 +59,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
   let claimed: ClaimedOutput | null = null;
   let inputs: OpenedInput[] = [];
   let db: Database | null = null;
-  let pointsPool: PointsFilePool | null = null;
+  let pool: WriterPool | null = null;
   /** Discarded on failure; moved into place once the tree is published. */
   let unpublishedManifest: ManifestWriter | null = null;
   const interruption = new Interruption(() => {
@@ -115,24 +112,21 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     await computePointsHistory(db);
     interruption.throwIfInterrupted();
 
-    const onManifestLines = (lines: string) => record.append(lines);
-    pointsPool = new PointsFilePool(POINTS_FILE_THREADS, work.tree, onManifestLines);
+    // One pool writes every per-wallet file (build/write/writer-pool.ts).
+    pool = new WriterPool({ root: work.tree, documentThreads: config.threads, onManifestLines: (lines) => record.append(lines) });
     progress.start('write wallets');
-    const written = await writeWallets(db, {
-      root: work.tree,
+    const written = await writeWallets(db, pool, {
       shard: config.shard,
       dailyAsOf,
       lastDay: dayNumber(config.lastClosedDay),
       prices,
-      documentThreads: config.threads,
       progress,
       signal: interruption.signal,
-      onManifestLines,
     });
     progress.start('write points');
-    const points = await writePoints(db, pointsPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
+    const points = await writePoints(db, pool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
     progress.start('write points history');
-    const pointsHistory = await writePointsHistory(db, pointsPool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
+    const pointsHistory = await writePointsHistory(db, pool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
     // Where the positions without a price are, for the warning (a query only when there are some).
     const unpriced = written.positionsWithoutPrice > 0 ? await findUnpricedPositions(db, config.lastClosedDay, config.shard) : [];
     progress.start('write shared files');
@@ -195,7 +189,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     if (interruption.signal.aborted) throw interruption.signal.reason;
     throw outOfMemory(error, config) ?? cannotWrite(error, config.outDir) ?? inputReadError(inputs, error) ?? error;
   } finally {
-    await pointsPool?.stop();
+    await pool?.stop();
     db?.close();
     unpublishedManifest?.discard();
     if (claimed) await releaseOutput(claimed);

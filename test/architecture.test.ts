@@ -124,9 +124,42 @@ test("every module every import names exists (the worker threads' and the WebAss
   }
   assert.equal(missing, []);
   const write = path.join(ROOT, 'build', 'write');
-  for (const file of ['thread-entry.js', 'document-thread.ts', 'file-thread.ts', 'points-file-thread.ts', 'document-bytes.wasm']) {
+  for (const file of ['thread-entry.js', 'document-thread.ts', 'file-thread.ts', 'document-bytes.wasm']) {
     assert.ok(fs.existsSync(path.join(write, file)), `build/write/${file}`);
   }
+});
+
+/**
+ * The files docs/architecture.md names: every path in backticks, and every file its module map
+ * lists under a folder (a name alone is looked up in the folder of its line, or of the line above).
+ */
+function filesNamedByArchitectureDoc(): string[] {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const named = new Set<string>();
+  for (const [, file] of doc.matchAll(/`([\w./-]+\/[\w.-]+\.(?:ts|js|mjs|wasm|md|json|toml))`/g)) named.add(file!);
+  const map = doc.split('## Module map')[1]!.split('```')[1]!;
+  let top = '';
+  let folder = '';
+  for (const line of map.split('\n')) {
+    const topFolder = /^([\w.-]+)\/(?=\s|$)/.exec(line);
+    const subFolder = /^ {2}([\w.-]+)\/(?=\s|$)/.exec(line);
+    if (topFolder) folder = top = topFolder[1]!;
+    else if (subFolder) folder = `${top}/${subFolder[1]}`;
+    else if (/^ {2}\S/.test(line)) folder = top;
+    // The text after the folder's column (a description may name files of other folders by path).
+    const listing = topFolder || subFolder ? line.slice(27) : line;
+    for (const [name] of listing.matchAll(/[\w./*-]+\.(?:ts|js|mjs|wasm|md)\b/g)) {
+      if (name.includes('*')) continue;
+      named.add(name.includes('/') ? name : `${folder}/${name}`);
+    }
+  }
+  return [...named];
+}
+
+test('every file docs/architecture.md names exists where it says', () => {
+  const files = filesNamedByArchitectureDoc();
+  assert.ok(files.includes('build/write/writer-pool.ts') && files.includes('build/index.ts'), files.join(' '));
+  assert.equal(files.filter((file) => !fs.existsSync(path.join(ROOT, file))), []);
 });
 
 test.run();

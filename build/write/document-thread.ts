@@ -1,8 +1,8 @@
 /**
- * A document thread: assembles both documents of each wallet of a batch (history, then daily)
- * into one buffer and hands it to the file thread. Assembling (JavaScript, and the WebAssembly
- * module of document-bytes.ts) runs on as many threads as there are cores; writing is kernel
- * work that runs best from one thread (see file-thread.ts).
+ * A document thread of the writer pool (writer-pool.ts): assembles both documents of each wallet
+ * of a batch (history, then daily) into one buffer and hands it to the file thread. Assembling
+ * (JavaScript, and the WebAssembly module of document-bytes.ts) runs on as many threads as there
+ * are cores; writing is kernel work that runs best from one thread (see file-thread.ts).
  */
 import crypto from 'node:crypto';
 import { parentPort, type MessagePort } from 'node:worker_threads';
@@ -23,7 +23,8 @@ export interface DocumentSetup {
 }
 
 export type DocumentRequest =
-  | { type: 'setup'; setup: DocumentSetup; files: MessagePort }
+  | { type: 'port'; files: MessagePort }
+  | { type: 'setup'; setup: DocumentSetup }
   | { type: 'batch'; id: number; batch: WalletBatch; sample: boolean };
 
 /** A batch's documents, as they go to the file thread. */
@@ -97,10 +98,13 @@ function sha256(bytes: Uint8Array): string {
 }
 
 parentPort?.on('message', (request: DocumentRequest) => {
+  if (request.type === 'port') {
+    files = request.files;
+    return;
+  }
   if (request.type === 'setup') {
     setup = request.setup;
     documentBytes = new DocumentBytes(setup.prices, setup.format.chains);
-    files = request.files;
     return;
   }
   let assembled: AssembledBatch;

@@ -1,31 +1,56 @@
 /**
- * The file thread: writes the wallet files of assembled batches, one batch after another, with
- * synchronous calls, and reports each batch to the main thread. One thread writes because the
+ * The file thread: writes every per-wallet file of the tree, one batch after another, with
+ * synchronous calls, and reports each batch to the main thread. The wallet documents come
+ * assembled from the document threads (document-thread.ts, over ports); the points documents come
+ * assembled from the main thread (points.ts, points-history.ts). One thread writes because the
  * kernel does not write faster from two: on this 2-core VM, two threads writing the 200,000 files
  * of 100k wallets took as long as one and burned twice the system CPU, CPU that the document
- * threads need (README, Scale).
+ * threads need (bench/MEASUREMENTS.md).
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { AssembledBatch } from './document-thread.ts';
-import { ADDRESS_DIR } from '../../tree/layout.ts';
+import { ADDRESS_DIR, POINTS_FILE_NAME, POINTS_HISTORY_DIR_NAME, POINTS_HISTORY_FILE_NAME, pointsFile, pointsHistoryFile } from '../../tree/layout.ts';
 
-export type FileRequest = { type: 'setup'; root: string } | { type: 'documents'; port: MessagePort };
+/** Which points document of a wallet a batch holds: its points standing, or its points history. */
+export type PointsDocumentKind = 'standing' | 'history';
+
+/** A batch of points documents, assembled on the main thread. */
+export interface PointsBatch {
+  /** Numbered by the pool in submission order, with the wallet batches (the manifest's order). */
+  id: number;
+  kind: PointsDocumentKind;
+  wallets: string[];
+  /** 1 for a wallet whose folder must be made (no balance history), else 0. */
+  newFolders: Uint8Array;
+  /** Where each wallet's document ends in `bytes`. */
+  ends: Uint32Array;
+  /** The documents one after another (ASCII: a character is a byte). */
+  bytes: ArrayBuffer;
+}
+
+export type FileRequest =
+  | { type: 'setup'; root: string; manifest: boolean }
+  | { type: 'documents'; port: MessagePort }
+  | { type: 'points'; batch: PointsBatch };
 
 export interface FileReply {
   id: number;
   files: number;
   bytes: number;
   positionsWithoutPrice: number;
+  /** `<sha256>  <path>` lines of the batch's files, when a manifest is asked for. */
   manifestLines: string;
   failure: string | null;
 }
 
 let addressDir = '';
+let manifest = false;
 
 /** Each wallet's folder and its `portfolio` folder, then its two files (the layout of tree/layout.ts). */
-function write(batch: AssembledBatch): FileReply {
+function writeWalletDocuments(batch: AssembledBatch): FileReply {
   const bytes = new Uint8Array(batch.bytes);
   let start = 0;
   for (let w = 0; w < batch.wallets.length; w++) {
@@ -38,18 +63,48 @@ function write(batch: AssembledBatch): FileReply {
     fs.writeFileSync(path.join(folder, 'portfolio', 'daily.json'), bytes.subarray(historyEnd, dailyEnd));
     start = dailyEnd;
   }
+  // The document threads hashed these documents: they had them in hand.
   return { id: batch.id, files: 2 * batch.wallets.length, bytes: start, positionsWithoutPrice: batch.positionsWithoutPrice, manifestLines: batch.manifestLines, failure: null };
 }
 
-function onBatch(batch: AssembledBatch): void {
+/**
+ * One `points.json` (or `points/history.json`) per wallet folder. The folder of a wallet with
+ * balance history exists already (the wallet stage made it); the folder of a participant without
+ * history is made here; the history's `points/` folder is made beside its points file.
+ */
+function writePointsDocuments(batch: PointsBatch): FileReply {
+  const { kind } = batch;
+  const bytes = new Uint8Array(batch.bytes);
+  let manifestLines = '';
+  let start = 0;
+  for (let w = 0; w < batch.wallets.length; w++) {
+    let folder = path.join(addressDir, batch.wallets[w]!);
+    if (batch.newFolders[w] === 1) fs.mkdirSync(folder);
+    if (kind === 'history') {
+      folder = path.join(folder, POINTS_HISTORY_DIR_NAME);
+      fs.mkdirSync(folder);
+    }
+    const document = bytes.subarray(start, batch.ends[w]!);
+    fs.writeFileSync(path.join(folder, kind === 'history' ? POINTS_HISTORY_FILE_NAME : POINTS_FILE_NAME), document);
+    if (manifest) {
+      const file = kind === 'history' ? pointsHistoryFile(batch.wallets[w]!) : pointsFile(batch.wallets[w]!);
+      manifestLines += `${crypto.createHash('sha256').update(document).digest('hex')}  ${file}\n`;
+    }
+    start = batch.ends[w]!;
+  }
+  return { id: batch.id, files: batch.wallets.length, bytes: start, positionsWithoutPrice: 0, manifestLines, failure: null };
+}
+
+/** Writes a batch and reports it; a failure (here or in the document thread) is reported, not thrown. */
+function settle(id: number, failure: string | null, write: () => FileReply): void {
   let reply: FileReply;
-  if (batch.failure !== null) {
-    reply = { id: batch.id, files: 0, bytes: 0, positionsWithoutPrice: 0, manifestLines: '', failure: batch.failure };
+  if (failure !== null) {
+    reply = { id, files: 0, bytes: 0, positionsWithoutPrice: 0, manifestLines: '', failure };
   } else {
     try {
-      reply = write(batch);
+      reply = write();
     } catch (error) {
-      reply = { id: batch.id, files: 0, bytes: 0, positionsWithoutPrice: 0, manifestLines: '', failure: error instanceof Error ? error.stack ?? error.message : String(error) };
+      reply = { id, files: 0, bytes: 0, positionsWithoutPrice: 0, manifestLines: '', failure: error instanceof Error ? error.stack ?? error.message : String(error) };
     }
   }
   parentPort!.postMessage(reply);
@@ -58,8 +113,11 @@ function onBatch(batch: AssembledBatch): void {
 parentPort?.on('message', (request: FileRequest) => {
   if (request.type === 'setup') {
     addressDir = path.join(request.root, ...ADDRESS_DIR.split('/'));
+    manifest = request.manifest;
     fs.mkdirSync(addressDir, { recursive: true });
+  } else if (request.type === 'documents') {
+    request.port.on('message', (batch: AssembledBatch) => settle(batch.id, batch.failure, () => writeWalletDocuments(batch)));
   } else {
-    request.port.on('message', onBatch);
+    settle(request.batch.id, null, () => writePointsDocuments(request.batch));
   }
 });

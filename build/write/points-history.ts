@@ -1,7 +1,7 @@
 /**
  * Stage 6, write the points histories: one ordered stream of every participant's days
  * (build/compute/points-history.ts), a wallet's rows contiguous by season then day, assembled here
- * into its document and packed into batches for the points file threads (points-file-pool.ts),
+ * into its document and packed into batches for the writer pool's file thread (writer-pool.ts),
  * which write `points/history.json` beside the wallet's `points.json`. Only a few batches are ever
  * held in memory.
  */
@@ -11,16 +11,17 @@ import { shardFilterSql } from '../compute/shard-filter.ts';
 import { pointsHistorySql } from '../compute/points-history.ts';
 import { countParticipants, seasonFactsOf } from '../compute/points.ts';
 import { checkSamplePointsHistory } from './check-output.ts';
-import { PointsStage, type PointsFilePool, type PointsWriteOptions, type PointsWriteResult } from './points-file-pool.ts';
-import type { PointsBatch } from './points-file-thread.ts';
+import { PointsStage, type PointsWriteOptions, type PointsWriteResult } from './points-stage.ts';
+import type { WriterPool } from './writer-pool.ts';
+import type { PointsBatch } from './file-thread.ts';
 
 /** A batch is handed over at this many wallets or this many bytes (a season of days is about 12 KB). */
 const BATCH_WALLETS = 4_000;
 const BATCH_BYTES = 4_000_000;
 const MS_PER_DAY = 86_400_000;
 
-/** Streams the histories into `pool` and waits for every file (the pool's threads stay for the build to stop). */
-export async function writePointsHistory(db: Database, pool: PointsFilePool, options: PointsWriteOptions): Promise<PointsWriteResult> {
+/** Streams the histories into `pool` and waits for every file (the pool stays until the build stops). */
+export async function writePointsHistory(db: Database, pool: WriterPool, options: PointsWriteOptions): Promise<PointsWriteResult> {
   const inShard = shardFilterSql(options.shard, 'w.address');
   const facts = seasonFactsOf(options.leaderboards);
   const dates = new Map<number, string>();
@@ -93,7 +94,7 @@ export async function writePointsHistory(db: Database, pool: PointsFilePool, opt
 
 /**
  * A batch's documents written straight into one buffer as they are assembled (ASCII: a character
- * is a byte), the buffer then handed to a file thread as it is: a document built up as a string
+ * is a byte), the buffer then handed to the file thread as it is: a document built up as a string
  * of a few hundred pieces first cost more in garbage collection than all the rest of the stage.
  */
 class HistoryBatch {

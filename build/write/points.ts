@@ -1,7 +1,7 @@
 /**
  * Stage 5, write the points standings: one ordered stream of every participant's season rows
  * (build/compute/points.ts), a wallet's rows contiguous, assembled here into its document and
- * packed into batches for the points file threads (points-file-pool.ts). Only a few batches are
+ * packed into batches for the writer pool's file thread (writer-pool.ts). Only a few batches are
  * ever held in memory.
  */
 import type { DuckDBVector } from '@duckdb/node-api';
@@ -9,14 +9,15 @@ import type { Database } from '../database.ts';
 import { PointsStandingSchema, type PointsStanding, type SeasonStanding } from '../../schemas/points.ts';
 import { shardFilterSql } from '../compute/shard-filter.ts';
 import { countParticipants, seasonFactsOf, standingRow, standingsSql } from '../compute/points.ts';
-import type { PointsBatch } from './points-file-thread.ts';
-import { PointsStage, type PointsFilePool, type PointsWriteOptions, type PointsWriteResult } from './points-file-pool.ts';
+import type { PointsBatch } from './file-thread.ts';
+import { PointsStage, type PointsWriteOptions, type PointsWriteResult } from './points-stage.ts';
+import type { WriterPool } from './writer-pool.ts';
 
 /** Wallets per batch: about 400 KB of documents at two seasons each. */
 const BATCH_WALLETS = 4_000;
 
-/** Streams the standings into `pool` and waits for every file (the pool's threads stay for the histories). */
-export async function writePoints(db: Database, pool: PointsFilePool, options: PointsWriteOptions): Promise<PointsWriteResult> {
+/** Streams the standings into `pool` and waits for every file (the pool's file thread stays for the histories). */
+export async function writePoints(db: Database, pool: WriterPool, options: PointsWriteOptions): Promise<PointsWriteResult> {
   const inShard = shardFilterSql(options.shard, 'p.address');
   const facts = seasonFactsOf(options.leaderboards);
   const stage = new PointsStage<BatchBuilder>(pool, 'points standings', await countParticipants(db, options.shard), options.progress, (first) =>

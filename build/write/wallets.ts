@@ -1,8 +1,8 @@
 /**
  * Stage 4, write the wallets: one ordered stream over the snapshots table (read in ranges of
  * wallets, see sliceStream). A wallet's rows are contiguous, so wallets are packed into batches
- * as their rows pass and handed to the writer pool (document threads assemble, one file thread
- * writes). Only a few batches are ever held in memory.
+ * as their rows pass and handed to the writer pool (writer-pool.ts: document threads assemble,
+ * one file thread writes). Only a few batches are ever held in memory.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
@@ -14,18 +14,15 @@ import { chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletOfSer
 import { WalletBatchBuilder, type AmountFormat } from './wallet-batch.ts';
 import { limbColumnsSql } from '../compute/exact-amount.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
-import { WriterPool } from './writer-pool.ts';
+import type { WriterPool } from './writer-pool.ts';
 
 export interface WalletWriteOptions {
-  root: string;
   shard: Shard | null;
   dailyAsOf: string | null;
   lastDay: number;
   prices: PriceBook;
-  documentThreads: number;
   progress: Progress;
   signal: AbortSignal;
-  onManifestLines?: (lines: string) => void;
 }
 
 export interface WalletWriteResult {
@@ -45,7 +42,8 @@ const BATCH_SNAPSHOTS = 4_000;
 /** One batch in this many has its first wallet's documents checked against the schemas. */
 const SAMPLE_EVERY_BATCHES = 50;
 
-export async function writeWallets(db: Database, options: WalletWriteOptions): Promise<WalletWriteResult> {
+/** Streams the wallets into `pool`, waits for every file, then stops the pool's document threads. */
+export async function writeWallets(db: Database, pool: WriterPool, options: WalletWriteOptions): Promise<WalletWriteResult> {
   const walletSql = walletOfSeriesSql('s.series');
   const inShard = options.shard === null ? 'true' : `${walletSql} IN (SELECT id FROM addresses WHERE ${shardFilterSql(options.shard, 'address')})`;
   const [{ wallets: total } = { wallets: 0 }] = await db.rows<{ wallets: number }>(
@@ -54,18 +52,14 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
   const format = await loadAmountFormat(db);
   const addresses = await AddressCursor.open(db);
 
-  const pool = new WriterPool(
-    options.documentThreads,
-    options.root,
-    { dailyAsOf: options.dailyAsOf, lastDay: options.lastDay, prices: options.prices, format, manifest: Boolean(options.onManifestLines) },
-    options.onManifestLines,
-  );
+  pool.setUpDocuments({ dailyAsOf: options.dailyAsOf, lastDay: options.lastDay, prices: options.prices, format });
+  const [filesBefore, bytesBefore, unpricedBefore] = [pool.files, pool.bytes, pool.positionsWithoutPrice];
   let done = 0;
   let batches = 0;
   const builder = new WalletBatchBuilder();
   const submit = async () => {
     done += builder.walletCount;
-    await pool.submit(builder.take(), batches++ % SAMPLE_EVERY_BATCHES === 0);
+    await pool.submitWallets(builder.take(), batches++ % SAMPLE_EVERY_BATCHES === 0);
     options.progress.tick(done, total, 'wallets');
   };
   let slices: SnapshotStream | null = null;
@@ -102,15 +96,16 @@ export async function writeWallets(db: Database, options: WalletWriteOptions): P
       }
     }
     if (builder.walletCount > 0) await submit();
+    await pool.drain();
   } finally {
     addresses.close();
     await slices?.close();
-    await pool.close();
+    await pool.stopDocumentThreads();
   }
   // A stream that ends early does so without an error (see build/compute/leaderboards.ts): a tree
   // missing wallets must not be published.
   if (done !== total) throw new Error(`the snapshot stream ended after ${done} of ${total} wallets`);
-  return { wallets: done, files: pool.files, bytes: pool.bytes, positionsWithoutPrice: pool.positionsWithoutPrice };
+  return { wallets: done, files: pool.files - filesBefore, bytes: pool.bytes - bytesBefore, positionsWithoutPrice: pool.positionsWithoutPrice - unpricedBefore };
 }
 
 /**

@@ -1,75 +1,127 @@
 /**
- * The threads that turn batches into files: document threads (document-thread.ts) assemble,
- * round-robin, and pass their buffers straight to one file thread (file-thread.ts), which
- * writes them and reports each batch here. At most two batches per document thread are in
- * flight (counted until written), so the streaming side waits instead of queuing documents.
+ * The build's one pool of writing threads, for every per-wallet file of the tree: document threads
+ * (document-thread.ts) assemble the wallets' documents, round-robin, and pass their buffers
+ * straight to the one file thread (file-thread.ts); the points stages assemble their documents on
+ * the main thread and hand them to the file thread directly. The file thread writes each batch and
+ * reports it here. At most two batches per thread are in flight (counted until written), so the
+ * streaming side waits instead of queuing documents. Batches are numbered in submission order and
+ * their manifest lines released in that order, so that two builds write the same manifest.
+ *
+ * The build starts the pool before the wallet stage; the document threads stop once the wallets
+ * are written, the file thread when the build ends.
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { UserError } from '../../core/errors.ts';
 import { transferList, type WalletBatch } from './wallet-batch.ts';
 import { InBatchOrder } from './manifest-order.ts';
 import type { DocumentRequest, DocumentSetup } from './document-thread.ts';
-import type { FileReply, FileRequest } from './file-thread.ts';
+import type { FileReply, FileRequest, PointsBatch } from './file-thread.ts';
 
 const PENDING_PER_THREAD = 2;
 
 const startThread = (module: string) => new Worker(new URL('./thread-entry.js', import.meta.url), { workerData: { module } });
 
+interface Thread {
+  worker: Worker;
+  /** Batches handed to this thread and not yet written. */
+  pending: number;
+}
+
+export interface WriterPoolOptions {
+  root: string;
+  documentThreads: number;
+  onManifestLines?: (lines: string) => void;
+}
+
 export class WriterPool {
   files = 0;
   bytes = 0;
   positionsWithoutPrice = 0;
-  private readonly fileThread: Worker;
-  private readonly documentThreads: { worker: Worker; pending: number }[];
-  private readonly waiting = new Map<number, { thread: { pending: number }; resolve: () => void }>();
+  private readonly fileThread: Thread;
+  private documentThreads: Thread[];
+  private readonly manifest: boolean;
+  private readonly manifestLines: InBatchOrder | null;
+  private readonly waiting = new Map<number, { thread: Thread; resolve: () => void }>();
   private readonly inFlight = new Set<Promise<void>>();
   private nextThread = 0;
   private nextId = 0;
   private failure: Error | null = null;
-  private readonly manifestLines: InBatchOrder | null;
 
-  constructor(documentThreads: number, root: string, setup: DocumentSetup, onManifestLines?: (lines: string) => void) {
-    this.manifestLines = onManifestLines ? new InBatchOrder(onManifestLines) : null;
-    this.fileThread = startThread('./file-thread.ts');
-    this.fileThread.postMessage({ type: 'setup', root } satisfies FileRequest);
-    this.fileThread.on('message', (reply: FileReply) => this.settle(reply));
-    this.fileThread.on('error', (error) => this.fail(error));
-    this.documentThreads = Array.from({ length: documentThreads }, () => {
+  constructor(options: WriterPoolOptions) {
+    this.manifest = Boolean(options.onManifestLines);
+    this.manifestLines = options.onManifestLines ? new InBatchOrder(options.onManifestLines) : null;
+    this.fileThread = { worker: startThread('./file-thread.ts'), pending: 0 };
+    this.fileThread.worker.postMessage({ type: 'setup', root: options.root, manifest: this.manifest } satisfies FileRequest);
+    this.fileThread.worker.on('message', (reply: FileReply) => this.settle(reply));
+    this.fileThread.worker.on('error', (error) => this.fail(error));
+    this.documentThreads = Array.from({ length: options.documentThreads }, () => {
       const worker = startThread('./document-thread.ts');
       const channel = new MessageChannel();
-      worker.postMessage({ type: 'setup', setup, files: channel.port1 } satisfies DocumentRequest, [channel.port1]);
-      this.fileThread.postMessage({ type: 'documents', port: channel.port2 } satisfies FileRequest, [channel.port2]);
+      worker.postMessage({ type: 'port', files: channel.port1 } satisfies DocumentRequest, [channel.port1]);
+      this.fileThread.worker.postMessage({ type: 'documents', port: channel.port2 } satisfies FileRequest, [channel.port2]);
       worker.on('error', (error) => this.fail(error));
       return { worker, pending: 0 };
     });
   }
 
-  /** Hands a batch to the next document thread, waiting while it has two batches unwritten. */
-  async submit(batch: WalletBatch, sample: boolean): Promise<void> {
-    this.throwIfFailed();
+  /** What the document threads need to assemble wallets' documents; before the first wallet batch. */
+  setUpDocuments(setup: Omit<DocumentSetup, 'manifest'>): void {
+    for (const thread of this.documentThreads) {
+      thread.worker.postMessage({ type: 'setup', setup: { ...setup, manifest: this.manifest } } satisfies DocumentRequest);
+    }
+  }
+
+  /** Hands a wallet batch to the next document thread, waiting while it has two batches unwritten. */
+  async submitWallets(batch: WalletBatch, sample: boolean): Promise<void> {
+    if (this.documentThreads.length === 0) throw new Error('the document threads have stopped');
     const thread = this.documentThreads[this.nextThread++ % this.documentThreads.length]!;
+    await this.dispatch(thread, this.nextBatchId(), (id) =>
+      thread.worker.postMessage({ type: 'batch', id, batch, sample } satisfies DocumentRequest, transferList(batch)));
+  }
+
+  /** The id of the next batch: its place in the manifest (a points batch carries it). */
+  nextBatchId(): number {
+    return this.nextId++;
+  }
+
+  /** Hands an assembled points batch to the file thread, waiting while it has two such batches unwritten. */
+  async submitPoints(batch: PointsBatch): Promise<void> {
+    await this.dispatch(this.fileThread, batch.id, () =>
+      this.fileThread.worker.postMessage({ type: 'points', batch } satisfies FileRequest, [batch.bytes, batch.ends.buffer as ArrayBuffer, batch.newFolders.buffer as ArrayBuffer]));
+  }
+
+  /** Waits for every batch submitted so far to be written. */
+  async drain(): Promise<void> {
+    await Promise.all(this.inFlight);
+    this.throwIfFailed();
+  }
+
+  /** Once the wallets are written: their threads' memory (price book, buffers) is not needed by the later stages. */
+  async stopDocumentThreads(): Promise<void> {
+    const threads = this.documentThreads;
+    this.documentThreads = [];
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+  }
+
+  /** Stops every thread at once (also after a failure elsewhere); stopping twice is harmless. */
+  async stop(): Promise<void> {
+    await this.stopDocumentThreads();
+    await this.fileThread.worker.terminate();
+  }
+
+  private async dispatch(thread: Thread, id: number, post: (id: number) => void): Promise<void> {
+    this.throwIfFailed();
     while (thread.pending >= PENDING_PER_THREAD) {
       await Promise.race(this.inFlight);
       this.throwIfFailed();
     }
-    const id = this.nextId++;
     thread.pending++;
     const task = new Promise<void>((resolve) => {
       this.waiting.set(id, { thread, resolve });
-      thread.worker.postMessage({ type: 'batch', id, batch, sample } satisfies DocumentRequest, transferList(batch));
+      post(id);
     });
     this.inFlight.add(task);
     void task.finally(() => this.inFlight.delete(task));
-  }
-
-  /** Waits for every batch to be written, then stops the threads. */
-  async close(): Promise<void> {
-    try {
-      await Promise.all(this.inFlight);
-      this.throwIfFailed();
-    } finally {
-      await Promise.all([this.fileThread, ...this.documentThreads.map((thread) => thread.worker)].map((worker) => worker.terminate()));
-    }
   }
 
   private settle(reply: FileReply): void {
@@ -78,7 +130,7 @@ export class WriterPool {
     this.waiting.delete(reply.id);
     entry.thread.pending--;
     if (reply.failure !== null) {
-      this.failure ??= reply.failure.startsWith('user:') ? new UserError(reply.failure.slice(5)) : new Error(`wallet document or file thread: ${reply.failure}`);
+      this.failure ??= reply.failure.startsWith('user:') ? new UserError(reply.failure.slice(5)) : new Error(`document or file thread: ${reply.failure}`);
     } else {
       this.files += reply.files;
       this.bytes += reply.bytes;

@@ -1,0 +1,59 @@
+import type { Progress } from '../../core/progress.ts';
+import type { Shard } from '../../core/shard.ts';
+import type { Leaderboard } from '../../schemas/leaderboard.ts';
+import type { PointsBatch } from './file-thread.ts';
+import type { WriterPool } from './writer-pool.ts';
+
+export interface PointsWriteOptions {
+  shard: Shard | null;
+  leaderboards: Leaderboard[];
+  progress: Progress;
+  signal: AbortSignal;
+}
+
+export interface PointsWriteResult {
+  participants: number;
+  files: number;
+  bytes: number;
+}
+
+/** One batch in this many has its first document checked against the schema. */
+const SAMPLE_EVERY_BATCHES = 10;
+
+/**
+ * One points stage's batches into the writer pool (the standings, or the histories): numbered by
+ * the pool, one in SAMPLE_EVERY_BATCHES checked by `checkFirst`, progress ticked, the stage's own
+ * files and bytes counted; `result` refuses a stream that ended before every participant (a stream
+ * that ends early does so without an error, see build/compute/leaderboards.ts, and a tree missing
+ * participants must not be published).
+ */
+export class PointsStage<B extends { walletCount: number; take(id: number): PointsBatch }> {
+  private done = 0;
+  private batches = 0;
+  private readonly filesBefore: number;
+  private readonly bytesBefore: number;
+
+  constructor(
+    private readonly pool: WriterPool,
+    private readonly documents: string,
+    private readonly total: number,
+    private readonly progress: Progress,
+    private readonly checkFirst: (batch: B) => void,
+  ) {
+    this.filesBefore = pool.files;
+    this.bytesBefore = pool.bytes;
+  }
+
+  async submit(batch: B): Promise<void> {
+    if (this.batches++ % SAMPLE_EVERY_BATCHES === 0) this.checkFirst(batch);
+    this.done += batch.walletCount;
+    await this.pool.submitPoints(batch.take(this.pool.nextBatchId()));
+    this.progress.tick(this.done, this.total, 'participants');
+  }
+
+  /** Once the pool is drained. */
+  result(): PointsWriteResult {
+    if (this.done !== this.total) throw new Error(`the stream of ${this.documents} ended after ${this.done} of ${this.total} participants`);
+    return { participants: this.done, files: this.pool.files - this.filesBefore, bytes: this.pool.bytes - this.bytesBefore };
+  }
+}
