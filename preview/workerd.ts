@@ -23,8 +23,8 @@ import { POINTER_CACHE_CONTROL, POINTER_KEY, versionPrefix } from '../tree/bucke
 import { JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
 import { Progress } from '../core/progress.ts';
 import { readCheckedTree } from '../publish/publish-tree.ts';
-import { manifestText, readTreeFile, versionIdOf } from '../publish/read-tree.ts';
-import { blobObject, fileObject } from '../publish/stored-object.ts';
+import { manifestText, versionIdOf } from '../publish/read-tree.ts';
+import { storedObject } from '../publish/tree-file-pool.ts';
 import { createStorageClient } from '../publish/storage.ts';
 import { parseLocation, describe } from '../publish/location.ts';
 import { readPointer } from '../publish/live-pointer.ts';
@@ -303,7 +303,7 @@ interface LocalBucket {
 /**
  * The tree into the local bucket as `publish` stores it, by publish's own code: read, hashed and
  * checked against the build's records (readCheckedTree), then each file's object and each blob
- * of closed months (stored-object.ts). Returns the version id publish would give it.
+ * of closed months (stored-object.ts, made on publish's tree-file threads). Returns the version id publish would give it.
  */
 async function loadTree(bucket: LocalBucket, dir: string): Promise<string> {
   const tree = await readCheckedTree({ dir, progress: new Progress('quiet') });
@@ -311,13 +311,12 @@ async function loadTree(bucket: LocalBucket, dir: string): Promise<string> {
   const limit = pLimit(LOAD_CONCURRENCY);
   const blobs = new Set<string>();
   await Promise.all(tree.files.map((file) => limit(async () => {
-    const { bytes } = await readTreeFile(tree.dir, file.path);
     if (file.blob && !blobs.has(file.blob.sha256)) {
       blobs.add(file.blob.sha256);
-      const blob = await blobObject(file, bytes);
+      const blob = await storedObject(tree.dir, dir, version, file, 'blob');
       await putStored(bucket, blob.key, blob);
     }
-    const object = await fileObject(version, file, bytes);
+    const object = await storedObject(tree.dir, dir, version, file, 'file');
     await putStored(bucket, object.key, object);
   })));
   return version;

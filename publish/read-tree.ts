@@ -6,37 +6,21 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
+import { resolveInTree, type TreeFile } from './tree-file.ts';
+import { describeFiles } from './tree-file-pool.ts';
 import { UserError, messageOf } from '../core/errors.ts';
 import { ADDRESS_DIR, META_FILE } from '../tree/layout.ts';
 import { MANIFEST_DIR } from '../tree/manifest-files.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { isPublished } from '../tree/bucket.ts';
-import { closedMonthsSpan } from '../tree/daily-rows.ts';
 
-export interface TreeFile {
-  /** Tree-relative, with forward slashes. */
-  path: string;
-  size: number;
-  /** Modification time in whole milliseconds since the epoch. */
-  mtimeMs: number;
-  /** Hex sha256 of the file's (uncompressed) bytes. */
-  sha256: string;
-  /** For a daily document stored in two parts: its closed months' bytes, stored as a blob. */
-  blob?: BlobPart;
-}
+export type { BlobPart, TreeFile } from './tree-file.ts';
+export { storedSize } from './tree-file.ts';
 
-/** `length` bytes of a file from offset `at`, stored as the blob named by their sha256. */
-export interface BlobPart {
-  sha256: string;
-  at: number;
-  length: number;
-}
-
-/** The bytes of the file stored under the version: all of it, or what its blob leaves. */
-export const storedSize = (file: TreeFile) => file.size - (file.blob?.length ?? 0);
-
-/** Files read and hashed at once: enough to keep both cores' digests busy while others are read. */
-const READ_CONCURRENCY = 16;
+/** Files per task of the tree-file threads: enough that handing a task over costs little. */
+const DESCRIBE_BATCH = 64;
+/** Tasks handed to the threads at once: each thread has the next one waiting, and an interruption stops the rest. */
+const DESCRIBE_TASKS_IN_FLIGHT = 8;
 
 /** The tree's `_snapshot/meta.json`: publishing a folder without one is refused. */
 export async function readMeta(dir: string): Promise<SnapshotMeta> {
@@ -61,8 +45,8 @@ export async function readMeta(dir: string): Promise<SnapshotMeta> {
 
 /**
  * Every file to publish, sorted by path, each hashed, and each daily document reaching back
- * before the month of `lastClosedDay` with its closed months' span hashed too. `onFile` counts
- * progress.
+ * before the month of `lastClosedDay` with its closed months' span hashed too (on the tree-file
+ * threads). `onFile` counts progress, and may throw to stop.
  */
 export async function readTree(dir: string, lastClosedDay: string, onFile: (done: number, total: number) => void): Promise<{ files: TreeFile[]; unpublished: string[] }> {
   const paths: string[] = [];
@@ -74,38 +58,29 @@ export async function readTree(dir: string, lastClosedDay: string, onFile: (done
     (isPublished(treePath) ? paths : unpublished).push(treePath);
   }
   paths.sort();
-  const limit = pLimit(READ_CONCURRENCY);
+  const batches: string[][] = [];
+  for (let start = 0; start < paths.length; start += DESCRIBE_BATCH) batches.push(paths.slice(start, start + DESCRIBE_BATCH));
+  const limit = pLimit(DESCRIBE_TASKS_IN_FLIGHT);
   let done = 0;
-  const files = await Promise.all(
-    paths.map((treePath) =>
+  let stopped = false;
+  const described = await Promise.all(
+    batches.map((batch) =>
       limit(async () => {
-        const { bytes, size, mtimeMs } = await readTreeFile(dir, treePath);
-        const file: TreeFile = { path: treePath, size, mtimeMs, sha256: await sha256Hex(bytes) };
-        const span = closedMonthsSpan(treePath, bytes, lastClosedDay);
-        if (span) file.blob = { ...span, sha256: await sha256Hex(bytes.subarray(span.at, span.at + span.length)) };
-        onFile(++done, paths.length);
-        return file;
+        if (stopped) return [];
+        try {
+          const files = await describeFiles(dir, batch, lastClosedDay);
+          done += batch.length;
+          onFile(done, paths.length);
+          return files;
+        } catch (error) {
+          // The batches still queued return at once (an interruption, or a file that cannot be read).
+          stopped = true;
+          throw error;
+        }
       }),
     ),
   );
-  return { files, unpublished };
-}
-
-/** Bytes, size and mtime from one open descriptor, so that the three describe the same file. */
-export async function readTreeFile(dir: string, treePath: string): Promise<{ bytes: Buffer; size: number; mtimeMs: number }> {
-  const handle = await fs.open(resolveInTree(dir, treePath), 'r');
-  try {
-    const stat = await handle.stat();
-    const bytes = await handle.readFile();
-    return { bytes, size: bytes.length, mtimeMs: Math.floor(stat.mtimeMs) };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** WebCrypto's digest runs on libuv's thread pool, so both cores hash. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  return Buffer.from(await crypto.subtle.digest('SHA-256', bytes)).toString('hex');
+  return { files: described.flat(), unpublished };
 }
 
 /**
@@ -165,9 +140,4 @@ export function shardedVersionIdOf(lastClosedDay: string, count: number, build: 
 /** A file every shard of a build writes with the same bytes (not a wallet's, not a shard's own record). */
 export function isSharedFile(treePath: string): boolean {
   return !treePath.startsWith(`${ADDRESS_DIR}/`) && !treePath.startsWith(`${MANIFEST_DIR}/`);
-}
-
-/** The file of a tree path (always `/`-separated) under the tree folder `dir`. */
-function resolveInTree(dir: string, treePath: string): string {
-  return path.join(dir, ...treePath.split('/'));
 }

@@ -7,7 +7,7 @@
 import { BLOB_CONTENT_TYPE, blobKey, contentTypeOf, isCompressible, OBJECT_CACHE_CONTROL, versionPrefix } from '../tree/bucket.ts';
 import { restOf } from '../tree/daily-rows.ts';
 import { gzip } from './compress.ts';
-import type { TreeFile } from './read-tree.ts';
+import type { TreeFile } from './tree-file.ts';
 
 export interface StoredObject {
   /** The key under the bucket's prefix: `versions/<version>/<tree path>` or `blobs/<sha256>`. */
@@ -35,21 +35,21 @@ export function fileMetadata(file: TreeFile): Pick<StoredObject, 'httpMetadata' 
 }
 
 /** `bytes`: the whole file, as hashed into `file`. */
-export async function fileObject(version: string, file: TreeFile, bytes: Uint8Array): Promise<StoredObject> {
+export function fileObject(version: string, file: TreeFile, bytes: Uint8Array): StoredObject {
   const stored = file.blob ? restOf(bytes, file.blob) : bytes;
   return {
     key: `${versionPrefix(version)}${file.path}`,
-    body: isCompressible(file.path) ? await gzip(stored) : stored,
+    body: isCompressible(file.path) ? gzip(stored) : stored,
     ...fileMetadata(file),
   };
 }
 
 /** The closed months' blob of a daily document in two parts (`file.blob` set). */
-export async function blobObject(file: TreeFile, bytes: Uint8Array): Promise<StoredObject> {
+export function blobObject(file: TreeFile, bytes: Uint8Array): StoredObject {
   const blob = file.blob!;
   return {
     key: blobKey(blob.sha256),
-    body: await gzip(bytes.subarray(blob.at, blob.at + blob.length)),
+    body: gzip(bytes.subarray(blob.at, blob.at + blob.length)),
     httpMetadata: { contentType: BLOB_CONTENT_TYPE, cacheControl: OBJECT_CACHE_CONTROL, contentEncoding: 'gzip' },
     customMetadata: { sha256: blob.sha256, size: String(blob.length) },
   };

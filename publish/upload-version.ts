@@ -7,11 +7,11 @@
  */
 import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { UserError } from '../core/errors.ts';
 import type { Progress } from '../core/progress.ts';
 import { objectKey, underPrefix, type Location } from './location.ts';
-import { blobObject, fileMetadata, fileObject, s3Fields, type StoredObject } from './stored-object.ts';
-import { readTreeFile, sha256Hex, storedSize, type ParsedManifest, type TreeFile } from './read-tree.ts';
+import { fileMetadata, s3Fields, type StoredObject } from './stored-object.ts';
+import { storedSize, type ParsedManifest, type TreeFile } from './read-tree.ts';
+import { storedObject } from './tree-file-pool.ts';
 import { storageFailure, throwIfInterrupted } from './storage.ts';
 
 export interface PublishOptions {
@@ -117,15 +117,6 @@ export function distinctBlobs(files: readonly TreeFile[]): { sha256: string; len
   return [...blobs].map(([sha256, length]) => ({ sha256, length }));
 }
 
-/** A file's bytes, refused when they are not the bytes hashed at the start. */
-async function verifiedBytes(options: PublishOptions, dir: string, file: TreeFile): Promise<Buffer> {
-  const { bytes } = await readTreeFile(dir, file.path);
-  if ((await sha256Hex(bytes)) !== file.sha256) {
-    throw new UserError(`--dir ${options.dir}: ${file.path} changed while it was being published (a build replaced the tree?); publish again once the tree is complete`);
-  }
-  return bytes;
-}
-
 /**
  * Each blob the version needs, uploaded once (several documents may hold the same closed
  * months' bytes) unless it is stored already.
@@ -156,14 +147,14 @@ class BlobUploads {
   }
 
   private async upload(file: TreeFile): Promise<void> {
-    const object = await blobObject(file, await verifiedBytes(this.options, this.dir, file));
+    const object = await storedObject(this.dir, this.options.dir, '', file, 'blob');
     await put(this.options, object);
     add(this.summary.blobs.uploaded, file.blob!.length, object.body.length);
   }
 }
 
 async function upload(options: PublishOptions, dir: string, version: string, file: TreeFile): Promise<number> {
-  const object = await fileObject(version, file, await verifiedBytes(options, dir, file));
+  const object = await storedObject(dir, options.dir, version, file, 'file');
   await put(options, object);
   return object.body.length;
 }

@@ -1,15 +1,20 @@
 /**
  * The stored bytes of a document are gzip level 6 of its bytes, byte for byte, small or large: a
  * version's objects (and so what a second night copies instead of uploading) never depend on how
- * publish ran.
+ * publish ran. publish's tree-file threads describe files exactly and refuse a file whose bytes
+ * changed after they were described.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import { GZIP_LEVEL } from '../publish/compress.ts';
 import { fileObject } from '../publish/stored-object.ts';
 import type { TreeFile } from '../publish/read-tree.ts';
+import { describeFiles, storedObject } from '../publish/tree-file-pool.ts';
+import { tempDir } from './helpers/fixtures.ts';
 
 /** A JSON document of exactly `size` bytes, compressible like the tree's. */
 function documentOf(size: number): Buffer {
@@ -29,5 +34,30 @@ for (const size of [1, 4096, 200_000]) {
     assert.is(object.key, 'versions/2025-11-20-0123456789abcdef/v1/address/0xab/points.json');
   });
 }
+
+test('the tree-file threads describe each file exactly, and refuse one whose bytes changed since', async () => {
+  const dir = tempDir();
+  const documents = { 'v1/address/0xab/points.json': documentOf(300), 'v1/address/0xcd/points.json': documentOf(9_000) };
+  for (const [treePath, bytes] of Object.entries(documents)) {
+    fs.mkdirSync(path.dirname(path.join(dir, treePath)), { recursive: true });
+    fs.writeFileSync(path.join(dir, treePath), bytes);
+  }
+  const files = await describeFiles(dir, Object.keys(documents), '2025-11-20');
+  assert.equal(files.map(({ path: treePath, size, sha256 }) => ({ treePath, size, sha256 })), Object.entries(documents).map(([treePath, bytes]) => ({
+    treePath, size: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
+  })));
+  const stored = await storedObject(dir, 'public', '2025-11-20-0123456789abcdef', files[1]!, 'file');
+  assert.equal(zlib.gunzipSync(stored.body), documents['v1/address/0xcd/points.json']);
+
+  fs.writeFileSync(path.join(dir, 'v1/address/0xcd/points.json'), documentOf(9_001));
+  try {
+    await storedObject(dir, 'public', '2025-11-20-0123456789abcdef', files[1]!, 'file');
+    assert.unreachable('a changed file was stored');
+  } catch (error) {
+    assert.instance(error, Error);
+    assert.is((error as Error).message, '--dir public: v1/address/0xcd/points.json changed while it was being published (a build replaced the tree?); publish again once the tree is complete');
+    assert.is((error as Error).name, 'UserError');
+  }
+});
 
 test.run();
