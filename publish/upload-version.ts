@@ -12,7 +12,7 @@ import { objectKey, underPrefix, type Location } from './location.ts';
 import { fileMetadata, s3Fields, type StoredObject } from './stored-object.ts';
 import { storedSize, type ParsedManifest, type TreeFile } from './read-tree.ts';
 import { storedObject } from './tree-file-pool.ts';
-import { storageFailure, throwIfInterrupted } from './storage.ts';
+import { perObjectSender, storageFailure, throwIfInterrupted } from './storage.ts';
 
 export interface PublishOptions {
   dir: string;
@@ -49,6 +49,11 @@ export interface TransferSummary {
 
 type Action = 'upload' | 'copy' | 'skip';
 
+/** What the transfer of one version's files works with: the options and the per-object sender. */
+interface Transferring extends PublishOptions {
+  send: ReturnType<typeof perObjectSender>;
+}
+
 export function emptyTransfers(): TransferSummary {
   const none = (): Transfer => ({ objects: 0, rawBytes: 0, sentBytes: 0 });
   return { uploaded: none(), copied: none(), skipped: none(), blobs: { uploaded: none(), stored: none() } };
@@ -65,7 +70,8 @@ export interface VersionPlan {
 }
 
 /** Every file into the version; stops at the first failure, with the files in flight finished. */
-export async function transferFiles(options: PublishOptions, dir: string, files: readonly TreeFile[], plan: VersionPlan, summary: TransferSummary): Promise<void> {
+export async function transferFiles(publishing: PublishOptions, dir: string, files: readonly TreeFile[], plan: VersionPlan, summary: TransferSummary): Promise<void> {
+  const options: Transferring = { ...publishing, send: perObjectSender(publishing.client, publishing.abortSignal) };
   const { progress, abortSignal } = options;
   const { version, stored, live } = plan;
   const actionOf = (file: TreeFile): Action => {
@@ -125,7 +131,7 @@ class BlobUploads {
   private readonly pending = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly options: PublishOptions,
+    private readonly options: Transferring,
     private readonly dir: string,
     private readonly stored: Set<string>,
     private readonly summary: TransferSummary,
@@ -153,17 +159,17 @@ class BlobUploads {
   }
 }
 
-async function upload(options: PublishOptions, dir: string, version: string, file: TreeFile): Promise<number> {
+async function upload(options: Transferring, dir: string, version: string, file: TreeFile): Promise<number> {
   const object = await storedObject(dir, options.dir, version, file, 'file');
   await put(options, object);
   return object.body.length;
 }
 
 /** One object under the bucket's prefix. */
-async function put(options: PublishOptions, object: StoredObject): Promise<void> {
+async function put(options: Transferring, object: StoredObject): Promise<void> {
   const key = underPrefix(options.location, object.key);
   try {
-    await options.client.send(new PutObjectCommand({ Bucket: options.location.bucket, Key: key, Body: object.body, ...s3Fields(object) }), { abortSignal: options.abortSignal });
+    await options.send(new PutObjectCommand({ Bucket: options.location.bucket, Key: key, Body: object.body, ...s3Fields(object) }));
   } catch (error) {
     throw storageFailure(error, options.location, `uploading ${key}`);
   }
@@ -173,11 +179,11 @@ async function put(options: PublishOptions, object: StoredObject): Promise<void>
  * A server-side copy from the live version. The metadata is replaced rather than copied so that
  * `mtime` is this tree's, as a reader of the tree folder would see it.
  */
-async function copy(options: PublishOptions, liveVersion: string, version: string, file: TreeFile): Promise<number> {
+async function copy(options: Transferring, liveVersion: string, version: string, file: TreeFile): Promise<number> {
   const source = objectKey(options.location, liveVersion, file.path);
   const key = objectKey(options.location, version, file.path);
   try {
-    await options.client.send(
+    await options.send(
       new CopyObjectCommand({
         Bucket: options.location.bucket,
         Key: key,
@@ -185,7 +191,6 @@ async function copy(options: PublishOptions, liveVersion: string, version: strin
         MetadataDirective: 'REPLACE',
         ...s3Fields(fileMetadata(file)),
       }),
-      { abortSignal: options.abortSignal },
     );
   } catch (error) {
     throw storageFailure(error, options.location, `copying ${source} to ${key}`);
