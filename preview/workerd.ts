@@ -23,7 +23,7 @@ import { POINTER_CACHE_CONTROL, POINTER_KEY, versionPrefix } from '../tree/bucke
 import { JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
 import { Progress } from '../core/progress.ts';
 import { readCheckedTree } from '../publish/publish-tree.ts';
-import { manifestText, versionIdOf } from '../publish/read-tree.ts';
+import { manifestText, versionIdOf, type TreeFile } from '../publish/read-tree.ts';
 import { storedObject } from '../publish/tree-file-pool.ts';
 import { createStorageClient } from '../publish/storage.ts';
 import { parseLocation, describe } from '../publish/location.ts';
@@ -310,13 +310,18 @@ async function loadTree(bucket: LocalBucket, dir: string): Promise<string> {
   const version = versionIdOf(tree.lastClosedDay, manifestText(tree.files));
   const limit = pLimit(LOAD_CONCURRENCY);
   const blobs = new Set<string>();
+  const stored = async (file: TreeFile, part: 'file' | 'blob') => {
+    const object = await storedObject(tree.dir, version, file, part);
+    if (object === null) throw new Error(`${tree.dir}: ${file.path} changed while it was being loaded into the local bucket (a build replaced the tree?)`);
+    return object;
+  };
   await Promise.all(tree.files.map((file) => limit(async () => {
     if (file.blob && !blobs.has(file.blob.sha256)) {
       blobs.add(file.blob.sha256);
-      const blob = await storedObject(tree.dir, dir, version, file, 'blob');
+      const blob = await stored(file, 'blob');
       await putStored(bucket, blob.key, blob);
     }
-    const object = await storedObject(tree.dir, dir, version, file, 'file');
+    const object = await stored(file, 'file');
     await putStored(bucket, object.key, object);
   })));
   return version;

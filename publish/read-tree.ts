@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { resolveInTree, type TreeFile } from './tree-file.ts';
-import { describeFiles } from './tree-file-pool.ts';
+import { describeFiles, TREE_FILE_THREADS } from './tree-file-pool.ts';
 import { UserError, messageOf } from '../core/errors.ts';
 import { ADDRESS_DIR, META_FILE } from '../tree/layout.ts';
 import { MANIFEST_DIR } from '../tree/manifest-files.ts';
@@ -20,7 +20,7 @@ export { storedSize } from './tree-file.ts';
 /** Files per task of the tree-file threads: enough that handing a task over costs little. */
 const DESCRIBE_BATCH = 64;
 /** Tasks handed to the threads at once: each thread has the next one waiting, and an interruption stops the rest. */
-const DESCRIBE_TASKS_IN_FLIGHT = 8;
+const DESCRIBE_TASKS_IN_FLIGHT = 2 * TREE_FILE_THREADS;
 
 /** The tree's `_snapshot/meta.json`: publishing a folder without one is refused. */
 export async function readMeta(dir: string): Promise<SnapshotMeta> {

@@ -109,7 +109,9 @@ type PerObjectCommand = PutObjectCommand | CopyObjectCommand;
  * Sends the per-object commands of one publish with the SDK's middleware stack resolved once per
  * command class instead of once per request (7% of the main thread at 10,000 wallets: bench/
  * MEASUREMENTS.md, "the SDK's middleware resolved once"). The SDK's own `cacheMiddleware` does the
- * same, but only for calls without options, and every call here carries the abort signal.
+ * same, but only for calls without options, and every call here carries the abort signal. As with
+ * it, concurrent requests share one handler context (endpoint, auth scheme): a sender is for one
+ * bucket, one client and one publish.
  */
 export function perObjectSender(client: S3Client, abortSignal: AbortSignal | undefined): (command: PerObjectCommand) => Promise<unknown> {
   const handlers = new Map<unknown, (command: PerObjectCommand) => Promise<{ output: unknown }>>();

@@ -3,20 +3,32 @@
  * thread spends its time on requests: at 10,000 wallets it was busy 46 of a publish's 50 seconds,
  * a third of that reading, hashing and compressing (bench/MEASUREMENTS.md, "publish's file work
  * on threads"). One pool per process, started at its first task; its idle threads do not keep the
- * process alive.
+ * process alive. Refusals come back as values: an error crossing threads loses its class.
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import { UserError } from '../core/errors.ts';
 import type { StoredObject } from './stored-object.ts';
 import type { TreeFile } from './tree-file.ts';
 import type { TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
 
+/** Threads at most: each is a V8 isolate with TypeScript loaded (about 75 MB), and the requests keep the main thread busy. */
+const MAX_THREADS = 4;
+
+/** How many threads the pool has: callers keep about twice as many tasks in flight. */
+export const TREE_FILE_THREADS = Math.max(1, Math.min(os.availableParallelism(), MAX_THREADS));
+
 let pool: Piscina<TreeFileTask, TreeFileAnswer> | null = null;
+/** A thread that failed outside any task (e.g. while loading): reported by the next task. */
+let poolFailure: Error | null = null;
 
 function threads(): Piscina<TreeFileTask, TreeFileAnswer> {
-  const count = os.availableParallelism();
-  pool ??= new Piscina({ filename: new URL('./tree-file-thread.js', import.meta.url).href, minThreads: count, maxThreads: count, idleTimeout: 60_000 });
+  if (poolFailure) throw poolFailure;
+  if (!pool) {
+    pool = new Piscina({ filename: new URL('./tree-file-thread.js', import.meta.url).href, minThreads: TREE_FILE_THREADS, maxThreads: TREE_FILE_THREADS, idleTimeout: 60_000 });
+    pool.on('error', (error: Error) => {
+      poolFailure ??= new Error(`publish's tree-file thread failed: ${error.message}`);
+    });
+  }
   return pool;
 }
 
@@ -28,13 +40,10 @@ export async function describeFiles(dir: string, paths: string[], lastClosedDay:
 
 /**
  * The object of `file` under `version`, or (`part` 'blob') the blob of its closed months, from
- * its bytes now; refused when they are not the bytes described at the start. `dirOption` is the
- * --dir the user gave, for the message.
+ * its bytes now; null when they are not the bytes described at the start (the caller says what
+ * that means to its user).
  */
-export async function storedObject(dir: string, dirOption: string, version: string, file: TreeFile, part: 'file' | 'blob'): Promise<StoredObject> {
+export async function storedObject(dir: string, version: string, file: TreeFile, part: 'file' | 'blob'): Promise<StoredObject | null> {
   const { object } = (await threads().run({ kind: 'object', dir, version, file, part })) as { object: StoredObject | null };
-  if (object === null) {
-    throw new UserError(`--dir ${dirOption}: ${file.path} changed while it was being published (a build replaced the tree?); publish again once the tree is complete`);
-  }
   return object;
 }

@@ -24,5 +24,9 @@ export function runTreeFileTask(task: TreeFileTask): TreeFileAnswer {
 function storedObjectOf(dir: string, version: string, file: TreeFile, part: 'file' | 'blob'): StoredObject | null {
   const { bytes } = readTreeFileSync(dir, file.path);
   if (sha256Hex(bytes) !== file.sha256) return null;
-  return part === 'blob' ? blobObject(file, bytes) : fileObject(version, file, bytes);
+  const object = part === 'blob' ? blobObject(file, bytes) : fileObject(version, file, bytes);
+  // gzip's output is a view into zlib's 16 KB chunk: sent as it is, the whole chunk would be copied
+  // to the main thread for an object of a few hundred bytes.
+  if (object.body.byteLength !== object.body.buffer.byteLength) object.body = new Uint8Array(object.body);
+  return object;
 }

@@ -7,6 +7,7 @@
  */
 import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
+import { UserError } from '../core/errors.ts';
 import type { Progress } from '../core/progress.ts';
 import { objectKey, underPrefix, type Location } from './location.ts';
 import { fileMetadata, s3Fields, type StoredObject } from './stored-object.ts';
@@ -153,16 +154,25 @@ class BlobUploads {
   }
 
   private async upload(file: TreeFile): Promise<void> {
-    const object = await storedObject(this.dir, this.options.dir, '', file, 'blob');
+    const object = await storedObjectOrRefuse(this.options, this.dir, '', file, 'blob');
     await put(this.options, object);
     add(this.summary.blobs.uploaded, file.blob!.length, object.body.length);
   }
 }
 
 async function upload(options: Transferring, dir: string, version: string, file: TreeFile): Promise<number> {
-  const object = await storedObject(dir, options.dir, version, file, 'file');
+  const object = await storedObjectOrRefuse(options, dir, version, file, 'file');
   await put(options, object);
   return object.body.length;
+}
+
+/** The object of a file (or its blob), refused when the file is no longer the one hashed at the start. */
+async function storedObjectOrRefuse(options: PublishOptions, dir: string, version: string, file: TreeFile, part: 'file' | 'blob'): Promise<StoredObject> {
+  const object = await storedObject(dir, version, file, part);
+  if (object === null) {
+    throw new UserError(`--dir ${options.dir}: ${file.path} changed while it was being published (a build replaced the tree?); publish again once the tree is complete`);
+  }
+  return object;
 }
 
 /** One object under the bucket's prefix. */

@@ -3,8 +3,8 @@
  * (document-thread.ts) assemble the wallets' documents, round-robin, and pass their buffers
  * straight to the one file thread (file-thread.ts); the points stages assemble their documents on
  * the main thread and hand them to the file thread directly. The file thread writes each batch and
- * reports it here. At most two batches per thread are in flight (counted until written), so the
- * streaming side waits instead of queuing documents. Batches are numbered in submission order and
+ * reports it here. At most two batches per document thread, and two points batches, are in flight
+ * (counted until written), so the streaming side waits instead of queuing documents. Batches are numbered in submission order and
  * their manifest lines released in that order, so that two builds write the same manifest.
  *
  * The build starts the pool before the wallet stage; the document threads stop once the wallets
@@ -101,6 +101,14 @@ export class WriterPool {
     const threads = this.documentThreads;
     this.documentThreads = [];
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    // Batches they still held (the stage failed) will never be written: settled, so nothing waits on them.
+    for (const [id, entry] of this.waiting) {
+      if (!threads.includes(entry.thread)) continue;
+      this.failure ??= new Error('the document threads were stopped with wallet batches unwritten');
+      this.waiting.delete(id);
+      entry.thread.pending--;
+      entry.resolve();
+    }
   }
 
   /** Stops every thread at once (also after a failure elsewhere); stopping twice is harmless. */
