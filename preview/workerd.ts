@@ -23,8 +23,8 @@ import { POINTER_CACHE_CONTROL, POINTER_KEY, versionPrefix } from '../tree/bucke
 import { JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
 import { Progress } from '../core/progress.ts';
 import { readCheckedTree } from '../publish/publish-tree.ts';
-import { manifestText, versionIdOf, type TreeFile } from '../publish/read-tree.ts';
-import { storedObject } from '../publish/tree-file-pool.ts';
+import { manifestText, versionIdOf } from '../publish/read-tree.ts';
+import { storedParts } from '../publish/tree-file-pool.ts';
 import { createStorageClient } from '../publish/storage.ts';
 import { parseLocation, describe } from '../publish/location.ts';
 import { readPointer } from '../publish/live-pointer.ts';
@@ -303,26 +303,22 @@ interface LocalBucket {
 /**
  * The tree into the local bucket as `publish` stores it, by publish's own code: read, hashed and
  * checked against the build's records (readCheckedTree), then each file's object and each blob
- * of closed months (stored-object.ts, made on publish's tree-file threads). Returns the version id publish would give it.
+ * of closed months (stored-object.ts, made on publish's tree-file threads). Returns the version id
+ * publish would give it.
  */
 async function loadTree(bucket: LocalBucket, dir: string): Promise<string> {
   const tree = await readCheckedTree({ dir, progress: new Progress('quiet') });
   const version = versionIdOf(tree.lastClosedDay, manifestText(tree.files));
   const limit = pLimit(LOAD_CONCURRENCY);
   const blobs = new Set<string>();
-  const stored = async (file: TreeFile, part: 'file' | 'blob') => {
-    const object = await storedObject(tree.dir, version, file, part);
-    if (object === null) throw new Error(`${tree.dir}: ${file.path} changed while it was being loaded into the local bucket (a build replaced the tree?)`);
-    return object;
-  };
   await Promise.all(tree.files.map((file) => limit(async () => {
-    if (file.blob && !blobs.has(file.blob.sha256)) {
-      blobs.add(file.blob.sha256);
-      const blob = await stored(file, 'blob');
-      await putStored(bucket, blob.key, blob);
-    }
-    const object = await stored(file, 'file');
-    await putStored(bucket, object.key, object);
+    // The first file of a blob makes it from the same read as its own object.
+    const firstOfBlob = file.blob !== undefined && !blobs.has(file.blob.sha256);
+    if (file.blob) blobs.add(file.blob.sha256);
+    const parts = await storedParts(tree.dir, version, file, { object: true, blob: firstOfBlob });
+    if (parts === null) throw new Error(`${tree.dir}: ${file.path} changed while it was being loaded into the local bucket (a build replaced the tree?)`);
+    if (parts.blob) await putStored(bucket, parts.blob.key, parts.blob);
+    await putStored(bucket, parts.object!.key, parts.object!);
   })));
   return version;
 }

@@ -7,9 +7,8 @@
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import type { StoredObject } from './stored-object.ts';
 import type { TreeFile } from './tree-file.ts';
-import type { TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
+import type { StoredParts, TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
 
 /** Threads at most: each is a V8 isolate with TypeScript loaded (about 75 MB), and the requests keep the main thread busy. */
 const MAX_THREADS = 4;
@@ -39,11 +38,11 @@ export async function describeFiles(dir: string, paths: string[], lastClosedDay:
 }
 
 /**
- * The object of `file` under `version`, or (`part` 'blob') the blob of its closed months, from
- * its bytes now; null when they are not the bytes described at the start (the caller says what
- * that means to its user).
+ * What `want` asks of `file`: its object under `version`, the blob of its closed months, or both,
+ * from one read of its bytes now; null when they are not the bytes described at the start (the
+ * caller says what that means to its user).
  */
-export async function storedObject(dir: string, version: string, file: TreeFile, part: 'file' | 'blob'): Promise<StoredObject | null> {
-  const { object } = (await threads().run({ kind: 'object', dir, version, file, part })) as { object: StoredObject | null };
-  return object;
+export async function storedParts(dir: string, version: string, file: TreeFile, want: { object: boolean; blob: boolean }): Promise<StoredParts | null> {
+  const { parts } = (await threads().run({ kind: 'objects', dir, version, file, ...want })) as { parts: StoredParts | null };
+  return parts;
 }

@@ -12,7 +12,8 @@ import type { Progress } from '../core/progress.ts';
 import { objectKey, underPrefix, type Location } from './location.ts';
 import { fileMetadata, s3Fields, type StoredObject } from './stored-object.ts';
 import { storedSize, type ParsedManifest, type TreeFile } from './read-tree.ts';
-import { storedObject } from './tree-file-pool.ts';
+import { storedParts } from './tree-file-pool.ts';
+import type { StoredParts } from './tree-file-task.ts';
 import { perObjectSender, storageFailure, throwIfInterrupted } from './storage.ts';
 
 export interface PublishOptions {
@@ -92,10 +93,10 @@ export async function transferFiles(publishing: PublishOptions, dir: string, fil
       throwIfInterrupted(abortSignal, 'publishing');
       const action = actionOf(file);
       // The blob first: an object under the version never refers to a blob not yet stored.
-      if (file.blob) await blobs.ensure(file);
+      const made = file.blob ? await blobs.ensure(file, version, action === 'upload') : null;
       if (action === 'skip') count(summary.skipped, file, 0);
       else if (action === 'copy') count(summary.copied, file, await copy(options, live!.version, version, file));
-      else count(summary.uploaded, file, await upload(options, dir, version, file));
+      else count(summary.uploaded, file, await upload(options, dir, version, file, made));
     } catch (error) {
       // The queued files return at once from here on (p-limit's clearQueue would leave their
       // promises pending forever).
@@ -138,41 +139,52 @@ class BlobUploads {
     private readonly summary: TransferSummary,
   ) {}
 
-  ensure(file: TreeFile): Promise<void> {
+  /**
+   * Waits until the file's blob is stored. The call that uploads it makes it from the same read as
+   * the file's own object, which it returns when `withObject` (else null).
+   */
+  async ensure(file: TreeFile, version: string, withObject: boolean): Promise<StoredObject | null> {
     const blob = file.blob!;
-    let done = this.pending.get(blob.sha256);
-    if (!done) {
-      if (this.stored.has(blob.sha256)) {
-        add(this.summary.blobs.stored, blob.length, 0);
-        done = Promise.resolve();
-      } else {
-        done = this.upload(file);
-      }
-      this.pending.set(blob.sha256, done);
+    const waiting = this.pending.get(blob.sha256);
+    if (waiting) {
+      await waiting;
+      return null;
     }
-    return done;
+    if (this.stored.has(blob.sha256)) {
+      add(this.summary.blobs.stored, blob.length, 0);
+      this.pending.set(blob.sha256, Promise.resolve());
+      return null;
+    }
+    const uploading = this.upload(file, version, withObject);
+    const done = uploading.then(() => undefined);
+    // Awaited by the files that share the blob, if any: its failure is this call's to report.
+    done.catch(() => {});
+    this.pending.set(blob.sha256, done);
+    return uploading;
   }
 
-  private async upload(file: TreeFile): Promise<void> {
-    const object = await storedObjectOrRefuse(this.options, this.dir, '', file, 'blob');
-    await put(this.options, object);
-    add(this.summary.blobs.uploaded, file.blob!.length, object.body.length);
+  private async upload(file: TreeFile, version: string, withObject: boolean): Promise<StoredObject | null> {
+    const parts = await storedPartsOrRefuse(this.options, this.dir, version, file, { object: withObject, blob: true });
+    await put(this.options, parts.blob!);
+    add(this.summary.blobs.uploaded, file.blob!.length, parts.blob!.body.length);
+    return parts.object ?? null;
   }
 }
 
-async function upload(options: Transferring, dir: string, version: string, file: TreeFile): Promise<number> {
-  const object = await storedObjectOrRefuse(options, dir, version, file, 'file');
+/** `made`: the file's object, when the upload of its blob made it already. */
+async function upload(options: Transferring, dir: string, version: string, file: TreeFile, made: StoredObject | null): Promise<number> {
+  const object = made ?? (await storedPartsOrRefuse(options, dir, version, file, { object: true, blob: false })).object!;
   await put(options, object);
   return object.body.length;
 }
 
-/** The object of a file (or its blob), refused when the file is no longer the one hashed at the start. */
-async function storedObjectOrRefuse(options: PublishOptions, dir: string, version: string, file: TreeFile, part: 'file' | 'blob'): Promise<StoredObject> {
-  const object = await storedObject(dir, version, file, part);
-  if (object === null) {
+/** What `want` asks of a file, from one read; refused when the file is no longer the one hashed at the start. */
+async function storedPartsOrRefuse(options: PublishOptions, dir: string, version: string, file: TreeFile, want: { object: boolean; blob: boolean }): Promise<StoredParts> {
+  const parts = await storedParts(dir, version, file, want);
+  if (parts === null) {
     throw new UserError(`--dir ${options.dir}: ${file.path} changed while it was being published (a build replaced the tree?); publish again once the tree is complete`);
   }
-  return object;
+  return parts;
 }
 
 /** One object under the bucket's prefix. */

@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { GZIP_LEVEL } from '../publish/compress.ts';
 import { fileObject } from '../publish/stored-object.ts';
 import type { TreeFile } from '../publish/read-tree.ts';
-import { describeFiles, storedObject } from '../publish/tree-file-pool.ts';
+import { describeFiles, storedParts } from '../publish/tree-file-pool.ts';
 import { tempDir } from './helpers/fixtures.ts';
 
 /** A JSON document of exactly `size` bytes, compressible like the tree's. */
@@ -46,13 +46,13 @@ test('the tree-file threads describe each file exactly, and give no object for o
   assert.equal(files.map(({ path: treePath, size, sha256 }) => ({ treePath, size, sha256 })), Object.entries(documents).map(([treePath, bytes]) => ({
     treePath, size: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
   })));
-  const stored = await storedObject(dir, '2025-11-20-0123456789abcdef', files[1]!, 'file');
+  const stored = (await storedParts(dir, '2025-11-20-0123456789abcdef', files[1]!, { object: true, blob: false }))?.object;
   assert.equal(zlib.gunzipSync(stored!.body), documents['v1/address/0xcd/points.json']);
   // Only the bytes of the object cross threads, not the buffer zlib wrote them into.
   assert.is(stored!.body.byteLength, stored!.body.buffer.byteLength);
 
   fs.writeFileSync(path.join(dir, 'v1/address/0xcd/points.json'), documentOf(9_001));
-  assert.is(await storedObject(dir, '2025-11-20-0123456789abcdef', files[1]!, 'file'), null);
+  assert.is(await storedParts(dir, '2025-11-20-0123456789abcdef', files[1]!, { object: true, blob: false }), null);
 });
 
 test.run();

@@ -11,6 +11,7 @@ import { shardFilterSql } from '../compute/shard-filter.ts';
 import { pointsHistorySql } from '../compute/points-history.ts';
 import { countParticipants, seasonFactsOf } from '../compute/points.ts';
 import { checkSamplePointsHistory } from './check-output.ts';
+import { dayText } from '../compute/days.ts';
 import { PointsStage, type PointsWriteOptions, type PointsWriteResult } from './points-stage.ts';
 import type { WriterPool } from './writer-pool.ts';
 import type { PointsBatch } from './file-thread.ts';
@@ -18,7 +19,6 @@ import type { PointsBatch } from './file-thread.ts';
 /** A batch is handed over at this many wallets or this many bytes (a season of days is about 12 KB). */
 const BATCH_WALLETS = 4_000;
 const BATCH_BYTES = 4_000_000;
-const MS_PER_DAY = 86_400_000;
 
 /** Streams the histories into `pool` and waits for every file (the pool stays until the build stops). */
 export async function writePointsHistory(db: Database, pool: WriterPool, options: PointsWriteOptions): Promise<PointsWriteResult> {
@@ -29,7 +29,7 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
   const dateOf = (day: number) => {
     let date = dates.get(day);
     if (date === undefined) {
-      date = new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
+      date = dayText(day);
       dates.set(day, date);
     }
     return date;

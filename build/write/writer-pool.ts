@@ -101,14 +101,8 @@ export class WriterPool {
     const threads = this.documentThreads;
     this.documentThreads = [];
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
-    // Batches they still held (the stage failed) will never be written: settled, so nothing waits on them.
-    for (const [id, entry] of this.waiting) {
-      if (!threads.includes(entry.thread)) continue;
-      this.failure ??= new Error('the document threads were stopped with wallet batches unwritten');
-      this.waiting.delete(id);
-      entry.thread.pending--;
-      entry.resolve();
-    }
+    // Batches they still held (the stage failed) will never be written.
+    this.abandon(new Error('the document threads were stopped with wallet batches unwritten'), (thread) => threads.includes(thread));
   }
 
   /** Stops every thread at once (also after a failure elsewhere); stopping twice is harmless. */
@@ -151,7 +145,14 @@ export class WriterPool {
   /** A thread that died: every waiting batch is settled so that nothing hangs. */
   private fail(error: Error): void {
     this.failure ??= error;
+    this.abandon(error, () => true);
+  }
+
+  /** Settles the waiting batches of the threads `of` selects, which will never be written, as failed by `error`. */
+  private abandon(error: Error, of: (thread: Thread) => boolean): void {
     for (const [id, entry] of this.waiting) {
+      if (!of(entry.thread)) continue;
+      this.failure ??= error;
       this.waiting.delete(id);
       entry.thread.pending--;
       entry.resolve();
