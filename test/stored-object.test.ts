@@ -55,4 +55,20 @@ test('the tree-file threads describe each file exactly, and give no object for o
   assert.is(await storedParts(dir, '2025-11-20-0123456789abcdef', files[1]!, { object: true, blob: false }), null);
 });
 
+test('one read of a daily document in two parts makes both its object and its closed months\' blob', async () => {
+  const dir = tempDir();
+  const treePath = `v1/address/0x${'ab'.repeat(20)}/portfolio/daily.json`;
+  const row = (date: string) => `{"date":"${date}","positions":[],"totalValueUsd":0}`;
+  const text = `{"asOf":"2025-11-20","days":[${['2025-09-30', '2025-10-31', '2025-11-01', '2025-11-20'].map(row).join(',')}]}`;
+  fs.mkdirSync(path.dirname(path.join(dir, treePath)), { recursive: true });
+  fs.writeFileSync(path.join(dir, treePath), text);
+  const [file] = await describeFiles(dir, [treePath], '2025-11-20');
+  assert.ok(file!.blob, 'the closed months are a blob');
+  const parts = await storedParts(dir, '2025-11-20-0123456789abcdef', file!, { object: true, blob: true });
+  const closed = Buffer.from(text).subarray(file!.blob!.at, file!.blob!.at + file!.blob!.length);
+  assert.equal(zlib.gunzipSync(parts!.blob!.body), closed);
+  assert.is(parts!.blob!.key, `blobs/${file!.blob!.sha256}`);
+  assert.equal(zlib.gunzipSync(parts!.object!.body).toString(), text.replace(closed.toString(), ''));
+});
+
 test.run();
