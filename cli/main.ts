@@ -46,11 +46,15 @@ function exitCodeOf(error: unknown): number {
     if (error.exitCode === 0) return 0;
     return error.code === 'commander.invalidArgument' ? EXIT_BAD_INPUT : EXIT_USAGE;
   }
+  const debug = program.opts<{ debug?: boolean }>().debug || process.argv.includes('--debug');
   if (error instanceof UserError) {
     process.stderr.write(`wallet-snapshot: ${error.message}\n`);
+    // The error a refusal was made from, in its own words (a DuckDB, file-system or S3 error).
+    if (debug) for (let cause = error.cause; cause !== undefined; cause = cause instanceof Error ? cause.cause : undefined) {
+      process.stderr.write(`  caused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`);
+    }
     return error.exitCode;
   }
-  const debug = program.opts<{ debug?: boolean }>().debug || process.argv.includes('--debug');
   process.stderr.write(`wallet-snapshot: internal error: ${messageOf(error)}\n`);
   process.stderr.write(debug && error instanceof Error ? `${error.stack}\n` : '(run again with --debug for the stack)\n');
   return EXIT_INTERNAL;

@@ -25,8 +25,12 @@ export const EXIT_INTERRUPTED = 130;
  */
 export class UserError extends Error {
   readonly exitCode: number;
-  constructor(message: string, exitCode = EXIT_BAD_INPUT) {
-    super(message);
+  /**
+   * `cause`: the DuckDB, file-system or S3 error this refusal was made from, kept so that
+   * `--debug` can show its own words (`Error.cause`).
+   */
+  constructor(message: string, exitCode = EXIT_BAD_INPUT, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'UserError';
     this.exitCode = exitCode;
   }
