@@ -9,6 +9,8 @@ export const NEW_YORK = 'America/New_York';
 
 export interface BuildConfig {
   inputDir: string;
+  /** `--prepared NIGHT/shard-K-of-N`: build one shard from what `prepare` wrote, not from the exports. */
+  preparedDir: string | null;
   outDir: string;
   /** The build instant, in Unix seconds (rows with a later timestamp do not count). */
   nowSeconds: number;
@@ -37,6 +39,7 @@ export interface BuildConfig {
 
 export interface BuildOptions {
   input?: string;
+  prepared?: string;
   out?: string;
   now?: string;
   shard?: string;
@@ -58,6 +61,7 @@ export function resolveBuildConfig(options: BuildOptions): BuildConfig {
   const now = parseNow(options.now);
   return {
     inputDir: path.resolve(options.input ?? 'data/sample'),
+    preparedDir: options.prepared === undefined ? null : path.resolve(options.prepared),
     outDir: path.resolve(options.out ?? 'public'),
     nowSeconds: Math.floor(now.toMillis() / 1000),
     nowIso: now.toUTC().toISO({ suppressMilliseconds: true })!,

@@ -1,5 +1,6 @@
 /**
- * The snapshot build: read -> check -> compute -> write -> publish, each stage in its own module.
+ * The snapshot build: the stages of build/stages/ (read, check, load, compute, write), then the
+ * swap that puts the tree live.
  * The tree is written into a work folder beside `--out` and swapped in only when complete
  * (build/swap/swap.ts), under a lock on `--out`; signals stop it in any stage (interruption.ts).
  */
@@ -8,29 +9,18 @@ import path from 'node:path';
 import type { BuildConfig } from './config.ts';
 import { openDatabase, type Database } from './database.ts';
 import { cannotWrite, outOfMemory } from './errors.ts';
-import { TreeWriter } from './write/tree-writer.ts';
 import { Progress } from '../core/progress.ts';
 import { countOf } from '../core/format.ts';
 import { abandonWorkNow, claimOutput, completeTrees, goLive, releaseOutput, removeOldTrees, type ClaimedOutput } from './swap/swap.ts';
-import { closeInputs, inputReadError, openInputs, readInputs, type OpenedInput } from './input/read.ts';
+import { closeInputs, inputReadError, openInputs, type OpenedInput } from './input/read.ts';
 import { Interruption } from './interruption.ts';
-import { checkInputRelations, checkInputValues } from './input/check.ts';
-import { loadInputs } from './input/load.ts';
-import { computeSnapshots } from './compute/history.ts';
-import { loadPriceBook } from './compute/daily.ts';
-import { computeExportFacts } from './compute/export-facts.ts';
-import { computeLeaderboards } from './compute/leaderboards.ts';
-import { computeSeasonsIndex } from './compute/seasons.ts';
-import { computePointsHistory } from './compute/points-history.ts';
-import { writeWallets } from './write/wallets.ts';
-import { writePoints } from './write/points.ts';
-import { writePointsHistory } from './write/points-history.ts';
 import { WriterPool } from './write/writer-pool.ts';
-import { writeSharedFiles } from './write/shared.ts';
-import { dayNumber } from './compute/days.ts';
 import { ManifestWriter, TreeManifest } from './write/manifest.ts';
 import { fingerprintInputs } from './input/fingerprint.ts';
-import { findUnpricedPositions, describeUnpriced } from './compute/unpriced.ts';
+import { describeUnpriced } from './compute/unpriced.ts';
+import { openPreparedFolder, type OpenedPreparedFolder, type PreparedFacts } from './prepared-folder.ts';
+import { runStages, need, type StageContext } from './stages/stage.ts';
+import { SHARD_STAGES, STAGES } from './stages/index.ts';
 
 export interface BuildSummary {
   /** The build instant (--now) and the last closed day it gives. */
@@ -53,13 +43,16 @@ export interface BuildSummary {
   warnings: string[];
 }
 
-export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> {
+export async function buildSnapshot(options: BuildConfig): Promise<BuildSummary> {
   const started = performance.now();
+  let config = options;
   const progress = new Progress(config.progress);
   let claimed: ClaimedOutput | null = null;
   let inputs: OpenedInput[] = [];
+  let prepared: OpenedPreparedFolder | null = null;
   let db: Database | null = null;
-  let pool: WriterPool | null = null;
+  /** Started by the first stage that writes wallets' files. */
+  const writers: { pool: WriterPool | null } = { pool: null };
   /** Discarded on failure; moved into place once the tree is published. */
   let unpublishedManifest: ManifestWriter | null = null;
   const interruption = new Interruption(() => {
@@ -68,12 +61,18 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
   });
   interruption.onInterrupt(() => db?.connection.interrupt());
   try {
-    // Every refusal that needs no work comes first: the inputs (a FIFO, a missing file), then --out.
-    inputs = await openInputs(config.inputDir, interruption.signal);
+    // Every refusal that needs no work comes first: the inputs (a FIFO, a missing file, an
+    // altered prepared folder), then --out.
+    if (config.preparedDir !== null) {
+      prepared = await openPreparedFolder(config.preparedDir);
+      config = withPreparedFacts(config, prepared.facts);
+    } else {
+      inputs = await openInputs(config.inputDir, interruption.signal);
+    }
     // Hashed while DuckDB works: the main thread is mostly waiting on it.
-    const inputsDigest = fingerprintInputs(inputs);
+    const inputsDigest = prepared ? Promise.resolve(prepared.facts.inputs) : fingerprintInputs(inputs);
     inputsDigest.catch(() => {});
-    claimed = await claimOutput(config.outDir, { input: config.inputDir, manifest: config.manifest });
+    claimed = await claimOutput(config.outDir, { input: config.preparedDir ?? config.inputDir, manifest: config.manifest });
     const work = claimed.work;
     interruption.throwIfInterrupted();
     // Opened first, so that a manifest path that cannot be written fails before any work.
@@ -86,59 +85,19 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       threads: config.threads,
       memoryLimit: config.memoryLimit,
     });
-    progress.start('read inputs');
-    const inputFiles = await readInputs(db, inputs);
-    interruption.throwIfInterrupted();
-    progress.start('check values');
-    await checkInputValues(db, inputFiles);
-    interruption.throwIfInterrupted();
-    progress.start('load inputs');
-    await loadInputs(db, inputFiles, config.shard);
-    interruption.throwIfInterrupted();
-    progress.start('check relations');
-    await checkInputRelations(db, inputFiles, config);
-    interruption.throwIfInterrupted();
-    const [{ rows: balanceRows } = { rows: 0 }] = await db.rows<{ rows: number }>('SELECT count(*)::DOUBLE AS rows FROM balance_rows');
-    progress.start('compute snapshots');
-    await computeSnapshots(db, config.nowSeconds);
-    const { dailyAsOf, exampleWallet } = await computeExportFacts(db, config);
-    const prices = await loadPriceBook(db, config.lastClosedDay);
-    interruption.throwIfInterrupted();
-    progress.start('compute leaderboards');
-    const leaderboards = await computeLeaderboards(db, config.lastClosedDay);
-    const seasonsIndex = await computeSeasonsIndex(db, leaderboards);
-    interruption.throwIfInterrupted();
-    progress.start('compute points history');
-    await computePointsHistory(db);
-    interruption.throwIfInterrupted();
-
-    // One pool writes every per-wallet file (build/write/writer-pool.ts).
-    pool = new WriterPool({ root: work.tree, documentThreads: config.threads, onManifestLines: (lines) => record.append(lines) });
-    progress.start('write wallets');
-    const written = await writeWallets(db, pool, {
-      shard: config.shard,
-      dailyAsOf,
-      lastDay: dayNumber(config.lastClosedDay),
-      prices,
+    const context: StageContext = {
+      config,
+      mode: prepared ? { kind: 'prepared', folder: prepared } : { kind: 'input' },
+      db,
       progress,
       signal: interruption.signal,
-    });
-    progress.start('write points');
-    const points = await writePoints(db, pool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
-    progress.start('write points history');
-    const pointsHistory = await writePointsHistory(db, pool, { shard: config.shard, leaderboards, progress, signal: interruption.signal });
-    // Where the positions without a price are, for the warning (a query only when there are some).
-    const unpriced = written.positionsWithoutPrice > 0 ? await findUnpricedPositions(db, config.lastClosedDay, config.shard) : [];
-    progress.start('write shared files');
-    const writer = new TreeWriter(work.tree, (file, text) => record.add(file, text));
-    await writeSharedFiles(writer, leaderboards, seasonsIndex, {
-      format: 1,
-      lastClosedDay: config.lastClosedDay,
-      dailyAsOf,
-      seasons: leaderboards.map((board) => board.season),
-      exampleWallet,
-    });
-    await record.close({ now: config.nowIso, inputs: await inputsDigest });
+      inputs,
+      // One pool writes every per-wallet file (build/write/writer-pool.ts).
+      tree: { root: work.tree, record, pool: () => (writers.pool ??= new WriterPool({ root: work.tree, documentThreads: config.threads, onManifestLines: (lines) => record.append(lines) })) },
+      values: {},
+      inputsDigest,
+    };
+    await runStages(prepared ? SHARD_STAGES : STAGES, context);
     await manifest?.close();
     interruption.throwIfInterrupted();
     // The inputs are read no more: DuckDB's files go before the tree is flushed and swapped in.
@@ -161,9 +120,15 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     interruption.throwIfInterrupted();
     progress.end();
 
+    const { values } = context;
+    const written = need(context, 'wallets');
+    const points = need(context, 'points');
+    const pointsHistory = need(context, 'pointsHistory');
+    const shared = need(context, 'sharedFiles');
+    const leaderboards = need(context, 'leaderboards');
     const warnings: string[] = [...claimed.notes];
     if (written.positionsWithoutPrice > 0) {
-      warnings.push(`${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0): ${describeUnpriced(unpriced)}`);
+      warnings.push(`${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0): ${describeUnpriced(values.unpriced ?? [])}`);
     }
     return {
       now: config.nowIso,
@@ -171,16 +136,16 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       build: work.id,
       previousBuild: replaced,
       wallets: written.wallets,
-      files: written.files + points.files + pointsHistory.files + writer.files + record.files,
-      bytes: written.bytes + points.bytes + pointsHistory.bytes + writer.bytes + record.bytes,
+      files: written.files + points.files + pointsHistory.files + shared.files + record.files,
+      bytes: written.bytes + points.bytes + pointsHistory.bytes + shared.bytes + record.bytes,
       seconds: (performance.now() - started) / 1000,
-      dailyAsOf,
+      dailyAsOf: values.dailyAsOf ?? null,
       seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
       positionsWithoutPrice: written.positionsWithoutPrice,
       stageSeconds: progress.stageSeconds,
       // maxRSS is in kilobytes.
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
-      balanceRows,
+      balanceRows: values.balanceRows ?? 0,
       warnings,
     };
   } catch (error) {
@@ -189,11 +154,24 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
     if (interruption.signal.aborted) throw interruption.signal.reason;
     throw outOfMemory(error, config) ?? cannotWrite(error, config.outDir) ?? inputReadError(inputs, error) ?? error;
   } finally {
-    await pool?.stop();
+    await writers.pool?.stop();
     db?.close();
     unpublishedManifest?.discard();
     if (claimed) await releaseOutput(claimed);
     await closeInputs(inputs);
+    await prepared?.close();
     interruption.dispose();
   }
+}
+
+/** A prepared shard's build instant, last closed day and shard are the folder's, whatever the options said. */
+function withPreparedFacts(config: BuildConfig, facts: PreparedFacts): BuildConfig {
+  return {
+    ...config,
+    nowIso: facts.now,
+    nowSeconds: Math.floor(Date.parse(facts.now) / 1000),
+    nowOption: facts.now,
+    lastClosedDay: facts.lastClosedDay,
+    shard: facts.shard,
+  };
 }

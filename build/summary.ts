@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BuildSummary } from './index.ts';
+import type { PrepareSummary } from './prepare.ts';
 import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from '../core/errors.ts';
 import { countOf, formatBytes, formatSeconds } from '../core/format.ts';
 
@@ -22,6 +23,23 @@ export function formatBuildSummary(summary: BuildSummary, outDir: string): strin
     `stages: ${stages}`,
     `live: ${outDir} -> ${summary.build}${summary.previousBuild ? ` (the tree it replaced, ${summary.previousBuild}, is kept beside it for a rollback)` : ''}`,
     ...(summary.warnings.length ? summary.warnings.map((warning) => `warning: ${warning}`) : ['warnings: none']),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export function formatPrepareSummary(summary: PrepareSummary): string {
+  const seasons = summary.seasons
+    .map((season) => `s${season.season} ${season.asOf ?? 'null'} (${countOf(season.participants, 'participant')})`)
+    .join(', ');
+  const stages = Object.entries(summary.stageSeconds)
+    .map(([stage, seconds]) => `${stage} ${formatSeconds(seconds)}`)
+    .join(', ');
+  const lines = [
+    `prepared ${summary.night}: ${countOf(summary.shards, 'shard')}, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}, peak RSS ${formatBytes(summary.peakRssBytes)}`,
+    `now: ${summary.now} (last closed day ${summary.lastClosedDay})`,
+    `asOf: daily ${summary.dailyAsOf ?? 'null'}; leaderboards ${seasons || 'none'}`,
+    `stages: ${stages}`,
+    ...summary.folders.map((folder) => `shard: ${folder} (build it with: wallet-snapshot build --prepared ${folder})`),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -1,14 +1,17 @@
 import os from 'node:os';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { buildSnapshot } from '../build/index.ts';
 import { formatBuildSummary, summaryJsonWriter } from '../build/summary.ts';
 import { DISTANT_NOW_DAYS, MAX_THREADS, resolveBuildConfig } from '../build/config.ts';
 import { type ProgressMode } from '../core/progress.ts';
+import { UserError } from '../core/errors.ts';
+import { memorySize, positiveInteger } from './options.ts';
 
 export function buildCommand(): Command {
   return new Command('build')
     .description('build the /v1 JSON tree from the seven Parquet exports')
-    .option('--input <dir>', 'folder holding the seven Parquet files', 'data/sample')
+    .option('--input <dir>', 'folder holding the seven Parquet files (default data/sample)')
+    .option('--prepared <dir>', 'build one shard from a folder wallet-snapshot prepare wrote (NIGHT/shard-K-of-N), not from the exports; its --now and shard are the folder\'s')
     .option('--allow-empty', 'build even when balances.parquet and points.parquet both have zero rows (a tree with no wallet and no participant)', false)
     .option('--out <dir>', 'where the tree is published: a symbolic link, switched atomically to each new build kept beside it', 'public')
     .option('--now <iso>', 'build instant, ISO 8601, years 1970 to 9999 (default: the current time); days close in New York')
@@ -20,7 +23,12 @@ export function buildCommand(): Command {
     .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 1GB or 512MiB (it spills to disk beyond it)', memorySize, '1GB')
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .option('--no-sync', 'do not flush the new tree to the disk before it goes live (faster; after a power loss --out may point at incomplete files)')
-    .action(async (options: { input: string; out: string; now?: string; shard?: string; manifest?: string; summaryJson?: string; threads: number; memoryLimit: string; progress: ProgressMode; sync: boolean; allowEmpty: boolean; allowDistantNow: boolean }) => {
+    .action(async (options: { input?: string; prepared?: string; out: string; now?: string; shard?: string; manifest?: string; summaryJson?: string; threads: number; memoryLimit: string; progress: ProgressMode; sync: boolean; allowEmpty: boolean; allowDistantNow: boolean }) => {
+      if (options.prepared !== undefined) {
+        // The folder holds the night's inputs, instant and shard: options that name others are refused, not ignored.
+        const clashing = (['input', 'now', 'shard'] as const).filter((name) => options[name] !== undefined);
+        if (clashing.length > 0) throw new UserError(`--prepared builds from what prepare wrote: ${clashing.map((name) => `--${name}`).join(' and ')} cannot be given with it (the folder names its inputs, --now and shard)`);
+      }
       const config = resolveBuildConfig(options);
       const cores = os.availableParallelism();
       if (config.threads > cores) {
@@ -31,20 +39,4 @@ export function buildCommand(): Command {
       process.stdout.write(formatBuildSummary(summary, config.outDir));
       writeSummaryJson?.(summary);
     });
-}
-
-function positiveInteger(text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError('expected a positive integer');
-  return value;
-}
-
-/**
- * A size DuckDB reads as its memory limit. Checked here because DuckDB only says "Failed to set
- * config", and takes a negative size as no limit at all.
- */
-function memorySize(text: string): string {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$/i.exec(text);
-  if (!match || Number(match[1]) <= 0) throw new InvalidArgumentError('expected a positive size with a unit: B, KB, MB, GB, TB, KiB, MiB, GiB or TiB (e.g. 1GB)');
-  return text.trim();
 }

@@ -14,6 +14,7 @@ import { buildCommand } from './build.ts';
 import { verifyCommand } from './verify.ts';
 import { serveCommand } from './serve.ts';
 import { publishCommand } from './publish.ts';
+import { prepareCommand } from './prepare.ts';
 
 const { version } = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -27,7 +28,7 @@ const program = new Command('wallet-snapshot')
   // version to commit, it does not print the program's version.
   .enablePositionalOptions();
 
-for (const command of [buildCommand(), verifyCommand(), serveCommand(), publishCommand()]) {
+for (const command of [buildCommand(), prepareCommand(), verifyCommand(), serveCommand(), publishCommand()]) {
   // addCommand does not pass these settings down the way .command() does; --debug is accepted
   // after the command too, as it always was.
   program.addCommand(command.option('--debug', 'print the stack of unexpected errors').exitOverride().showHelpAfterError('(run with --help for usage)'));

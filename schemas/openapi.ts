@@ -42,9 +42,12 @@ export function openApiDocument(): Record<string, unknown> {
   // Every schema given an id with .meta({ id }) becomes a component; the response shapes are
   // imported above so that they are registered.
   void [PortfolioHistorySchema, DailyPortfolioSchema, LeaderboardSchema, PointsStandingSchema, PointsHistorySchema, SeasonsIndexSchema, ErrorBodySchema];
-  const { schemas } = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }) as {
+  const generated = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }) as {
     schemas: Record<string, Record<string, unknown>>;
   };
+  // The registry lists schemas in the order their modules were first imported, which depends on
+  // what else the program loaded: sorted, the document's bytes depend on the schemas alone.
+  const schemas = Object.fromEntries(Object.entries(generated.schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   // Each component is embedded in the document, so its own $schema/$id are noise there.
   for (const schema of Object.values(schemas)) {
     delete schema.$schema;

@@ -16,7 +16,6 @@
  * each 16 times larger, never a wrong answer.
  */
 import type { Database } from '../database.ts';
-import type { Shard } from '../../core/shard.ts';
 import { dayNumber } from './days.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 import { computeSnapshotsOf } from './history.ts';
@@ -30,13 +29,8 @@ export interface ExportFacts {
 /** The first batch of candidates; later batches are 16 times the one before. */
 const FIRST_BATCH = 64;
 
-export async function computeExportFacts(db: Database, options: { shard: Shard | null; nowSeconds: number; lastClosedDay: string }): Promise<ExportFacts> {
-  if (options.shard === null) return factsOfSnapshots(db, 'snapshots', options.lastClosedDay);
-  return probeExportFacts(db, options.nowSeconds, options.lastClosedDay);
-}
-
 /** Both facts read off a table of snapshots: the example is the first of its wallets in `exampleOrderSql`. */
-async function factsOfSnapshots(db: Database, snapshots: string, lastClosedDay: string): Promise<ExportFacts> {
+export async function factsOfSnapshots(db: Database, snapshots: string, lastClosedDay: string): Promise<ExportFacts> {
   const [row] = await db.rows<{ any_closed: boolean; example: string | null }>(`
     SELECT (SELECT coalesce(min(day) <= $last, false) FROM ${snapshots}) AS any_closed,
            (SELECT a.address
@@ -54,7 +48,8 @@ function exampleOrderSql(wallet: string, address: string): string {
   return `EXISTS (SELECT 1 FROM venue_b_accounts v WHERE v.owner_id = ${wallet}) DESC, ${address}`;
 }
 
-async function probeExportFacts(db: Database, nowSeconds: number, lastClosedDay: string): Promise<ExportFacts> {
+/** Both facts for a night split among shards, found by probing candidate wallets of the whole export. */
+export async function probeExportFacts(db: Database, nowSeconds: number, lastClosedDay: string): Promise<ExportFacts> {
   // Every wallet with a row > 0 up to now, numbered in the example's order.
   await db.run(
     `CREATE TABLE probe_candidates AS

@@ -20,22 +20,28 @@ export interface SnapshotTables {
 
 const BUILD_TABLES: SnapshotTables = { rows: 'balance_rows', days: 'new_york_days', snapshots: 'snapshots' };
 
-export async function computeSnapshots(db: Database, nowSeconds: number): Promise<void> {
-  // Chains get dense indexes in numeric chain ID order, for the series keys (series-key.ts) and
-  // the document threads. Every balance row's chain is in tokens.parquet (build/input/check.ts).
+/**
+ * Chains get dense indexes in numeric chain ID order, for the series keys (series-key.ts) and the
+ * document threads. Every balance row's chain is in tokens.parquet (build/input/check.ts).
+ */
+export async function numberChains(db: Database): Promise<void> {
   await db.run(`
     CREATE TABLE chains AS
     SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS chain_index, chain_id::VARCHAR AS chain_text
     FROM (SELECT DISTINCT chain_id FROM tokens)`);
   const [{ chains } = { chains: 0 }] = await db.rows<{ chains: number }>('SELECT count(*)::DOUBLE AS chains FROM chains');
   if (chains > MAX_CHAINS) throw new UserError(`tokens.parquet: column "chain_id": ${chains} distinct chains, more than the ${MAX_CHAINS} a series key holds`);
+}
+
+/** The build's own snapshots: the history rule over `balance_rows` (its wallets', or its shard's). */
+export async function computeSnapshots(db: Database, nowSeconds: number): Promise<void> {
   await computeSnapshotsOf(db, nowSeconds, BUILD_TABLES);
 }
 
 /**
  * The history rule over the rows of `tables.rows` into `tables.snapshots`: the build's own (its
  * wallets, or its shard's), and the few wallets a shard's build probes for the facts of the whole
- * export (export-facts.ts). Needs the `chains` table (computeSnapshots).
+ * export (export-facts.ts). Needs the `chains` table (numberChains).
  */
 export async function computeSnapshotsOf(db: Database, nowSeconds: number, tables: SnapshotTables): Promise<void> {
   // New York days as integers. ICU per row is costly at 10M rows; instead each day's first instant

@@ -143,14 +143,16 @@ function nearestDouble(h: string): string {
 }
 
 /**
- * The rows of the participants, in the shard's wallets, in address, season, day order (the order
- * of the documents). Rule: `rank` on day d = 1 + the number of wallets (of all shards, participants
- * or not) whose sum of rows dated <= d is strictly greater, when the wallet's own sum is > 0, else
- * null. The rank is taken over every wallet's row of that day before the rows are cut to the
- * participants of this shard. The address is read only where the wallet key changes.
+ * `points_history_rows`, a view of the participants' rows, in the shard's wallets (`inShard`, over
+ * `w.address`), keyed so that (wallet, day) is the order of the documents (address, season, day).
+ * Rule: `rank` on day d = 1 + the number of wallets (of all shards, participants or not) whose sum
+ * of rows dated <= d is strictly greater, when the wallet's own sum is > 0, else null. The rank is
+ * taken over every wallet's row of that day before the rows are cut to the participants of the
+ * shard. A view: the whole build streams it once; `prepare` writes it once, cut by shard.
  */
-export function pointsHistorySql(inShard: string): string {
-  return `
+export async function rankPointsHistory(db: Database, inShard: string): Promise<void> {
+  await db.run(`
+    CREATE VIEW points_history_rows AS
     WITH ranked AS (
       SELECT t.wallet, t.day, t.points, t.total_points,
              CASE WHEN t.total_points > 0 THEN rank() OVER (PARTITION BY w.season, t.day ORDER BY t.total_points DESC) END AS rank
@@ -162,9 +164,11 @@ export function pointsHistorySql(inShard: string): string {
       WHERE ${inShard}
     )
     SELECT r.wallet, w.address, w.season::INTEGER AS season, r.day, r.points, r.total_points, r.rank::INTEGER AS rank
-    FROM ranked r JOIN written w ON w.wallet = r.wallet
-    ORDER BY r.wallet, r.day`;
+    FROM ranked r JOIN written w ON w.wallet = r.wallet`);
 }
+
+/** The rows of the documents, in their order: a wallet's seasons, each season's days. */
+export const POINTS_HISTORY_ROWS_SQL = 'SELECT wallet, address, season, day, points, total_points, rank FROM points_history_rows ORDER BY wallet, day';
 
 /**
  * The wallet-seasons whose exact sums do not fit a HUGEINT (values of very different magnitudes):

@@ -218,7 +218,7 @@ const RELATIONAL_RULES: RelationalRule[] = [
     problem: 'a (chain_id, token) that has no row in tokens.parquet',
     sql: `
       SELECT count(*) AS rows, min(concat('chain ', b.chain_id, ' token ', n.token)) AS example
-      FROM balance_rows b
+      FROM every_balance_row b
       JOIN token_names n ON n.token_index = b.token_index
       ANTI JOIN tokens t ON t.chain_id = b.chain_id AND t.token_index = b.token_index`,
   },

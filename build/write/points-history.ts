@@ -7,8 +7,7 @@
  */
 import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
-import { shardFilterSql } from '../compute/shard-filter.ts';
-import { pointsHistorySql } from '../compute/points-history.ts';
+import { POINTS_HISTORY_ROWS_SQL } from '../compute/points-history.ts';
 import { countParticipants, seasonFactsOf } from '../compute/points.ts';
 import { checkSamplePointsHistory } from './check-output.ts';
 import { dayText } from '../compute/days.ts';
@@ -22,7 +21,6 @@ const BATCH_BYTES = 4_000_000;
 
 /** Streams the histories into `pool` and waits for every file (the pool stays until the build stops). */
 export async function writePointsHistory(db: Database, pool: WriterPool, options: PointsWriteOptions): Promise<PointsWriteResult> {
-  const inShard = shardFilterSql(options.shard, 'w.address');
   const facts = seasonFactsOf(options.leaderboards);
   const dates = new Map<number, string>();
   /** `YYYY-MM-DD` of a day number (days since 1970-01-01); a season has a few hundred. */
@@ -42,7 +40,7 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
     batch = new HistoryBatch();
   };
   try {
-    const result = await db.connection.stream(pointsHistorySql(inShard));
+    const result = await db.connection.stream(POINTS_HISTORY_ROWS_SQL);
     let wallet: string | null = null;
     let walletSeason = -1;
     /** Closes the wallet's document, left open after its last day. */

@@ -1,0 +1,164 @@
+/**
+ * `prepare --input DIR --out NIGHT --shards N`: the night's side of the build's stages once
+ * (read and check the exports, load them, compute what depends on every wallet), then one folder
+ * per shard, `NIGHT/shard-K-of-N/` (build/prepared-folder.ts), from which `build --prepared`
+ * builds that shard alone. The folders are written into a work folder inside NIGHT and moved into
+ * place only when every one is complete; a lock on NIGHT keeps two prepares apart.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { BuildConfig } from './config.ts';
+import { openDatabase, type Database } from './database.ts';
+import { cannotWrite, outOfMemory } from './errors.ts';
+import { Progress } from '../core/progress.ts';
+import { EXIT_BUSY, UserError, messageOf } from '../core/errors.ts';
+import { closeInputs, inputReadError, openInputs, type OpenedInput } from './input/read.ts';
+import { fingerprintInputs } from './input/fingerprint.ts';
+import { Interruption } from './interruption.ts';
+import { FileLock } from './swap/lock.ts';
+import { PREPARED_FOLDER_NAME, preparedFolderName } from './prepared-folder.ts';
+import { need, runStages, type StageContext } from './stages/stage.ts';
+import { NIGHT_STAGES } from './stages/index.ts';
+
+export interface PrepareConfig extends BuildConfig {
+  shards: number;
+}
+
+export interface PrepareSummary {
+  night: string;
+  now: string;
+  lastClosedDay: string;
+  shards: number;
+  /** The shard folders, in shard order. */
+  folders: string[];
+  bytes: number;
+  seconds: number;
+  dailyAsOf: string | null;
+  seasons: { season: number; asOf: string | null; participants: number }[];
+  stageSeconds: Record<string, number>;
+  peakRssBytes: number;
+}
+
+/** At most this many shards: a shard is a CI job, and each folder holds a copy of the shared tables. */
+export const MAX_SHARDS = 1024;
+
+const LOCK_FILE = '.prepare.lock';
+const WORK_PREFIX = '.prepare-';
+
+export async function prepareNight(config: PrepareConfig): Promise<PrepareSummary> {
+  const started = performance.now();
+  const progress = new Progress(config.progress);
+  const night = config.outDir;
+  let inputs: OpenedInput[] = [];
+  let db: Database | null = null;
+  let lock: FileLock | null = null;
+  let work: string | null = null;
+  const interruption = new Interruption(() => {
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+  interruption.onInterrupt(() => db?.connection.interrupt());
+  try {
+    inputs = await openInputs(config.inputDir, interruption.signal);
+    const inputsDigest = fingerprintInputs(inputs);
+    inputsDigest.catch(() => {});
+    lock = claimNight(night, config.inputDir);
+    work = path.join(night, `${WORK_PREFIX}${crypto.randomBytes(6).toString('hex')}`);
+    await fsp.mkdir(path.join(work, 'scratch'), { recursive: true });
+    db = await openDatabase({
+      file: path.join(work, 'scratch', 'prepare.duckdb'),
+      tempDir: path.join(work, 'scratch', 'spill'),
+      threads: config.threads,
+      memoryLimit: config.memoryLimit,
+    });
+    const context: StageContext = {
+      config,
+      mode: { kind: 'prepare', shards: config.shards, night: work },
+      db,
+      progress,
+      signal: interruption.signal,
+      inputs,
+      tree: null,
+      values: {},
+      inputsDigest,
+    };
+    await runStages(NIGHT_STAGES, context);
+    db.close();
+    db = null;
+    await fsp.rm(path.join(work, 'scratch'), { recursive: true, force: true });
+
+    progress.start('move into place');
+    const folders = await moveIntoPlace(work, night, config.shards);
+    await fsp.rm(work, { recursive: true, force: true });
+    work = null;
+    progress.end();
+    const leaderboards = need(context, 'leaderboards');
+    let bytes = 0;
+    for (const folder of folders) for (const name of await fsp.readdir(folder)) bytes += (await fsp.stat(path.join(folder, name))).size;
+    return {
+      night,
+      now: config.nowIso,
+      lastClosedDay: config.lastClosedDay,
+      shards: config.shards,
+      folders,
+      bytes,
+      seconds: (performance.now() - started) / 1000,
+      dailyAsOf: context.values.dailyAsOf ?? null,
+      seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
+      stageSeconds: progress.stageSeconds,
+      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    };
+  } catch (error) {
+    progress.end();
+    if (interruption.signal.aborted) throw interruption.signal.reason;
+    throw outOfMemory(error, config) ?? cannotWrite(error, night) ?? inputReadError(inputs, error) ?? error;
+  } finally {
+    db?.close();
+    if (work) await fsp.rm(work, { recursive: true, force: true });
+    lock?.release();
+    await closeInputs(inputs);
+    interruption.dispose();
+  }
+}
+
+/**
+ * NIGHT made if need be and locked; refused when it is a file, or would hold the exports or be
+ * held by them. Work folders of a prepare killed outright are removed (the lock says none runs).
+ */
+function claimNight(night: string, inputDir: string): FileLock {
+  const inside = (child: string, parent: string) => child === parent || child.startsWith(`${parent}${path.sep}`);
+  if (inside(inputDir, night) || inside(night, inputDir)) {
+    throw new UserError(`--out ${night} and --input ${inputDir} overlap: prepare writes its shard folders into --out, which must be a folder of its own (e.g. --out night)`);
+  }
+  try {
+    fs.mkdirSync(night, { recursive: true });
+  } catch (error) {
+    throw new UserError(`--out ${night} cannot be made (${messageOf(error)})`, undefined, { cause: error });
+  }
+  if (!fs.statSync(night).isDirectory()) throw new UserError(`--out ${night} is not a folder: prepare writes one folder per shard into it`);
+  const lock = FileLock.tryAcquire(path.join(night, LOCK_FILE));
+  if (lock === null) throw new UserError(`--out ${night} is being prepared by another prepare; run again when it has ended`, EXIT_BUSY);
+  for (const name of fs.readdirSync(night)) {
+    if (name.startsWith(WORK_PREFIX)) fs.rmSync(path.join(night, name), { recursive: true, force: true });
+  }
+  return lock;
+}
+
+/**
+ * The new shard folders replace those of an earlier prepare of NIGHT (of any shard count), each
+ * moved by one rename once every one is complete, so a shard folder is always whole. A kill while
+ * they move leaves NIGHT with only some of them: prepare again.
+ */
+async function moveIntoPlace(work: string, night: string, shards: number): Promise<string[]> {
+  for (const name of await fsp.readdir(night)) {
+    if (PREPARED_FOLDER_NAME.test(name)) await fsp.rm(path.join(night, name), { recursive: true, force: true });
+  }
+  const folders: string[] = [];
+  for (let index = 1; index <= shards; index++) {
+    const name = preparedFolderName({ index, count: shards });
+    await fsp.rename(path.join(work, name), path.join(night, name));
+    folders.push(path.join(night, name));
+  }
+  return folders;
+}

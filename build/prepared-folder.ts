@@ -1,0 +1,214 @@
+/**
+ * The folder `prepare` writes for one shard, `NIGHT/shard-K-of-N/`, written and read here only:
+ *
+ *   prepared.json        the night's facts (build instant, inputs' sha256, daily asOf, example
+ *                        wallet, leaderboards, seasons index) and the sha256 of every other file,
+ *                        itself sealed by the sha256 of its own content
+ *   <table>.parquet      one per table the shard's stages read (PREPARED_TABLES): its wallets'
+ *                        rows, and the small tables every shard shares
+ *
+ * A shard's build reads nothing else: the folder can be copied anywhere without its siblings.
+ * Every file is hashed through the descriptor DuckDB then reads, so a file altered after
+ * `prepare` wrote it is refused, by name, and one replaced during the build changes nothing.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { UserError } from '../core/errors.ts';
+import type { Shard } from '../core/shard.ts';
+import { LeaderboardSchema } from '../schemas/leaderboard.ts';
+import { SeasonsIndexSchema } from '../schemas/seasons.ts';
+import { DateStringSchema, LowerCaseAddressSchema } from '../schemas/common.ts';
+
+export const PREPARED_FACTS_FILE = 'prepared.json';
+
+/** `shard-2-of-8`: the folder of shard K of N. */
+export const preparedFolderName = (shard: Shard) => `shard-${shard.index}-of-${shard.count}`;
+export const PREPARED_FOLDER_NAME = /^shard-([1-9][0-9]*)-of-([1-9][0-9]*)$/;
+
+/**
+ * The tables a shard's build reads, with the exact types the night's side makes them in (so every
+ * query of the shard's side runs on the same types whichever side made them), and how the night's
+ * rows are cut among shards: by the shard of a wallet id column, of an address column, or not at
+ * all (every shard gets the whole table).
+ */
+export interface PreparedTable {
+  name: string;
+  columns: readonly (readonly [name: string, type: string])[];
+  /**
+   * SQL over the night's tables giving the rows and a `shard` column (`shardOf` gives the SQL of an
+   * address's shard); null: the table as it is, in every shard.
+   */
+  cut: ((shardOf: (address: string) => string) => string) | null;
+}
+
+export const PREPARED_TABLES: readonly PreparedTable[] = [
+  {
+    name: 'balance_rows',
+    columns: [['chain_id', 'BIGINT'], ['block_number', 'BIGINT'], ['log_index', 'BIGINT'], ['account', 'INTEGER'], ['token_index', 'TINYINT'],
+      ['raw', 'HUGEINT'], ['tx', 'UBIGINT'], ['tx_hash', 'VARCHAR'], ['ts', 'BIGINT']],
+    // A row counts for its account's owner on the row's chain, else for its account (SPEC 3.1).
+    cut: () => `SELECT b.*, s.shard FROM balance_rows b
+          LEFT JOIN (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id) v
+            ON v.chain_id = b.chain_id AND v.account_id = b.account
+          JOIN address_shards s ON s.id = coalesce(v.owner_id, b.account)`,
+  },
+  {
+    name: 'addresses',
+    columns: [['address', 'VARCHAR'], ['id', 'INTEGER']],
+    // A shard's wallets, and the sub-accounts they own (a sub-account of owners in two shards is in both).
+    cut: () => `SELECT a.address, a.id, s.shard FROM addresses a JOIN address_shards s ON s.id = a.id
+          UNION
+          SELECT a.address, a.id, s.shard FROM venue_b_accounts v JOIN addresses a ON a.id = v.account_id JOIN address_shards s ON s.id = v.owner_id`,
+  },
+  {
+    name: 'venue_b_accounts',
+    columns: [['chain_id', 'BIGINT'], ['account', 'VARCHAR'], ['owner', 'VARCHAR'], ['account_id', 'INTEGER'], ['owner_id', 'INTEGER']],
+    cut: () => 'SELECT v.*, s.shard FROM venue_b_accounts v JOIN address_shards s ON s.id = v.owner_id',
+  },
+  {
+    name: 'participants',
+    columns: [['season', 'BIGINT'], ['address', 'VARCHAR'], ['total_points', 'DOUBLE'], ['daily_rate', 'DOUBLE'], ['rank', 'BIGINT'],
+      ['position_in_order', 'BIGINT'], ['total_participants', 'BIGINT']],
+    cut: (shardOf) => `SELECT p.*, ${shardOf('p.address')} AS shard FROM participants p`,
+  },
+  {
+    name: 'points_history_rows',
+    columns: [['wallet', 'INTEGER'], ['address', 'VARCHAR'], ['season', 'INTEGER'], ['day', 'INTEGER'], ['points', 'DOUBLE'],
+      ['total_points', 'DOUBLE'], ['rank', 'INTEGER']],
+    cut: (shardOf) => `SELECT r.*, ${shardOf('r.address')} AS shard FROM points_history_rows r`,
+  },
+  { name: 'tokens', columns: [['chain_id', 'BIGINT'], ['token', 'VARCHAR'], ['decimals', 'BIGINT'], ['token_index', 'TINYINT']], cut: null },
+  { name: 'token_names', columns: [['token', 'VARCHAR'], ['token_index', 'TINYINT']], cut: null },
+  { name: 'chains', columns: [['chain_id', 'BIGINT'], ['chain_index', 'INTEGER'], ['chain_text', 'VARCHAR']], cut: null },
+  { name: 'prices', columns: [['chain_id', 'BIGINT'], ['token', 'VARCHAR'], ['date', 'DATE'], ['usd_price', 'DOUBLE']], cut: null },
+];
+
+export const tableFile = (table: PreparedTable) => `${table.name}.parquet`;
+
+/**
+ * A column as Parquet stores it: Parquet has no 128-bit integer (DuckDB would write a HUGEINT as
+ * a DOUBLE), and every raw balance is below 10^38, so it goes as DECIMAL(38,0), exactly.
+ */
+export function storedColumnSql(name: string, type: string): string {
+  return type === 'HUGEINT' ? `CAST(${name} AS DECIMAL(38,0)) AS ${name}` : `CAST(${name} AS ${type}) AS ${name}`;
+}
+
+const ShardSchema = z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict();
+
+export const PreparedFactsSchema = z
+  .object({
+    format: z.literal(1),
+    shard: ShardSchema,
+    /** The build instant (`--now` of prepare) and the last closed day it gives. */
+    now: z.iso.datetime(),
+    lastClosedDay: DateStringSchema,
+    /** The inputs' fingerprint (build/input/fingerprint.ts): with `now`, what names the night's version. */
+    inputs: z.string().regex(/^[0-9a-f]{64}$/),
+    dailyAsOf: DateStringSchema.nullable(),
+    exampleWallet: LowerCaseAddressSchema.nullable(),
+    leaderboards: z.array(LeaderboardSchema),
+    seasonsIndex: SeasonsIndexSchema,
+    /** The sha256 of every Parquet file of the folder, by name. */
+    files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
+    /** The sha256 of this object's JSON without `seal`: an edit of the facts is refused like an edit of a file. */
+    seal: z.string().regex(/^[0-9a-f]{64}$/),
+  })
+  .strict();
+
+export type PreparedFacts = z.infer<typeof PreparedFactsSchema>;
+
+export function sealOf(facts: Omit<PreparedFacts, 'seal'>): string {
+  return crypto.createHash('sha256').update(JSON.stringify(facts)).digest('hex');
+}
+
+export async function writePreparedFacts(folder: string, facts: Omit<PreparedFacts, 'seal'>): Promise<void> {
+  const sealed: PreparedFacts = PreparedFactsSchema.parse({ ...facts, seal: sealOf(facts) });
+  await fsp.writeFile(path.join(folder, PREPARED_FACTS_FILE), `${JSON.stringify(sealed)}\n`);
+}
+
+export async function sha256OfFile(file: string): Promise<string> {
+  const handle = await fsp.open(file, 'r');
+  try {
+    return await sha256OfHandle(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A prepared folder, its facts checked and every file opened and checked against them. */
+export interface OpenedPreparedFolder {
+  folder: string;
+  facts: PreparedFacts;
+  /** The path DuckDB reads each table from: the descriptor that was hashed (Linux), else the file. */
+  readPaths: Map<string, string>;
+  close(): Promise<void>;
+}
+
+/** Where the kernel lets a process open its own descriptors by path (Linux). */
+const FD_PATHS = fs.existsSync('/proc/self/fd');
+
+/**
+ * Opens `folder` (given as `--prepared`) and refuses, naming the file, anything `prepare` did not
+ * write as it is: a missing or extra file, a file whose sha256 differs, facts that were edited.
+ */
+export async function openPreparedFolder(folder: string): Promise<OpenedPreparedFolder> {
+  const stat = await fsp.stat(folder).catch(() => null);
+  if (stat === null) throw new UserError(`--prepared ${folder} does not exist (give a shard-K-of-N folder that wallet-snapshot prepare wrote)`);
+  if (!stat.isDirectory()) throw new UserError(`--prepared ${folder} is not a folder (give a shard-K-of-N folder that wallet-snapshot prepare wrote)`);
+  const factsFile = path.join(folder, PREPARED_FACTS_FILE);
+  const text = await fsp.readFile(factsFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') throw new UserError(`--prepared ${folder} holds no ${PREPARED_FACTS_FILE}: it is not a folder that wallet-snapshot prepare wrote (give NIGHT/shard-K-of-N)`);
+    throw new UserError(`${factsFile} cannot be read (${error.message})`, undefined, { cause: error });
+  });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UserError(`${factsFile} was altered after prepare wrote it: it is not JSON`, undefined, { cause: error });
+  }
+  const result = PreparedFactsSchema.safeParse(parsed);
+  if (!result.success) throw new UserError(`${factsFile} was altered after prepare wrote it, or was written by another version of wallet-snapshot: ${result.error.issues[0]?.message ?? ''} at ${result.error.issues[0]?.path.join('.') ?? ''}`);
+  const { seal, ...rest } = result.data;
+  if (sealOf(rest) !== seal) throw new UserError(`${factsFile} was altered after prepare wrote it (its content no longer matches its seal); run prepare again`);
+  // The folder may have been copied under another name: the shard is the one its facts name.
+  const facts = result.data;
+  const expected = new Set(PREPARED_TABLES.map(tableFile));
+  for (const name of await fsp.readdir(folder)) {
+    if (name !== PREPARED_FACTS_FILE && !expected.has(name)) throw new UserError(`${path.join(folder, name)} was not written by prepare: a prepared folder holds ${PREPARED_FACTS_FILE} and its Parquet files only`);
+  }
+  const handles: fsp.FileHandle[] = [];
+  const readPaths = new Map<string, string>();
+  try {
+    for (const table of PREPARED_TABLES) {
+      const file = path.join(folder, tableFile(table));
+      const want = facts.files[tableFile(table)];
+      if (want === undefined) throw new UserError(`${factsFile} names no sha256 for ${tableFile(table)}: run prepare again`);
+      const handle = await fsp.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+        throw new UserError(`${file} ${error.code === 'ENOENT' ? 'is missing' : `cannot be read (${error.message})`}: the prepared folder is incomplete; run prepare again`, undefined, { cause: error });
+      });
+      handles.push(handle);
+      const got = await sha256OfHandle(handle);
+      if (got !== want) throw new UserError(`${file} was altered after prepare wrote it (sha256 ${got}, prepare wrote ${want}); run prepare again`);
+      readPaths.set(table.name, FD_PATHS ? `/proc/self/fd/${handle.fd}` : file);
+    }
+  } catch (error) {
+    await Promise.all(handles.map((handle) => handle.close()));
+    throw error;
+  }
+  return { folder, facts, readPaths, close: async () => void (await Promise.all(handles.map((handle) => handle.close()))) };
+}
+
+async function sha256OfHandle(handle: fsp.FileHandle): Promise<string> {
+  const hash = crypto.createHash('sha256');
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  for (let position = 0; ; ) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) break;
+    hash.update(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  return hash.digest('hex');
+}

@@ -1,0 +1,53 @@
+/**
+ * The build as one list of stages (stage.ts), cut in two: the night's side reads and checks the
+ * exports once and computes what depends on every wallet; the shard's side computes and writes
+ * the documents of its wallets. `prepare` ends the night's side by writing one folder per shard
+ * (split-into-shards.ts), which `build --prepared` starts from (load-prepared.ts): every table a
+ * stage reads is made by an earlier stage on its own side (test/stages.test.ts).
+ */
+import type { Stage } from './stage.ts';
+import { readInputs } from './read-inputs.ts';
+import { checkValues } from './check-values.ts';
+import { loadInputs } from './load-inputs.ts';
+import { checkRelations } from './check-relations.ts';
+import { numberChains } from './number-chains.ts';
+import { probeExportFacts } from './probe-export-facts.ts';
+import { computeLeaderboards } from './compute-leaderboards.ts';
+import { computePointsHistory } from './compute-points-history.ts';
+import { rankPointsHistory } from './rank-points-history.ts';
+import { splitIntoShards } from './split-into-shards.ts';
+import { loadPrepared } from './load-prepared.ts';
+import { computeSnapshots } from './compute-snapshots.ts';
+import { readExportFacts } from './read-export-facts.ts';
+import { loadPrices } from './load-prices.ts';
+import { writeWallets } from './write-wallets.ts';
+import { writePoints } from './write-points.ts';
+import { writePointsHistory } from './write-points-history.ts';
+import { findUnpriced } from './find-unpriced.ts';
+import { writeSharedFiles } from './write-shared-files.ts';
+
+export const STAGES: readonly Stage[] = [
+  readInputs,
+  checkValues,
+  loadInputs,
+  checkRelations,
+  numberChains,
+  probeExportFacts,
+  computeLeaderboards,
+  computePointsHistory,
+  rankPointsHistory,
+  splitIntoShards,
+  // The cut: `prepare` stops above, `build --prepared` starts below.
+  loadPrepared,
+  computeSnapshots,
+  readExportFacts,
+  loadPrices,
+  writeWallets,
+  writePoints,
+  writePointsHistory,
+  findUnpriced,
+  writeSharedFiles,
+];
+
+export const NIGHT_STAGES = STAGES.filter((stage) => stage.side === 'night');
+export const SHARD_STAGES = STAGES.filter((stage) => stage.side === 'shard');

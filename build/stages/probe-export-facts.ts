@@ -1,0 +1,20 @@
+/**
+ * Night, split among shards: the daily `asOf` and the example wallet of the whole export, found by
+ * running the history rule on candidate wallets (build/compute/export-facts.ts). A whole build
+ * reads them off its snapshots instead (read-export-facts.ts).
+ */
+import { probeExportFacts as probe } from '../compute/export-facts.ts';
+import { isSharded, type Stage } from './stage.ts';
+
+export const probeExportFacts: Stage = {
+  name: 'probe export facts',
+  side: 'night',
+  reads: ['balance_written', 'balance_address_ids', 'venue_b_accounts', 'addresses', 'chains'],
+  writes: [],
+  when: isSharded,
+  async run(context) {
+    const facts = await probe(context.db, context.config.nowSeconds, context.config.lastClosedDay);
+    context.values.dailyAsOf = facts.dailyAsOf;
+    context.values.exampleWallet = facts.exampleWallet;
+  },
+};

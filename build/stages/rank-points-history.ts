@@ -1,0 +1,19 @@
+/**
+ * Night: each participant's rank on every day, over all wallets (build/compute/points-history.ts),
+ * as the rows of the points history documents, cut to the shard's participants when the build has
+ * one. A rank needs every wallet of the night: this is why the points histories are the night's
+ * work and not a shard's.
+ */
+import { rankPointsHistory as rank } from '../compute/points-history.ts';
+import { shardFilterSql } from '../compute/shard-filter.ts';
+import type { Stage } from './stage.ts';
+
+export const rankPointsHistory: Stage = {
+  name: 'rank points history',
+  side: 'night',
+  reads: ['history_totals', 'history_wallets', 'participants'],
+  writes: ['points_history_rows'],
+  async run(context) {
+    await rank(context.db, shardFilterSql(context.config.shard, 'w.address'));
+  },
+};
