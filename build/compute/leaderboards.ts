@@ -2,6 +2,7 @@
  * The leaderboard (GET /v1/leaderboard/s{N}): one document per known season, computed in SQL over
  * all points rows.
  */
+import { forEachChunk, expectStreamReached } from '../stream.ts';
 import type { Database } from '../database.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { LEADERBOARD_SIZE, type Leaderboard } from '../../schemas/leaderboard.ts';
@@ -119,11 +120,7 @@ async function computePointTotals(db: Database): Promise<void> {
     appended++;
   };
   try {
-    for (;;) {
-      const chunk = await result.fetchChunk();
-      // rowCount is a call into DuckDB: read once per chunk, not once per row.
-      const rows = chunk ? chunk.rowCount : 0;
-      if (!chunk || rows === 0) break;
+    await forEachChunk(result, null, async (chunk, rows) => {
       const [keys, binColumn, totalColumn, dailyColumn] = [0, 1, 2, 3].map((column) => chunk.getColumnVector(column)) as [
         DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<bigint>, DuckDBVector<bigint>,
       ];
@@ -140,12 +137,12 @@ async function computePointTotals(db: Database): Promise<void> {
         totals.push(totalColumn.getItem(row)!);
         dailies.push(dailyColumn.getItem(row)!);
       }
-    }
+    });
     if (key !== -1) append();
   } finally {
     appender.closeSync();
     appending.disconnectSync();
   }
   const [{ wallets } = { wallets: 0 }] = await db.rows<{ wallets: number }>('SELECT count(*)::DOUBLE AS wallets FROM point_wallets');
-  if (appended !== wallets) throw new Error(`the stream of point sums ended after ${appended} of ${wallets} wallets`);
+  expectStreamReached(appended, wallets, 'point sums (wallet-seasons)');
 }

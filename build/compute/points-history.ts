@@ -12,6 +12,7 @@
  * bytes as the standing's `totalPoints` and `dailyRate`. The few wallet-seasons whose values span
  * too many bits for a HUGEINT (or reach subnormal doubles) are summed in JS with BigInt instead.
  */
+import { forEachChunk, expectStreamReached } from '../stream.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import { UserError } from '../../core/errors.ts';
@@ -103,12 +104,11 @@ export async function computePointsHistory(db: Database): Promise<void> {
     SELECT wallet, day, CASE WHEN day = first_day THEN points ELSE 0 END AS points, total_points
     FROM expanded`);
   await appendWideSums(db);
-  // A stream that ends early does so without an error (see leaderboards.ts): every day of every
-  // wallet-season must be there.
-  const [{ missing } = { missing: 0 }] = await db.rows<{ missing: number | null }>(
-    'SELECT ((SELECT sum(last_day - first_day + 1) FROM history_wallets) - (SELECT count(*) FROM history_totals))::DOUBLE AS missing',
+  // Every day of every wallet-season must be there (build/stream.ts).
+  const [{ days, totals } = { days: 0, totals: 0 }] = await db.rows<{ days: number | null; totals: number }>(
+    'SELECT (SELECT sum(last_day - first_day + 1) FROM history_wallets)::DOUBLE AS days, (SELECT count(*) FROM history_totals)::DOUBLE AS totals',
   );
-  if (missing) throw new Error(`the points history is missing ${missing} days of its wallet-seasons`);
+  expectStreamReached(totals, days ?? 0, 'points history days (of every wallet-season)');
 
   const [{ infinite } = { infinite: 0 }] = await db.rows<{ infinite: number }>(
     'SELECT count(*)::INTEGER AS infinite FROM history_totals WHERE NOT isfinite(points) OR NOT isfinite(total_points)',
@@ -220,11 +220,7 @@ async function appendWideSums(db: Database): Promise<void> {
     for (; nextDay < until; nextDay++) append(nextDay, 0, total);
   };
   try {
-    for (;;) {
-      const chunk = await result.fetchChunk();
-      // rowCount is a call into DuckDB: read once per chunk, not once per row.
-      const rows = chunk ? chunk.rowCount : 0;
-      if (!chunk || rows === 0) break;
+    await forEachChunk(result, null, async (chunk, rows) => {
       const [wallets, days, firstDays, lastDays, bins, parts] = [0, 1, 2, 3, 4, 5].map((column) => chunk.getColumnVector(column)) as [
         DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number | null>, DuckDBVector<bigint>,
       ];
@@ -248,7 +244,7 @@ async function appendWideSums(db: Database): Promise<void> {
         today.set(rowBin, (today.get(rowBin) ?? 0n) + rowPart);
         running.set(rowBin, (running.get(rowBin) ?? 0n) + rowPart);
       }
-    }
+    });
     if (wallet !== -1) closeDaysBefore(lastDay + 1);
   } finally {
     appender.closeSync();

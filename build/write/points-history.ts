@@ -5,6 +5,7 @@
  * which write `points/history.json` beside the wallet's `points.json`. Only a few batches are ever
  * held in memory.
  */
+import { forEachChunk } from '../stream.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import { POINTS_HISTORY_ROWS_SQL } from '../compute/points-history.ts';
@@ -47,12 +48,7 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
     const finishWallet = () => {
       if (wallet !== null) batch.endDocument(wallet, ']}]}');
     };
-    for (;;) {
-      if (options.signal.aborted) throw options.signal.reason;
-      const chunk = await result.fetchChunk();
-      // rowCount is a call into DuckDB: read once per chunk, not once per row.
-      const count = chunk ? chunk.rowCount : 0;
-      if (!chunk || count === 0) break;
+    await forEachChunk(result, options.signal, async (chunk, count) => {
       const [keys, addresses, seasons, days, points, totals, ranks] = [0, 1, 2, 3, 4, 5, 6].map((column) => chunk.getColumnVector(column)) as [
         DuckDBVector<number>, DuckDBVector<string>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number | null>,
       ];
@@ -77,7 +73,7 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
           batch.write(`]},${seasonHead(season)}${day}`);
         }
       }
-    }
+    });
     finishWallet();
     if (batch.walletCount > 0) await submit();
   } finally {

@@ -1,4 +1,5 @@
 import type { Progress } from '../../core/progress.ts';
+import { expectStreamReached } from '../stream.ts';
 import type { Shard } from '../../core/shard.ts';
 import type { Leaderboard } from '../../schemas/leaderboard.ts';
 import type { PointsBatch } from './file-thread.ts';
@@ -53,7 +54,7 @@ export class PointsStage<B extends { walletCount: number; take(id: number): Poin
 
   /** Once the pool is drained. */
   result(): PointsWriteResult {
-    if (this.done !== this.total) throw new Error(`the stream of ${this.documents} ended after ${this.done} of ${this.total} participants`);
+    expectStreamReached(this.done, this.total, `${this.documents} (participants)`);
     return { participants: this.done, files: this.pool.files - this.filesBefore, bytes: this.pool.bytes - this.bytesBefore };
   }
 }

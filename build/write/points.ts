@@ -4,6 +4,7 @@
  * packed into batches for the writer pool's file thread (writer-pool.ts). Only a few batches are
  * ever held in memory.
  */
+import { forEachChunk } from '../stream.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import { PointsStandingSchema, type PointsStanding, type SeasonStanding } from '../../schemas/points.ts';
@@ -35,12 +36,7 @@ export async function writePoints(db: Database, pool: WriterPool, options: Point
     const finishWallet = () => {
       if (wallet !== null) batch.add(wallet, newFolder, pointsDocument(rows));
     };
-    for (;;) {
-      if (options.signal.aborted) throw options.signal.reason;
-      const chunk = await result.fetchChunk();
-      // rowCount is a call into DuckDB: read once per chunk, not once per row.
-      const count = chunk ? chunk.rowCount : 0;
-      if (!chunk || count === 0) break;
+    await forEachChunk(result, options.signal, async (chunk, count) => {
       const [addresses, seasons, ranks, totals, dailies, newFolders] = [0, 1, 2, 3, 4, 5].map((column) => chunk.getColumnVector(column)) as [
         DuckDBVector<string>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<boolean>,
       ];
@@ -55,7 +51,7 @@ export async function writePoints(db: Database, pool: WriterPool, options: Point
         }
         rows.push(standingRow(facts, seasons.getItem(row)!, ranks.getItem(row)!, totals.getItem(row)!, dailies.getItem(row)!));
       }
-    }
+    });
     finishWallet();
     if (batch.walletCount > 0) await submit();
   } finally {

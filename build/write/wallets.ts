@@ -4,6 +4,7 @@
  * as their rows pass and handed to the writer pool (writer-pool.ts: document threads assemble,
  * one file thread writes). Only a few batches are ever held in memory.
  */
+import { forEachChunk, expectStreamReached } from '../stream.ts';
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import type { Shard } from '../../core/shard.ts';
@@ -68,12 +69,7 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
     let wallet = -1;
     let chain = -1;
     let token = -1;
-    for (;;) {
-      if (options.signal.aborted) throw options.signal.reason;
-      const chunk = await slices.fetchChunk();
-      // rowCount is a call into DuckDB: read once per chunk, not once per row.
-      const rows = chunk ? chunk.rowCount : 0;
-      if (!chunk || rows === 0) break;
+    await forEachChunk(slices, options.signal, async (chunk, rows) => {
       const column = (index: number) => chunk.getColumnVector(index) as DuckDBVector<number>;
       const [wallets, chains, tokens, days, timestamps] = [column(0), column(1), column(2), column(3), column(4)];
       const [limbs3, limbs2, limbs1, limbs0] = [column(5), column(6), column(7), column(8)];
@@ -94,7 +90,7 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
         }
         builder.addSnapshot(days.getItem(row)!, timestamps.getItem(row)!, limbs3.getItem(row)!, limbs2.getItem(row)!, limbs1.getItem(row)!, limbs0.getItem(row)!);
       }
-    }
+    });
     if (builder.walletCount > 0) await submit();
     await pool.drain();
   } finally {
@@ -102,9 +98,7 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
     await slices?.close();
     await pool.stopDocumentThreads();
   }
-  // A stream that ends early does so without an error (see build/compute/leaderboards.ts): a tree
-  // missing wallets must not be published.
-  if (done !== total) throw new Error(`the snapshot stream ended after ${done} of ${total} wallets`);
+  expectStreamReached(done, total, 'snapshots (wallets)');
   return { wallets: done, files: pool.files - filesBefore, bytes: pool.bytes - bytesBefore, positionsWithoutPrice: pool.positionsWithoutPrice - unpricedBefore };
 }
 

@@ -1,0 +1,143 @@
+/**
+ * `prepare` once, then `build --prepared` of each shard's folder alone, copied anywhere: the same
+ * tree, byte for byte, as `build --input --shard K/N` with the same --now; an altered folder is
+ * refused by name; prepare refuses every input the build refuses, in the same words; and every
+ * shard refuses an export the whole build refuses, whichever shard holds the bad rows.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
+import { A, B, C, SUB, balance, PINNED_NOW as now, tempDir, thrown, treeHashes, writeInputs, type Tables } from './helpers/fixtures.ts';
+import { buildSnapshot } from '../build/index.ts';
+import { resolveBuildConfig } from '../build/config.ts';
+import { prepareNight } from '../build/prepare.ts';
+import { openPreparedFolder, PREPARED_FACTS_FILE } from '../build/prepared-folder.ts';
+import { UserError } from '../core/errors.ts';
+import { shardOf } from '../core/shard.ts';
+import { verifyTree } from '../tree/verify.ts';
+
+const address = (prefix: string, i: number) => `0x${prefix}${i.toString(16).padStart(39, '0')}`;
+const quiet = { progress: 'quiet' as const, threads: 1 };
+
+/** Wallets with sub-accounts on two chains, a sub-account that is a wallet of its own on a third, and points. */
+function night(): Tables {
+  const wallets = Array.from({ length: 12 }, (_, i) => address('a', i));
+  return {
+    balances: [
+      ...wallets.flatMap((wallet, i) => [
+        balance({ address: wallet, block_number: 10 + i, balance: String(1_000 + i) }),
+        balance({ address: wallet, block_number: 40 + i, chain_id: 10, token: 'yuty', balance: '123456789012345678901234567890' }),
+      ]),
+      balance({ address: SUB, block_number: 100, balance: '77' }),
+      balance({ address: SUB, block_number: 101, chain_id: 8453, balance: '5' }),
+      balance({ address: C, block_number: 102, chain_id: 10, token: 'venueBUsdc', balance: '9000000' }),
+    ],
+    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: wallets[3]! }, { chain_id: 10, account: C, owner: wallets[7]! }],
+    prices: [{ chain_id: 1, token: 'uty', date: '2025-06-01', usd_price: 1.25 }],
+    points: wallets.flatMap((wallet, i) => [
+      { season: 1, date: '2025-11-01', address: wallet.toUpperCase().replace('0X', '0x'), points: i % 4 },
+      { season: 1, date: '2025-11-03', address: wallet, points: 0.1 * i },
+      { season: 2, date: '2025-11-19', address: wallet, points: 7 - i },
+    ]),
+    seasons: [{ season: 1, as_of: '2025-11-05' }, { season: 2, as_of: null }],
+  };
+}
+
+test('each prepared folder, alone in a fresh place, builds the tree build --input --shard K/N builds', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), night());
+  const nightDir = path.join(root, 'night');
+  const prepared = await prepareNight({ ...resolveBuildConfig({ input, out: nightDir, now, ...quiet }), shards: 3 });
+  assert.equal(prepared.folders, [1, 2, 3].map((k) => path.join(nightDir, `shard-${k}-of-3`)));
+  let wallets = 0;
+  for (let k = 1; k <= 3; k++) {
+    // Copied without its siblings, under another name, and the night removed.
+    const alone = path.join(tempDir(), 'copy');
+    fs.cpSync(path.join(nightDir, `shard-${k}-of-3`), alone, { recursive: true });
+    const fromFolder = path.join(root, `prepared-${k}`);
+    const summary = await buildSnapshot(resolveBuildConfig({ prepared: alone, out: fromFolder, ...quiet }));
+    const fromInput = path.join(root, `input-${k}`);
+    await buildSnapshot(resolveBuildConfig({ input, out: fromInput, now, shard: `${k}/3`, ...quiet }));
+    assert.equal(treeHashes(fromFolder), treeHashes(fromInput), `shard ${k}`);
+    assert.equal((await verifyTree(fromFolder)).failures, []);
+    assert.is(summary.now, now);
+    wallets += summary.wallets;
+  }
+  // Twelve wallets, and SUB, a sub-account on chain 1 but a wallet of its own on chain 8453 (C is one on chain 10 only).
+  assert.is(wallets, 13);
+});
+
+test('a prepared folder that was altered is refused, naming the file', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), night());
+  const nightDir = path.join(root, 'night');
+  await prepareNight({ ...resolveBuildConfig({ input, out: nightDir, now, ...quiet }), shards: 2 });
+  const fresh = (name: string) => {
+    const copy = path.join(tempDir(), name);
+    fs.cpSync(path.join(nightDir, 'shard-1-of-2'), copy, { recursive: true });
+    return copy;
+  };
+  const refusal = async (folder: string) => {
+    const error = await thrown(() => openPreparedFolder(folder));
+    assert.instance(error, UserError);
+    return error.message;
+  };
+  const flipped = fresh('flipped');
+  const rows = path.join(flipped, 'balance_rows.parquet');
+  const bytes = fs.readFileSync(rows);
+  bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+  fs.writeFileSync(rows, bytes);
+  assert.match(await refusal(flipped), `${rows} was altered after prepare wrote it`);
+
+  const edited = fresh('edited');
+  const factsFile = path.join(edited, PREPARED_FACTS_FILE);
+  fs.writeFileSync(factsFile, fs.readFileSync(factsFile, 'utf8').replace('"dailyAsOf":"2025-11-20"', '"dailyAsOf":"2025-11-19"'));
+  assert.match(await refusal(edited), `${factsFile} was altered after prepare wrote it`);
+
+  const missing = fresh('missing');
+  fs.rmSync(path.join(missing, 'participants.parquet'));
+  assert.match(await refusal(missing), `${path.join(missing, 'participants.parquet')} is missing`);
+
+  const extra = fresh('extra');
+  fs.writeFileSync(path.join(extra, 'notes.txt'), 'hello');
+  assert.match(await refusal(extra), `${path.join(extra, 'notes.txt')} was not written by prepare`);
+  assert.match(await refusal(path.join(root, 'input')), 'holds no prepared.json');
+});
+
+/** A key of balances.parquet repeated with another balance, in the rows of one wallet. */
+function conflicting(wallet: string): Tables {
+  return {
+    balances: [
+      balance({ address: A, block_number: 1, balance: '10' }),
+      balance({ address: B, block_number: 2, balance: '20' }),
+      balance({ address: wallet, block_number: 3, balance: '30' }),
+      balance({ address: wallet, block_number: 3, balance: '31' }),
+    ],
+  };
+}
+
+test('prepare refuses what the build refuses, in the same words, and so does every shard whichever holds the rows', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), conflicting(C));
+  const whole = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out: path.join(root, 'whole'), now, ...quiet })));
+  assert.instance(whole, UserError);
+  assert.match(whole.message, 'a key (chain_id, block_number, log_index, address, token) repeated with a different balance');
+  const prepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 4 }));
+  assert.is(prepared.message, whole.message);
+  assert.is((prepared as UserError).exitCode, (whole as UserError).exitCode);
+  assert.not.ok(fs.readdirSync(path.join(root, 'night')).some((name) => name.startsWith('shard-')), 'no shard folder is written');
+  // The rows are in one shard's wallet only; the shards that do not hold it refuse too.
+  assert.ok(shardOf(A, 4) !== shardOf(C, 4) || shardOf(B, 4) !== shardOf(C, 4));
+  for (let k = 1; k <= 4; k++) {
+    const shard = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/4`, ...quiet })));
+    assert.is(shard.message, whole.message, `shard ${k} of 4`);
+  }
+  // A missing file: refused before any work, as the build refuses it.
+  fs.rmSync(path.join(input, 'points.parquet'));
+  const missingWhole = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out: path.join(root, 'whole'), now, ...quiet })));
+  const missingPrepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 4 }));
+  assert.is(missingPrepared.message, missingWhole.message);
+});
+
+test.run();

@@ -1,0 +1,55 @@
+/**
+ * The build's stages (build/stages/) as declared: every table a stage reads is made by an earlier
+ * stage on its own side of the cut between `prepare` and a shard's build, and the folder `prepare`
+ * writes holds exactly the tables the shard's side needs from the night's. (The runner also checks
+ * each declaration against DuckDB's catalog while a build runs: build/stages/stage.ts.)
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { NIGHT_STAGES, SHARD_STAGES, STAGES } from '../build/stages/index.ts';
+import { loadPrepared } from '../build/stages/load-prepared.ts';
+import { splitIntoShards } from '../build/stages/split-into-shards.ts';
+import type { Stage } from '../build/stages/stage.ts';
+
+/** The first read of each side that no earlier stage of that side wrote (or dropped before it). */
+function unmetReads(stages: readonly Stage[]): string[] {
+  const made = new Set<string>();
+  const unmet: string[] = [];
+  for (const stage of stages) {
+    for (const table of stage.reads) if (!made.has(table)) unmet.push(`${stage.name} reads ${table}`);
+    for (const table of stage.writes) made.add(table);
+    for (const table of stage.drops ?? []) made.delete(table);
+  }
+  return unmet;
+}
+
+test('the list is the night side, then the shard side: one cut', () => {
+  assert.equal(STAGES, [...NIGHT_STAGES, ...SHARD_STAGES]);
+  assert.is(NIGHT_STAGES.at(-1), splitIntoShards);
+  assert.is(SHARD_STAGES[0], loadPrepared);
+});
+
+test('every table a stage of the night reads is made by an earlier stage of the night', () => {
+  assert.equal(unmetReads(NIGHT_STAGES), []);
+});
+
+test('every table a stage of a shard reads is made by an earlier stage of the shard (from the prepared folder)', () => {
+  assert.equal(unmetReads(SHARD_STAGES), []);
+});
+
+test('the prepared folder carries what the night made and the shard needs, and the whole build finds it without one', () => {
+  const nightMade = new Set(NIGHT_STAGES.flatMap((stage) => stage.writes));
+  for (const table of loadPrepared.writes) {
+    assert.ok(nightMade.has(table), `${table}: load prepared makes it, the night does not`);
+    assert.ok(splitIntoShards.reads.includes(table), `${table}: load prepared makes it, split into shards does not write it`);
+  }
+  // build --input runs both sides without the folder: the shard side's reads are met by the night's.
+  assert.equal(unmetReads(STAGES.filter((stage) => stage !== loadPrepared)), []);
+});
+
+test('a stage that reads a table made later on the list is caught', () => {
+  const early: Stage = { name: 'early', side: 'shard', reads: ['snapshots'], writes: [], run: async () => {} };
+  assert.equal(unmetReads([early, ...SHARD_STAGES]), ['early reads snapshots']);
+});
+
+test.run();
