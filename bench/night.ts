@@ -1,6 +1,8 @@
 /**
  * The sharded night (SPEC section 7, "The night at scale"), as N runners of a CI matrix run it:
- * each builds its shard, verifies it and stages it in object storage; one last step commits.
+ * one job prepares the night (reads and checks the exports once, one folder per shard); each
+ * shard's job builds its shard from its folder, verifies it and stages it in object storage; one
+ * last step commits.
  * Every step is the real CLI in a child process, measured (wall seconds, its own CPU-seconds and
  * peak RSS); the S3 server (s3rver, storing on tmpfs) is a child process of its own whose CPU is
  * reported apart, since a real store's time is not the runner's.
@@ -48,12 +50,13 @@ export interface ShardFigures {
 }
 
 export interface NightFigures {
+  prepare: StepFigures & { bytes: number; stageSeconds: Record<string, number>; withinTime: boolean; withinMemory: boolean };
   shards: ShardFigures[];
   commit: StepFigures & { expected: 'committed' | 'refused'; outcome: string; serverCpuSeconds: number | null; withinTime: boolean };
   server: { cpuSeconds: number | null; peakRssMB: number | null };
 }
 
-export const BARS = { shardSeconds: 600, shardRssBytes: 2 * 2 ** 30, commitSeconds: 60 };
+export const BARS = { prepareSeconds: 600, prepareRssBytes: 2 * 2 ** 30, shardSeconds: 600, shardRssBytes: 2 * 2 ** 30, commitSeconds: 60 };
 export const BUCKET = 'bench';
 const LOCATION = `s3://${BUCKET}/night`;
 /** s3rver's built-in key pair. */
@@ -64,10 +67,17 @@ export async function runNight(plan: NightPlan): Promise<NightFigures> {
   const server = startMeasuredServer('s3rver', ['--openssl-legacy-provider'], [plan.s3rverScript, plan.store, BUCKET]);
   const endpoint = `http://127.0.0.1:${await portOf(server)}`;
   plan.log(`S3 server (s3rver) at ${endpoint}, storing in ${plan.store}`);
+  const night = path.join(plan.trees, 'night');
+  plan.log(`preparing ${plan.shards} shards...`);
+  const prepare = await runMeasured('prepare', [], [plan.cli, 'prepare', '--input', plan.input, '--out', night, '--shards', String(plan.shards), '--now', plan.now, '--progress', 'lines', ...plan.buildOptions]);
+  plan.log(`prepare ${describe(prepare)}`);
+  if (prepare.code !== 0) throw new Error(`prepare failed with exit code ${prepare.code ?? prepare.signal}`);
+  const preparedBytes = folderBytes(night);
+  const stagesLine = /^stages: (.*)$/m.exec(prepare.stdout)?.[1] ?? '';
   const shards: ShardFigures[] = [];
   let version: string | null = null;
   for (const shard of plan.stage) {
-    const figures = await runShard(plan, server, endpoint, shard);
+    const figures = await runShard(plan, server, endpoint, shard, night);
     shards.push(figures);
     version ??= figures.stage.version;
   }
@@ -87,22 +97,34 @@ export async function runNight(plan: NightPlan): Promise<NightFigures> {
   if (expected === 'committed' && !committed) throw new Error(`the commit failed (${outcome})`);
   if (expected === 'refused' && commit.code !== 1) throw new Error(`the commit of a version with missing shards should exit 1, not ${commit.code} (${outcome})`);
   const serverFinal = await server.stop();
+  if (!plan.keep) fs.rmSync(night, { recursive: true, force: true });
   return {
+    prepare: {
+      ...step(prepare),
+      bytes: preparedBytes,
+      stageSeconds: Object.fromEntries(stagesLine.split(', ').filter(Boolean).map((part) => {
+        const at = part.lastIndexOf(' ');
+        return [part.slice(0, at), Number.parseFloat(part.slice(at + 1))];
+      })),
+      withinTime: prepare.wallSeconds <= BARS.prepareSeconds,
+      withinMemory: prepare.usage !== null && prepare.usage.peakRssBytes <= BARS.prepareRssBytes,
+    },
     shards,
     commit: { ...step(commit), expected, outcome, serverCpuSeconds: cpuDelta(serverBefore, serverAfter), withinTime: commit.wallSeconds <= BARS.commitSeconds },
     server: { cpuSeconds: serverFinal ? round(cpuSeconds(serverFinal)!) : null, peakRssMB: serverFinal ? megabytes(serverFinal.peakRssBytes) : null },
   };
 }
 
-async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: string, shard: number): Promise<ShardFigures> {
+async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: string, shard: number, night: string): Promise<ShardFigures> {
   const label = `${shard}/${plan.shards}`;
   const out = path.join(plan.trees, `shard-${shard}-of-${plan.shards}`);
   const builds = path.join(plan.trees, `.shard-${shard}-of-${plan.shards}.builds`);
   for (const leftover of [out, builds]) fs.rmSync(leftover, { recursive: true, force: true });
   const summaryFile = path.join(plan.trees, `summary-shard-${shard}-of-${plan.shards}.json`);
 
-  plan.log(`shard ${label}: building...`);
-  const build = await runMeasured(`build --shard ${label}`, [], [plan.cli, 'build', '--input', plan.input, '--out', out, '--now', plan.now, '--shard', label, '--progress', 'lines', '--summary-json', summaryFile, ...plan.buildOptions]);
+  plan.log(`shard ${label}: building from its prepared folder...`);
+  const folder = path.join(night, `shard-${shard}-of-${plan.shards}`);
+  const build = await runMeasured(`build --prepared ${folder}`, [], [plan.cli, 'build', '--prepared', folder, '--out', out, '--progress', 'lines', '--summary-json', summaryFile, ...plan.buildOptions]);
   plan.log(`shard ${label}: build ${describe(build)}`);
   if (build.code !== 0) throw new Error(`the build of shard ${label} failed with exit code ${build.code ?? build.signal}`);
   const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
@@ -193,6 +215,7 @@ function cpuDelta(before: Usage | null, after: Usage | null): number | null {
 }
 
 const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
+const folderBytes = (folder: string) => listTree(folder).reduce((sum, file) => sum + file.size, 0);
 const round = (value: number) => Math.round(value * 100) / 100;
 const megabytes = (bytes: number) => Math.round(bytes / 2 ** 20);
 
@@ -202,6 +225,12 @@ export function formatNight(figures: NightFigures): string {
   const usage = (one: StepFigures) => `${one.wallSeconds} s wall, ${one.cpuSeconds ?? '?'} CPU-s (user ${one.userSeconds ?? '?'}, sys ${one.systemSeconds ?? '?'}), peak RSS ${one.peakRssMB ?? '?'} MB`;
   const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
   const lines: string[] = [];
+  const prepare = figures.prepare;
+  lines.push(
+    `prepare                 ${usage(prepare)}; ${gib(prepare.bytes)} of shard folders (bar ${BARS.prepareSeconds} s: ${verdict(prepare.withinTime)}; ` +
+      `${BARS.prepareRssBytes / 2 ** 20} MB: ${verdict(prepare.withinMemory)})`,
+    `    stages              ${Object.entries(prepare.stageSeconds).map(([stage, seconds]) => `${stage} ${round(seconds)}s`).join(', ')}`,
+  );
   for (const shard of figures.shards) {
     const label = `shard ${shard.shard}/${shard.shards}`;
     lines.push(
@@ -222,6 +251,9 @@ export function formatNight(figures: NightFigures): string {
     `  S3 server             ${commit.serverCpuSeconds ?? '?'} CPU-s (apart from the above)`,
     `  outcome               ${commit.expected === 'refused' ? 'refused, as it must be with shards missing' : 'committed'}: ${commit.outcome}`,
     `S3 server in all        ${figures.server.cpuSeconds ?? '?'} CPU-s, peak RSS ${figures.server.peakRssMB ?? '?'} MB`,
+    // The shards' jobs run side by side on runners of their own: the night is the slowest of them.
+    `the night, a runner each  prepare + the slowest shard + commit = ` +
+      `${round(prepare.wallSeconds + Math.max(...figures.shards.map((shard) => shard.night.wallSeconds)) + commit.wallSeconds)} s (bar 1,500 s)`,
   );
   return `\n${lines.join('\n')}\n`;
 }
