@@ -105,6 +105,10 @@ test('inside build/, compute/ (the rows) never imports write/ (the bytes)', () =
   assert.equal(importsInto('build/compute', ['build/write']), []);
 });
 
+test('inside build/, the stages use input/, compute/ and write/, and none of these uses the stages', () => {
+  for (const folder of ['build/input', 'build/compute', 'build/write']) assert.equal(importsInto(folder, ['build/stages']), [], folder);
+});
+
 test('the cycle finder finds a cycle of type-only imports', () => {
   const graph = new Map([
     ['a.ts', ['b.ts']],
