@@ -76,18 +76,22 @@ async function computePointTotals(db: Database): Promise<void> {
   await db.run(`
     CREATE TABLE point_parts AS
     WITH parts AS (
-      SELECT p.season, p.address_as_written, p.date = d.day AS on_day, ${bin} AS bin, ${part} AS part
-      FROM points p JOIN season_days d ON d.season = p.season AND p.date <= d.day
+      SELECT p.season, w.written_id, p.date = d.day AS on_day, ${bin} AS bin, ${part} AS part
+      FROM points p
+      JOIN point_addresses w ON w.written = p.address_as_written
+      JOIN season_days d ON d.season = p.season AND p.date <= d.day
       WHERE p.points <> 0
     ),
-    -- Grouped by the address as written first: lower-casing every points row's address costs
-    -- more than lower-casing the groups, and the exact integer parts add up the same in two steps.
+    -- Grouped by the address as written (its integer id) first: lower-casing every points row's
+    -- address costs more than lower-casing the groups, integer keys keep the grouping's memory
+    -- small, and the exact integer parts add up the same in two steps.
     as_written AS (
-      SELECT season, address_as_written, bin, sum(part) AS total_part, coalesce(sum(part) FILTER (WHERE on_day), 0) AS daily_part
-      FROM parts GROUP BY season, address_as_written, bin
+      SELECT season, written_id, bin, sum(part) AS total_part, coalesce(sum(part) FILTER (WHERE on_day), 0) AS daily_part
+      FROM parts GROUP BY season, written_id, bin
     )
-    SELECT season, lower(address_as_written) AS address, bin, sum(total_part) AS total_part, sum(daily_part) AS daily_part
-    FROM as_written GROUP BY season, lower(address_as_written), bin`);
+    SELECT a.season, w.address, a.bin, sum(a.total_part) AS total_part, sum(a.daily_part) AS daily_part
+    FROM as_written a JOIN point_addresses w ON w.written_id = a.written_id
+    GROUP BY a.season, w.address, a.bin`);
   await db.run(`
     CREATE TABLE point_wallets AS
     SELECT season, address, (row_number() OVER (ORDER BY season, address))::INTEGER AS wallet_key

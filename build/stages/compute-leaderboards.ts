@@ -6,7 +6,7 @@ import type { Stage } from './stage.ts';
 export const computeLeaderboards: Stage = {
   name: 'compute leaderboards',
   side: 'night',
-  reads: ['seasons', 'points', 'multipliers'],
+  reads: ['seasons', 'points', 'point_addresses', 'multipliers'],
   writes: ['season_days', 'point_parts', 'point_wallets', 'point_totals', 'participants'],
   async run(context) {
     const leaderboards = await leaderboardsOf(context.db, context.config.lastClosedDay);
