@@ -20,6 +20,7 @@ import { listTree, measureFloor, measureSyncFloor } from './floor.ts';
 import { cpuSeconds, runMeasured, startChild, stopChildrenOnSignals } from './children.ts';
 import { parseBenchOptions, USAGE, UsageError, type BenchOptions } from './options.ts';
 import { formatNight, runNight } from './night.ts';
+import { stopWhenOrphaned } from '../core/signals.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/wallet-snapshot.js');
@@ -54,6 +55,8 @@ let ownStore: string | null = null;
 stopChildrenOnSignals(() => {
   if (ownStore) fs.rmSync(ownStore, { recursive: true, force: true });
 });
+// `npm run bench`: npm's shell dies of a SIGTERM without passing it on; the bench notices and stops.
+stopWhenOrphaned();
 
 // 1. The dataset (kept between runs: the same seed gives the same bytes; the files an interrupted
 // generation wrote whole are kept too). Generated in a child

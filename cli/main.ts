@@ -14,6 +14,7 @@ import { buildCommand } from './build.ts';
 import { verifyCommand } from './verify.ts';
 import { serveCommand } from './serve.ts';
 import { publishCommand } from './publish.ts';
+import { stopWhenOrphaned } from '../core/signals.ts';
 
 const { version } = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -32,6 +33,9 @@ for (const command of [buildCommand(), verifyCommand(), serveCommand(), publishC
   // after the command too, as it always was.
   program.addCommand(command.option('--debug', 'print the stack of unexpected errors').exitOverride().showHelpAfterError('(run with --help for usage)'));
 }
+
+// Started through npx or an npm script, this process stops when npm does (core/signals.ts).
+stopWhenOrphaned();
 
 try {
   await program.parseAsync(process.argv);
