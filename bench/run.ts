@@ -3,7 +3,7 @@
  * `--shard K/N` (one shard and the commit's refusal) or `--stage-all --shards N` (every shard, then
  * the commit). `npm run bench -- --help` for every option (bench/options.ts).
  *
- * Generates a seeded dataset of N wallets (default 100,000: ~10M balance rows, ~30M points rows,
+ * Generates a seeded dataset of N wallets (default 10,000; at 100,000: ~10M balance rows, ~30M points rows;
  * 365 days, 3 chains, all 7 tokens, 10% of wallets with venue-B sub-accounts), streamed by DuckDB
  * at any size. Unsharded, it runs the real `wallet-snapshot build` on it as a child process,
  * load-tests the preview server on daily requests, measures the filesystem floor of the same files
