@@ -8,7 +8,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI, ROOT } from '../helpers/process.ts';
@@ -52,7 +53,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * that was under it to be gone (at most `deadlineMs` after npm's exit). Returns how long the
  * last one took after npm's exit. Whatever is still running at the deadline is killed and named.
  */
-async function signalAndWatch(npm: ChildProcessWithoutNullStreams, ready: (output: string) => boolean, signal: NodeJS.Signals, deadlineMs: number): Promise<{ lastGoneMs: number; tree: Map<number, string>; output: string }> {
+async function signalAndWatch(npm: ChildProcessByStdio<null, Readable, Readable>, ready: (output: string) => boolean, signal: NodeJS.Signals, deadlineMs: number): Promise<{ lastGoneMs: number; tree: Map<number, string>; output: string }> {
   let output = '';
   const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
