@@ -54,12 +54,18 @@ function exitCodeOf(error: unknown): number {
   if (error instanceof UserError) {
     process.stderr.write(`wallet-snapshot: ${error.message}\n`);
     // The error a refusal was made from, in its own words (a DuckDB, file-system or S3 error).
-    if (debug) for (let cause = error.cause; cause !== undefined; cause = cause instanceof Error ? cause.cause : undefined) {
-      process.stderr.write(`  caused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`);
-    }
+    if (debug) printCauses(error.cause, '  ');
     return error.exitCode;
   }
   process.stderr.write(`wallet-snapshot: internal error: ${messageOf(error)}\n`);
   process.stderr.write(debug && error instanceof Error ? `${error.stack}\n` : '(run again with --debug for the stack)\n');
   return EXIT_INTERNAL;
+}
+
+/** Each cause of a refusal with its stack, those of an AggregateError (several files) one by one. */
+function printCauses(cause: unknown, indent: string): void {
+  for (; cause !== undefined; cause = cause instanceof Error ? cause.cause : undefined) {
+    process.stderr.write(`${indent}caused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`);
+    if (cause instanceof AggregateError) for (const each of cause.errors) printCauses(each, `${indent}  `);
+  }
 }
