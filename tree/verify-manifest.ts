@@ -37,7 +37,7 @@ export class ManifestCheck {
     private readonly fail: Fail,
     /** Every file the records list outside the wallet folders, with its sha256; null when no record could be read. */
     private readonly expected: Map<string, string> | null,
-    private readonly coverage: string,
+    readonly coverage: string,
     private readonly complete: boolean,
     /** The shards the records cover when they are not the whole tree; null otherwise. */
     readonly part: { count: number; indexes: number[] } | null = null,
@@ -138,6 +138,12 @@ export class ManifestCheck {
     const complete = counts.size === 1 && indexes.length === count;
     const coverage = count === 1 ? 'the whole tree' : complete ? `all ${count} shards` : `shard${indexes.length > 1 ? 's' : ''} ${indexes.join(', ')} of ${count}`;
     return new ManifestCheck(dir, fail, expected, coverage, complete, count > 1 && !complete ? { count, indexes } : null, walletLines);
+  }
+
+  /** What the records say the tree is: the whole tree (every shard), some shards, or null without a readable record. */
+  get recordedPart(): { count: number; indexes: number[] } | 'whole' | null {
+    if (!this.expected) return null;
+    return this.part ?? 'whole';
   }
 
   /**
