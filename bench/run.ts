@@ -3,7 +3,7 @@
  * `--shard K/N` (one shard and the commit's refusal) or `--stage-all --shards N` (every shard, then
  * the commit). `npm run bench -- --help` for every option (bench/options.ts).
  *
- * Generates a seeded dataset of N wallets (default 100,000: ~10M balance rows, ~30M points rows,
+ * Generates a seeded dataset of N wallets (default 10,000; at 100,000: ~10M balance rows, ~30M points rows;
  * 365 days, 3 chains, all 7 tokens, 10% of wallets with venue-B sub-accounts), streamed by DuckDB
  * at any size. Unsharded, it runs the real `wallet-snapshot build` on it as a child process,
  * load-tests the preview server on daily requests, measures the filesystem floor of the same files
@@ -20,6 +20,7 @@ import { listTree, measureFloor, measureSyncFloor } from './floor.ts';
 import { cpuSeconds, runMeasured, startChild, stopChildrenOnSignals } from './children.ts';
 import { parseBenchOptions, USAGE, UsageError, type BenchOptions } from './options.ts';
 import { formatNight, runNight } from './night.ts';
+import { stopWhenOrphaned } from '../core/signals.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/wallet-snapshot.js');
@@ -54,6 +55,8 @@ let ownStore: string | null = null;
 stopChildrenOnSignals(() => {
   if (ownStore) fs.rmSync(ownStore, { recursive: true, force: true });
 });
+// `npm run bench`: npm's shell dies of a SIGTERM without passing it on; the bench notices and stops.
+stopWhenOrphaned();
 
 // 1. The dataset (kept between runs: the same seed gives the same bytes; the files an interrupted
 // generation wrote whole are kept too). Generated in a child

@@ -16,6 +16,7 @@ export function outOfMemory(error: unknown, settings: { memoryLimit: string; thr
     `DuckDB ran out of its memory limit (--memory-limit ${settings.memoryLimit}, --threads ${settings.threads}): ${message.split('\n')[0]}; ` +
       'raise --memory-limit or lower --threads; the previous tree was left untouched',
     EXIT_OUT_OF_MEMORY,
+    { cause: error },
   );
 }
 
@@ -32,5 +33,6 @@ export function cannotWrite(error: unknown, outDir: string): UserError | null {
     `could not write the new tree or its scratch files beside ${outDir} (${message.split('\n')[0]}); ` +
       'free some space there or move --out; the previous tree was left untouched',
     EXIT_CANNOT_WRITE,
+    { cause: error },
   );
 }

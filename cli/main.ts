@@ -15,6 +15,7 @@ import { verifyCommand } from './verify.ts';
 import { serveCommand } from './serve.ts';
 import { publishCommand } from './publish.ts';
 import { prepareCommand } from './prepare.ts';
+import { stopWhenOrphaned } from '../core/signals.ts';
 
 const { version } = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -34,6 +35,9 @@ for (const command of [buildCommand(), prepareCommand(), verifyCommand(), serveC
   program.addCommand(command.option('--debug', 'print the stack of unexpected errors').exitOverride().showHelpAfterError('(run with --help for usage)'));
 }
 
+// Started through npx or an npm script, this process stops when npm does (core/signals.ts).
+stopWhenOrphaned();
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
@@ -51,12 +55,18 @@ function exitCodeOf(error: unknown): number {
   if (error instanceof UserError) {
     process.stderr.write(`wallet-snapshot: ${error.message}\n`);
     // The error a refusal was made from, in its own words (a DuckDB, file-system or S3 error).
-    if (debug) for (let cause = error.cause; cause !== undefined; cause = cause instanceof Error ? cause.cause : undefined) {
-      process.stderr.write(`  caused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`);
-    }
+    if (debug) printCauses(error.cause, '  ');
     return error.exitCode;
   }
   process.stderr.write(`wallet-snapshot: internal error: ${messageOf(error)}\n`);
   process.stderr.write(debug && error instanceof Error ? `${error.stack}\n` : '(run again with --debug for the stack)\n');
   return EXIT_INTERNAL;
+}
+
+/** Each cause of a refusal with its stack, those of an AggregateError (several files) one by one. */
+function printCauses(cause: unknown, indent: string): void {
+  for (; cause !== undefined; cause = cause instanceof Error ? cause.cause : undefined) {
+    process.stderr.write(`${indent}caused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`);
+    if (cause instanceof AggregateError) for (const each of cause.errors) printCauses(each, `${indent}  `);
+  }
 }

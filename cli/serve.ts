@@ -50,7 +50,7 @@ export function serveCommand(): Command {
       try {
         running = await start({ dir, port: options.port, host: options.host });
       } catch (error) {
-        throw new UserError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+        throw new UserError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, 1, { cause: error });
       }
       process.stdout.write(`serving ${dir} at ${running.url}${options.runtime === 'workerd' ? ' (Cloudflare Worker in workerd, R2 loaded from the folder)' : ''}\n`);
       printExamples(dir, running.url);

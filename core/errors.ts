@@ -36,6 +36,51 @@ export class UserError extends Error {
   }
 }
 
+/**
+ * An error as it crosses between threads. postMessage's structured clone keeps an Error's message
+ * but not its class, its exit code or its system `code`, so a thread sends this record instead
+ * and the main thread rebuilds the error from it (`fromCrossing`).
+ */
+export interface CrossingError {
+  name: string;
+  message: string;
+  stack: string | undefined;
+  /** A UserError's exit code; null for anything else (a bug, or a system error the caller translates). */
+  exitCode: number | null;
+  /** A system error's code (`ENOSPC`, `EISDIR`). */
+  code: string | undefined;
+  cause: CrossingError | undefined;
+}
+
+export function toCrossing(error: unknown): CrossingError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error), stack: undefined, exitCode: null, code: undefined, cause: undefined };
+  const code = (error as NodeJS.ErrnoException).code;
+  return {
+    name: error.name,
+    message: error.message,
+    stack: error.stack,
+    exitCode: error instanceof UserError ? error.exitCode : null,
+    code: typeof code === 'string' ? code : undefined,
+    cause: error.cause === undefined ? undefined : toCrossing(error.cause),
+  };
+}
+
+/**
+ * The error a thread sent, rebuilt: a UserError with its exit code and message as they were, or
+ * an Error whose message says where it happened (`where: ...`); either keeps the thread's stack,
+ * its code and its causes.
+ */
+export function fromCrossing(sent: CrossingError, where?: string): Error {
+  const cause = sent.cause === undefined ? undefined : fromCrossing(sent.cause);
+  const error = sent.exitCode !== null
+    ? new UserError(sent.message, sent.exitCode, { cause })
+    : new Error(where === undefined ? sent.message : `${where}: ${sent.message}`, cause === undefined ? undefined : { cause });
+  error.name = sent.name;
+  if (sent.stack !== undefined) error.stack = sent.stack;
+  if (sent.code !== undefined) (error as NodeJS.ErrnoException).code = sent.code;
+  return error;
+}
+
 /** The text of anything thrown, Error or not. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -10,7 +10,7 @@ import { getDaily, getHistory, getPoints, getPointsHistory, type DayRange } from
 import { DASHES, STROKES, drawLineChart, type LineChart, type Line } from './chart.ts';
 import { amount, element, message, table } from './dom.ts';
 import type { ExactDayRow, ExactPortfolioHistory } from './documents.ts';
-import { chainName, formatAmount, formatCompactTicks, formatPrice, formatUsd, formatUsdChange, isUnpriced, tokenName } from './format.ts';
+import { chainName, formatAmount, formatCompactTicks, formatPrice, formatUsd, isUnpriced, sumDecimals, tokenName, usdChange } from './format.ts';
 import { pointsView } from './points.ts';
 
 type Breakdown = 'token' | 'chain';
@@ -98,16 +98,14 @@ function renderOverview(target: HTMLElement, latest: ExactDayRow, shown: ExactDa
     if (shown.length < 2) return element('p', { class: 'change', 'data-change': '' }, shown.length === 1 ? `One day shown (${shown[0]!.date}): no change to show.` : 'No day in the chosen range.');
     const first = shown[0]!;
     const last = shown[shown.length - 1]!;
-    const start = Number(first.totalValueUsd.value);
-    const end = Number(last.totalValueUsd.value);
-    const difference = end - start;
-    const direction = Math.round(difference * 100) === 0 ? 'unchanged' : difference > 0 ? 'up' : 'down';
-    const share = Math.abs((difference / start) * 100);
-    const percent = start > 0 && direction !== 'unchanged' ? ` (${difference > 0 ? '+' : '-'}${share < 0.05 ? '< 0.1' : share.toFixed(1)}%)` : '';
+    // Exact decimal arithmetic on the JSON's text: a double loses cents beyond 2^53 of them.
+    const { direction, size, exact, percent } = usdChange(first.totalValueUsd.value, last.totalValueUsd.value);
     return element(
       'p',
       { class: 'change', 'data-change': direction },
-      element('strong', {}, direction === 'unchanged' ? 'Unchanged' : `${direction === 'up' ? 'Up' : 'Down'} ${formatUsdChange(Math.abs(difference)).replace(/^\+/, '')}${percent}`),
+      direction === 'unchanged'
+        ? element('strong', {}, 'Unchanged')
+        : element('strong', {}, `${direction === 'up' ? 'Up' : 'Down'} `, amount(size, exact), percent === null ? '' : ` (${percent})`),
       ' from ',
       element('span', { class: 'date' }, first.date),
       ' to ',
@@ -190,7 +188,8 @@ function chartLines(days: ExactDayRow[], breakdown: Breakdown): Line[] {
       const part = partOf(days[index]!, breakdown, key);
       if (part.held > 0 && part.unpriced === part.held) return amount('no price', '0', 'No price on or before this day');
       const exact = part.exact.length === 1 ? part.exact[0]! : part.exact.length === 0 ? '0' : `${part.exact.join(' + ')}`;
-      const shown = amount(part.exact.length <= 1 ? formatUsd(exact) : formatUsd(String(part.value)), exact);
+      // Several positions (a chain's tokens) are summed exactly before rounding, like a single amount.
+      const shown = amount(formatUsd(part.exact.length === 0 ? '0' : sumDecimals(part.exact)), exact);
       return part.unpriced > 0 ? element('span', {}, shown, ` + ${part.unpriced} without price`) : shown;
     },
   }));
@@ -224,7 +223,8 @@ function dailyView(address: string, allDays: ExactDayRow[], overview: HTMLElemen
   const previous = element('button', { type: 'button', class: 'step', 'aria-label': 'Previous day', onclick: step(-1) }, 'Previous');
   const next = element('button', { type: 'button', class: 'step', 'aria-label': 'Next day', onclick: step(1) }, 'Next');
 
-  const redraw = () => {
+  /** Draws the range; `keepDay`: the day shown stays (a switch of the lines), else the range's last day. */
+  const redraw = (keepDay = false) => {
     chart?.destroy();
     chart = null;
     renderOverview(overview, allDays[allDays.length - 1]!, days);
@@ -239,15 +239,16 @@ function dailyView(address: string, allDays: ExactDayRow[], overview: HTMLElemen
     rangeNote.textContent = `${days.length} ${days.length === 1 ? 'day' : 'days'}, ${days[0]!.date} to ${days[days.length - 1]!.date}.`;
     slider.max = String(days.length - 1);
     const lines = chartLines(days, breakdown);
+    const chosen = keepDay && dayIndex < days.length ? dayIndex : days.length - 1;
     chart = drawLineChart(chartBox, {
       dates: days.map((day) => day.date),
       lines,
       axes: [{ scale: 'usd', side: 'left', labels: (ticks, increment) => formatCompactTicks(ticks, increment, '$') }],
       description: `Daily value in US dollars from ${days[0]!.date} to ${days[days.length - 1]!.date}: ${lines.map((line) => line.label).join(', ')}. The legend below gives the values of the chosen day; the positions table gives each position.`,
-      selected: days.length - 1,
+      selected: chosen,
       onPickDay: (index) => showDay(index),
     });
-    showDay(days.length - 1);
+    showDay(chosen);
   };
   const showDay = (index: number) => {
     const day = days[index];
@@ -351,7 +352,7 @@ function dailyView(address: string, allDays: ExactDayRow[], overview: HTMLElemen
           checked: choice === breakdown,
           onchange: () => {
             breakdown = choice;
-            redraw();
+            redraw(true);
           },
         }),
         ` per ${choice}`,
@@ -379,7 +380,7 @@ function dailyView(address: string, allDays: ExactDayRow[], overview: HTMLElemen
     positionsBox,
   );
   // The chart measures its container, so it is drawn once the view is in the page.
-  queueMicrotask(redraw);
+  queueMicrotask(() => redraw());
   return [value, positions];
 }
 

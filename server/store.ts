@@ -31,8 +31,9 @@ export interface TreeStore {
 
 /** An error the store raises when the host cannot read right now (out of file descriptors...). */
 export class StoreUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** `cause`: the system's or the store's error, kept for whoever logs it (the answer says only `message`). */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'StoreUnavailableError';
   }
 }

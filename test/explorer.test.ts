@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-import { chainName, formatAmount, formatPrice, formatUsd, tokenName } from '../explorer/format.ts';
+import { chainName, formatAmount, formatPrice, formatUsd, sumDecimals, tokenName, usdChange } from '../explorer/format.ts';
 import { PINNED_NOW, tempDir } from './helpers/fixtures.ts';
 import { DESKTOP, PHONE, launchBrowser, openPage, screenshot } from './helpers/browser.ts';
 import { RUNTIMES, startHost, type Host } from './helpers/hosts.ts';
@@ -209,6 +209,18 @@ const MADE_UP_POINTS_HISTORY = `{"seasons":[{"season":2,"asOf":"2026-11-21","day
 {"date":"2026-11-20","points":238.25,"totalPoints":1488.25,"rank":7},
 {"date":"2026-11-21","points":12.25,"totalPoints":1500.5,"rank":3}]}]}`;
 
+/**
+ * A wallet whose totals exceed 2^53 cents (about $90 trillion), where a double no longer holds
+ * every cent: its change and its per-chain sums must come from the JSON's decimal text.
+ */
+const BIG_WALLET = '0x' + 'b16'.repeat(13) + 'b';
+const BIG_DAILY = `{"asOf":"2026-11-21","days":[
+{"date":"2026-11-19","totalValueUsd":12345678901234567.89,"positions":[{"token":"uty","chainId":59144,"balance":12345678901234567.89,"usdPerToken":1,"valueUsd":12345678901234567.89}]},
+{"date":"2026-11-20","totalValueUsd":9007199254740997.06,"positions":[{"token":"uty","chainId":59144,"balance":9007199254740997.06,"usdPerToken":1,"valueUsd":9007199254740997.06}]},
+{"date":"2026-11-21","totalValueUsd":8881646217412596567.89,"positions":[
+{"token":"uty","chainId":42161,"balance":8881646217412596567.88,"usdPerToken":1,"valueUsd":8881646217412596567.88},
+{"token":"yuty","chainId":42161,"balance":0.01,"usdPerToken":1,"valueUsd":0.01}]}]}`;
+
 /** Serves the made-up wallet's documents (its daily one as written above, the others empty). */
 async function serveMadeUpWallet(page: Page): Promise<void> {
   await page.route(new RegExp(`/v1/address/${MADE_UP_WALLET}/`), (route) => {
@@ -256,8 +268,39 @@ Formatting('dollars: separators and cents, "< $0.01" below a cent, $0.00 for zer
   assert.is(formatAmount('123456.789012345678901234'), '123,456.789012');
 });
 
+Formatting('a change between two totals is exact beyond 2^53 cents: decimal arithmetic on the JSON text, then rounded', () => {
+  // Through doubles (the page before) the first read "$8,869,300,538,511,363,000.44" and the second "$4.00".
+  assert.equal(usdChange('12345678901234567.89', '8881646217412596567.89'), { direction: 'up', size: '$8,869,300,538,511,362,000.00', exact: '8869300538511362000', percent: '+71,841.3%' });
+  assert.equal(usdChange('9007199254740993.01', '9007199254740997.06'), { direction: 'up', size: '$4.05', exact: '4.05', percent: '+< 0.1%' });
+  assert.equal(usdChange('9007199254740997.06', '9007199254740993.01'), { direction: 'down', size: '$4.05', exact: '4.05', percent: '-< 0.1%' });
+  assert.equal(usdChange('126122.21', '130332.71'), { direction: 'up', size: '$4,210.50', exact: '4210.5', percent: '+3.3%' });
+  // Half a cent rounds away from zero, as every amount does; less than half a cent is no change.
+  assert.equal(usdChange('1', '1.005'), { direction: 'up', size: '$0.01', exact: '0.005', percent: '+0.5%' });
+  assert.equal(usdChange('1', '1.0049'), { direction: 'unchanged', size: '$0.00', exact: '0.0049', percent: null });
+  assert.equal(usdChange('0', '2.5e3'), { direction: 'up', size: '$2,500.00', exact: '2500', percent: null });
+  assert.equal(usdChange('1e21', '0'), { direction: 'down', size: '$1,000,000,000,000,000,000,000.00', exact: '1000000000000000000000', percent: '-100.0%' });
+});
+
+Formatting('amounts shown together are summed exactly', () => {
+  assert.is(sumDecimals(['0.1', '0.2']), '0.3');
+  assert.is(sumDecimals(['8881646217412596567.88', '0.01']), '8881646217412596567.89');
+  assert.is(sumDecimals(['2.5e-18', '1e2', '-0.5']), '99.5000000000000000025');
+  assert.is(sumDecimals(['0']), '0');
+});
+
 Formatting('names of chains and tokens; others by their number', () => {
-  assert.equal(['1', '10', '8453', '42161'].map(chainName), ['Ethereum', 'OP Mainnet', 'Base', 'Chain 42161']);
+  assert.equal(['1', '10', '8453', '42161', '137', '56', '43114', '59144', '534352', '999999'].map(chainName), [
+    'Ethereum',
+    'OP Mainnet',
+    'Base',
+    'Arbitrum One',
+    'Polygon',
+    'BNB Smart Chain',
+    'Avalanche',
+    'Linea',
+    'Scroll',
+    'Chain 999999',
+  ]);
   assert.equal(TOKEN_KEYS.map(tokenName), ['UTY', 'yUTY', 'Venue A SY', 'Venue B yUTY', 'Venue B USDC', 'Venue A YT', 'Venue A LP']);
 });
 
@@ -519,7 +562,7 @@ for (const runtime of runtimes) {
         ['Ethereum', 'UTY', '$1,234,567.89', '1,234,567.891234', '$1.00'],
         ['OP Mainnet', 'Venue B USDC', '< $0.01', '< 0.000001', '$1.00'],
         ['Base', 'Venue A LP', 'no price', '5', 'no price'],
-        ['Chain 42161', 'yUTY', '< $0.01', '0.004', '$1.20'],
+        ['Arbitrum One', 'yUTY', '< $0.01', '0.004', '$1.20'],
       ]);
       assert.equal((await exactRows(page, 'positions')).map((row) => row[2]), ['1234567.891234', '2.5e-18', '0', '0.0048']);
       assert.match((await page.getAttribute('table[data-table="positions"] tbody tr:nth-child(3) td:nth-child(3) [data-exact]', 'title')) ?? '', 'No price on or before this day');
@@ -562,6 +605,54 @@ for (const runtime of runtimes) {
       await page.mouse.move(0, 0);
       assert.equal(await legend(page, 'points-s2'), ['Day: 2026-11-18', 'Total points: 0 (0 that day)', 'Rank (1 = top): no rank (no points yet)'], 'a click keeps the legend on its day');
       await screenshot(page, `explorer-made-up-${runtime}`);
+      assert.equal(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  Explorer('totals beyond 2^53 cents: the headline and its change exact, chains by name, the chosen day kept across the lines\' switch', async () => {
+    const { page, errors, close } = await openPage(browser, DESKTOP);
+    try {
+      await page.route(new RegExp(`/v1/address/${BIG_WALLET}/`), (route) => {
+        const { pathname } = new URL(route.request().url());
+        return route.fulfill({ contentType: 'application/json', body: pathname.includes('/portfolio/daily') ? BIG_DAILY : pathname.endsWith('/portfolio') ? '{}' : '{"seasons":[]}' });
+      });
+      await page.goto(`${host.url}/#address=${BIG_WALLET}`);
+      await page.waitForSelector('[data-chart="portfolio"] canvas');
+      assert.is(await page.textContent('[data-headline]'), '$8,881,646,217,412,596,567.89');
+      assert.is(await page.textContent('[data-change] strong'), 'Up $8,869,300,538,511,362,000.00 (+71,841.3%)');
+      assert.is(await page.getAttribute('[data-change] strong [data-exact]', 'data-exact'), '8869300538511362000');
+      assert.is(
+        (await page.textContent('[data-change]'))?.replace(/\s+/g, ' '),
+        'Up $8,869,300,538,511,362,000.00 (+71,841.3%) from 2026-11-19 to 2026-11-21 ($12,345,678,901,234,567.89 to $8,881,646,217,412,596,567.89).',
+      );
+      // The first two days: down, by an amount doubles made $3,338,479,646,493,570.92.
+      await page.fill('#range-to', '2026-11-20');
+      await page.click('text=Show range');
+      await page.waitForFunction(() => document.querySelector('[data-range]')?.textContent?.startsWith('2 days'));
+      assert.is(await page.textContent('[data-change] strong'), 'Down $3,338,479,646,493,570.83 (-27.0%)');
+      await page.fill('#range-to', '2026-11-21');
+      await page.click('text=Show range');
+      await page.waitForFunction(() => document.querySelector('[data-range]')?.textContent?.startsWith('3 days'));
+      assert.equal((await rows(page, 'positions')).map((row) => row.slice(0, 3)), [
+        ['Arbitrum One', 'UTY', '$8,881,646,217,412,596,567.88'],
+        ['Arbitrum One', 'yUTY', '$0.01'],
+      ]);
+      // The chosen day stays when the lines switch from tokens to chains and back.
+      await pickDay(page, 1, '2026-11-20');
+      for (const lines of ['chain', 'token']) {
+        await page.check(`input[name="breakdown"][value="${lines}"]`);
+        await page.waitForFunction((label) => document.querySelectorAll('[data-chart="portfolio"] .legend li')[2]?.textContent?.startsWith(label), lines === 'chain' ? 'Arbitrum One' : 'UTY');
+        assert.is(await page.textContent('[data-day-shown]'), '2026-11-20', `per ${lines}`);
+        assert.is(await page.getAttribute('#day-slider', 'aria-valuetext'), '2026-11-20');
+        assert.is((await legend(page))[0], 'Day: 2026-11-20');
+        assert.ok(await page.$('[data-day="2026-11-20"]'), 'the positions of the chosen day');
+      }
+      // Per chain, a chain's tokens are summed exactly: two positions of Arbitrum One on the last day.
+      await page.check('input[name="breakdown"][value="chain"]');
+      await pickDay(page, 2, '2026-11-21');
+      assert.equal((await legend(page)).slice(1), ['Total: $8,881,646,217,412,596,567.89', 'Arbitrum One: $8,881,646,217,412,596,567.89', 'Linea: $0.00']);
       assert.equal(errors, []);
     } finally {
       await close();

@@ -6,7 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, C, balance, build, fileHash, type Built, type Row } from './helpers/fixtures.ts';
+import { A, B, C, balance, build, fileHash, thrown, type Built, type Row } from './helpers/fixtures.ts';
+import { UserError } from '../core/errors.ts';
 import { verifyTree } from '../tree/verify.ts';
 import { PointsStandingSchema } from '../schemas/points.ts';
 import { SeasonsIndexSchema } from '../schemas/seasons.ts';
@@ -158,7 +159,10 @@ test('the tree verifies; tampered points files and seasons index are each caught
   assert.match(await failuresWith(points(D), withSeason2((one) => (one.dailyRate = 1))), `${points(D)}: season 2: rank 1, totalPoints 2000, dailyRate 1`);
   assert.match(await failuresWith(points(D), () => null), `${points(D)}: missing, or without season 2, for a wallet in the season's leaderboard`);
   // Outside the first 100: the count of files, and every rank against all participants' totals.
-  assert.match(await failuresWith(points(E), () => null), 'season 2: 106 points files list it, its leaderboard counts 107 participants');
+  // A whole tree (its records say so) tampered with: the failure, and no hint about shards.
+  const oneFileGone = await failuresWith(points(E), () => null);
+  assert.match(oneFileGone, /season 2: 106 points files list it, its leaderboard counts 107 participants(\n|$)/);
+  assert.not.match(oneFileGone, '--shard');
   assert.match(await failuresWith(points(E), withSeason2((one) => (one.rank = 106))), 'season 2: a participant with totalPoints 897 has rank 106, expected 105');
   assert.match(await failuresWith(points(E), withSeason2((one) => (one.totalPoints = 903))), `${points(E)}: season 2: totalPoints 903 puts the wallet in the leaderboard's first 100, which does not list it`);
   assert.match(await failuresWith(points(E), withSeason2((one) => (one.asOf = '2025-11-20'))), `${points(E)}: season 2 has asOf 2025-11-20 and 107 participants, its leaderboard 2025-11-19 and 107`);
@@ -185,8 +189,17 @@ test('sharded: each participant\'s file in its wallet\'s shard, the union is the
     // Without --shard, the build's records in the tree say which shard it is.
     const recorded = await verifyTree(shard.out);
     assert.equal([recorded.failures, recorded.coverage], [[], `shard ${k} of 2`]);
+    // A wrong --shard is refused once, naming the shard the records say the tree is.
+    const refused = await thrown(() => verifyTree(shard.out, { shard: { index: 3 - k, count: 2 } }));
+    assert.instance(refused, UserError);
+    assert.is(refused.message, `--shard ${3 - k}/2 does not match ${shard.out}: it is shard ${k} of 2 (its records in _snapshot/manifests/ say so); verify it with --shard ${k}/2`);
+    assert.is((await thrown(() => verifyTree(shard.out, { shard: { index: k, count: 4 } }))).message, `--shard ${k}/4 does not match ${shard.out}: it is shard ${k} of 2 (its records in _snapshot/manifests/ say so); verify it with --shard ${k}/2`);
+    // Without records to tell, every wallet of another shard is a failure of its own.
+    fs.rmSync(path.join(shard.out, '_snapshot/manifests'), { recursive: true });
     assert.match((await verifyTree(shard.out, { shard: { index: 3 - k, count: 2 } })).failures.join('\n'), `is not in shard ${3 - k} of 2`);
   }
+  assert.is((await thrown(() => verifyTree(whole.out, { shard: { index: 1, count: 2 } }))).message,
+    `--shard 1/2 does not match ${whole.out}: it is the whole tree (its records in _snapshot/manifests/ say so); verify it without --shard`);
   const expected = new Map(fs.readdirSync(path.join(whole.out, 'v1/address'))
     .filter((address) => whole.exists(points(address)))
     .map((address) => [address, fileHash(path.join(whole.out, points(address)))]));

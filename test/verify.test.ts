@@ -38,6 +38,26 @@ test('a daily document with another asOf, a missing leaderboard, an upper-case f
   assert.match(text, '_snapshot/no-history/portfolio.json: does not match its schema');
 });
 
+test('a file the system will not read is "unreadable" with the system\'s words, not "missing" (a folder in its place: EISDIR, which holds for root too)', async () => {
+  const built = await sampleTree();
+  // A document of a wallet (checked in a thread when there are many), a shared document, and a
+  // file verify only hashes (the explorer's page).
+  for (const file of [`v1/address/${A}/portfolio.json`, 'v1/seasons.json', 'index.html']) {
+    fs.rmSync(path.join(built.out, file));
+    fs.mkdirSync(path.join(built.out, file));
+  }
+  for (const threads of [0, 1]) {
+    const { failures } = await verifyTree(built.out, { threads });
+    assert.equal(failures, [
+      'v1/seasons.json: unreadable (EISDIR: illegal operation on a directory, read)',
+      `v1/address/${A}/portfolio.json: unreadable (EISDIR: illegal operation on a directory, read)`,
+      'index.html: unreadable (EISDIR: illegal operation on a directory, read)',
+    ], `threads ${threads}`);
+  }
+  fs.rmdirSync(path.join(built.out, 'v1/seasons.json'));
+  assert.ok((await verifyTree(built.out)).failures.includes('v1/seasons.json: missing'));
+});
+
 test('each daily document must read off its own history: first day, positions and balances', async () => {
   // A holds 1 on chain 1 from 2025-11-17 and 3 on chain 10 from 2025-11-18; B holds 2 from 2025-11-19.
   const built = await build({

@@ -19,7 +19,7 @@ export interface ReadDocument<T> {
 }
 
 /**
- * Reads `file` of the tree at `root`: null (and a failure) when it is missing, not JSON or not of
+ * Reads `file` of the tree at `root`: null (and a failure) when it is missing, unreadable, not JSON or not of
  * its schema. A document whose numbers are not the texts the build writes is reported and still
  * returned, for the rules across files.
  */
@@ -27,8 +27,8 @@ export function readDocument<T>(root: string, file: string, schema: z.ZodType<T>
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(path.join(root, file));
-  } catch {
-    fail(`${file}: missing`);
+  } catch (error) {
+    fail(unreadable(file, error));
     return null;
   }
   sawBytes(file, bytes);
@@ -54,4 +54,15 @@ export function readDocument<T>(root: string, file: string, schema: z.ZodType<T>
   const texts = readNumberTexts(file, text, parsed);
   if (texts.problem !== null) fail(texts.problem);
   return { value: parsed as T, balances: texts.balances };
+}
+
+/**
+ * Why a file of the tree could not be read: `missing` only when it is not there; anything else
+ * (a folder where the file should be, no permission, an I/O error) is `unreadable`, with the
+ * system's words, so that a failing disk is not taken for an incomplete tree.
+ */
+export function unreadable(file: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return `${file}: missing`;
+  return `${file}: unreadable (${error instanceof Error ? error.message : String(error)})`;
 }

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { TreeManifestSchema } from '../schemas/manifest.ts';
 import { ADDRESS_DIR } from './layout.ts';
 import { MANIFEST_DIR, MANIFEST_NAME } from './manifest-files.ts';
+import { unreadable } from './verify-document.ts';
 
 type Fail = (message: string) => void;
 
@@ -36,7 +37,7 @@ export class ManifestCheck {
     private readonly fail: Fail,
     /** Every file the records list outside the wallet folders, with its sha256; null when no record could be read. */
     private readonly expected: Map<string, string> | null,
-    private readonly coverage: string,
+    readonly coverage: string,
     private readonly complete: boolean,
     /** The shards the records cover when they are not the whole tree; null otherwise. */
     readonly part: { count: number; indexes: number[] } | null = null,
@@ -139,6 +140,12 @@ export class ManifestCheck {
     return new ManifestCheck(dir, fail, expected, coverage, complete, count > 1 && !complete ? { count, indexes } : null, walletLines);
   }
 
+  /** What the records say the tree is: the whole tree (every shard), some shards, or null without a readable record. */
+  get recordedPart(): { count: number; indexes: number[] } | 'whole' | null {
+    if (!this.expected) return null;
+    return this.part ?? 'whole';
+  }
+
   /**
    * The entries of the wallets' folder (v1/address/): for each, the record's lines of its wallet,
    * for the thread that checks the folder (RecordedFolder), or null when that folder has no
@@ -185,7 +192,7 @@ export class ManifestCheck {
     const expected = this.expected;
     if (!expected) return { coverage: this.coverage, complete: false, listed: 0 };
     const found = walkRecorded(this.dir, '', expected, this.folders, this.fail, (file) => {
-      if (!this.seen.has(file)) this.saw(file, readFileSync(path.join(this.dir, file)));
+      if (!this.seen.has(file)) readRecorded(this.dir, file, (bytes) => this.saw(file, bytes), this.fail);
     }, listFolder, { ignored: MANIFEST_DIR, notEntered: ADDRESS_DIR });
     for (const file of expected.keys()) if (!found.has(file)) this.fail(`${file}: missing`);
     let listed = expected.size;
@@ -208,6 +215,18 @@ export function listFolder(root: string, folder: string): Dirent[] | null {
  * entered), entries that are not regular files and extra files; calls `found` for each recorded
  * file present, and returns them. `ignored` is passed over; `notEntered` is checked but not entered.
  */
+/** A recorded file's bytes for its hash, or its failure (unreadable) when the system refuses to read it. */
+function readRecorded(root: string, file: string, saw: (bytes: Uint8Array) => void, fail: Fail): void {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path.join(root, file));
+  } catch (error) {
+    fail(unreadable(file, error));
+    return;
+  }
+  saw(bytes);
+}
+
 function walkRecorded(root: string, start: string, expected: Map<string, string>, folders: Set<string>, fail: Fail,
   found: (file: string) => void, list: (root: string, folder: string) => Dirent[] | null, skip: { ignored?: string; notEntered?: string } = {}): Set<string> {
   const present = new Set<string>();
@@ -215,7 +234,11 @@ function walkRecorded(root: string, start: string, expected: Map<string, string>
     for (const entry of list(root, folder) ?? []) {
       const file = folder === '' ? entry.name : `${folder}/${entry.name}`;
       if (file === skip.ignored) continue;
-      if (entry.isDirectory()) {
+      if (entry.isDirectory() && expected.has(file)) {
+        // A folder where the build wrote a file: there, but unreadable (said by `found`), not missing.
+        present.add(file);
+        found(file);
+      } else if (entry.isDirectory()) {
         if (!folders.has(file)) fail(`${file}/: extra folder (no file the build wrote is in it)`);
         else if (file !== skip.notEntered) walk(file);
       } else if (!entry.isFile()) {
@@ -258,7 +281,7 @@ export class RecordedFolder {
   /** `list`: the folder listings the document checks made already. */
   finish(root: string, list: (root: string, folder: string) => Dirent[] | null): void {
     const found = walkRecorded(root, this.folder, this.expected, this.folders, this.fail, (file) => {
-      if (!this.seen.has(file)) this.saw(file, readFileSync(path.join(root, file)));
+      if (!this.seen.has(file)) readRecorded(root, file, (bytes) => this.saw(file, bytes), this.fail);
     }, list);
     for (const file of this.expected.keys()) if (!found.has(file)) this.fail(`${file}: missing`);
   }

@@ -50,7 +50,8 @@ export class PointsVerifier {
    * `part`: the shards of a sharded build the tree holds, when it is not the whole tree (from
    * `--shard K/N`, or from the build's records in the tree); null for a whole tree.
    */
-  constructor(boards: Leaderboard[], private readonly part: TreePart | null, private readonly fail: Fail) {
+  /** `partUnknown`: the tree has no records of its own to tell a shard from the whole tree. */
+  constructor(boards: Leaderboard[], private readonly part: TreePart | null, private readonly fail: Fail, private readonly partUnknown = false) {
     for (const board of boards) {
       this.seasons.set(board.season, { board, entries: new Map(board.entries.map((entry) => [entry.user, entry])), seen: new Set(), totals: [], ranks: [] });
     }
@@ -147,7 +148,7 @@ export class PointsVerifier {
     for (const [season, tally] of this.seasons) {
       const listed = tally.totals.length;
       if (this.part ? listed > tally.board.totalParticipants : listed !== tally.board.totalParticipants) {
-        this.fail(`season ${season}: ${listed} points files list it, its leaderboard counts ${tally.board.totalParticipants} participants${this.part ? '' : ' (a tree of one shard is verified with --shard K/N)'}`);
+        this.fail(`season ${season}: ${listed} points files list it, its leaderboard counts ${tally.board.totalParticipants} participants${!this.part && this.partUnknown ? ' (a tree of one shard is verified with --shard K/N)' : ''}`);
       } else if (!this.part) {
         this.checkCompetitionRanks(season, tally);
       }

@@ -5,6 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { WalletChecker, type WalletBatch, type WalletBatchResult, type WalletContext } from './verify-wallet.ts';
+import { fromCrossing, type CrossingError } from '../core/errors.ts';
 
 const PENDING_PER_THREAD = 2;
 
@@ -36,7 +37,12 @@ export async function checkWalletBatches(context: WalletContext, batches: Wallet
         worker.postMessage(batches[next++]);
       };
       for (const worker of workers) {
-        worker.on('message', (result: WalletBatchResult) => {
+        worker.on('message', (result: WalletBatchResult | { failure: CrossingError }) => {
+          if ('failure' in result) {
+            stopped = true;
+            reject(fromCrossing(result.failure, 'a verify thread'));
+            return;
+          }
           running--;
           if (!onResult(result)) stopped = true;
           feed(worker);

@@ -22,6 +22,8 @@ import { Progress } from '../core/progress.ts';
 import { PointsVerifier } from './verify-points.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { ManifestCheck } from './verify-manifest.ts';
+import { MANIFEST_DIR } from './manifest-files.ts';
+import { UserError } from '../core/errors.ts';
 import { readDocument, type Fail } from './verify-document.ts';
 import { checkWalletBatches } from './verify-pool.ts';
 import type { WalletBatch, WalletBatchResult } from './verify-wallet.ts';
@@ -75,6 +77,13 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
   progress.start('check records');
   // Every file against the build's own record of what it wrote (hashes, nothing extra, nothing missing).
   const manifest = await ManifestCheck.load(dir, fail);
+  // A --shard the records contradict would make every wallet a failure: a bad option, refused
+  // once, saying which part the tree is.
+  const mismatch = options.shard ? shardMismatch(dir, options.shard, manifest.recordedPart) : null;
+  if (mismatch !== null) {
+    progress.end();
+    throw new UserError(mismatch);
+  }
   progress.start('check shared files');
   const read = <T>(file: string, schema: z.ZodType<T>): T | null => {
     const document = readDocument(dir, file, schema, fail, (name, bytes) => manifest.saw(name, bytes));
@@ -108,7 +117,8 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
   }
   // A tree of some shards is told apart by `--shard K/N` or by the build's records in it.
   const part = options.shard ? { count: options.shard.count, indexes: [options.shard.index] } : manifest.part;
-  const points = new PointsVerifier(boards, part, fail);
+  // Only a tree without records could be a shard verified without --shard: only then is that a hint.
+  const points = new PointsVerifier(boards, part, fail, manifest.recordedPart === null);
   await points.checkSharedFiles(async (file, schema) => read(file, schema), meta.seasons);
   for (const name of listNames(path.join(dir, LEADERBOARD_DIR))) {
     const season = /^s([1-9][0-9]*)\.json$/.exec(name);
@@ -186,4 +196,19 @@ function listEntries(folder: string): fs.Dirent[] | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * `--shard K/N` against what the build recorded in the tree: null when they agree or when there
+ * is no record to compare with, else the one failure that says which part the tree is.
+ */
+function shardMismatch(dir: string, shard: Shard, recorded: { count: number; indexes: number[] } | 'whole' | null): string | null {
+  if (recorded === null) return null;
+  const given = `--shard ${shard.index}/${shard.count} does not match ${dir}`;
+  const source = `its records in ${MANIFEST_DIR}/ say so`;
+  if (recorded === 'whole') return `${given}: it is the whole tree (${source}); verify it without --shard`;
+  if (recorded.indexes.length > 1) return `${given}: it holds shards ${recorded.indexes.join(', ')} of ${recorded.count} (${source}); verify it without --shard`;
+  const [index] = recorded.indexes;
+  if (index === shard.index && recorded.count === shard.count) return null;
+  return `${given}: it is shard ${index} of ${recorded.count} (${source}); verify it with --shard ${index}/${recorded.count}`;
 }

@@ -66,7 +66,10 @@ export async function openInputs(inputDir: string, signal: AbortSignal): Promise
       if (input === null) missing = true;
       else opened.push(input);
     }
-    if (missing) throw incompleteInput(await problemsOfIncompleteInput(inputDir, opened));
+    if (missing) {
+      const { problems, causes } = await problemsOfIncompleteInput(inputDir, opened);
+      throw incompleteInput(problems, causes);
+    }
   } catch (error) {
     await closeInputs(opened);
     throw error;
@@ -76,12 +79,19 @@ export async function openInputs(inputDir: string, signal: AbortSignal): Promise
 
 async function openInput(inputDir: string, contract: FileContract): Promise<OpenedInput | null> {
   const file = path.join(inputDir, contract.file);
-  const stat = await fsp.stat(file).catch(() => null);
-  if (stat === null) return null;
+  let stat: fs.Stats;
+  try {
+    stat = await fsp.stat(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw cannotOpen(contract, file, error);
+  }
   if (!stat.isFile()) throw notRegular(contract, file, stat);
   if (!FD_PATHS) return { contract, file, readPath: file, handle: null };
   // O_NONBLOCK: should the file have become a FIFO since the stat, opening it still returns at once.
-  const handle = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const handle = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK).catch((error: unknown) => {
+    throw cannotOpen(contract, file, error);
+  });
   const opened = await handle.stat();
   if (!opened.isFile()) {
     await handle.close();
@@ -95,18 +105,24 @@ async function openInput(inputDir: string, contract: FileContract): Promise<Open
  * of those that are there, read by a DuckDB of their own (the build's is opened only once every
  * file is, after --out is claimed).
  */
-async function problemsOfIncompleteInput(inputDir: string, opened: OpenedInput[]): Promise<string[]> {
+async function problemsOfIncompleteInput(inputDir: string, opened: OpenedInput[]): Promise<{ problems: string[]; causes: unknown[] }> {
   const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
   const connection = await instance.connect();
   const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS() as unknown as DescribedColumn[];
   try {
     const problems: string[] = [];
+    const causes: unknown[] = [];
     for (const contract of INPUT_FILES) {
       const input = opened.find((candidate) => candidate.contract === contract);
-      if (input === undefined) problems.push(`missing input file ${contract.file} in ${inputDir}`);
-      else problems.push(...(await describeInput(rows, input)).problems);
+      if (input === undefined) {
+        problems.push(`missing input file ${contract.file} in ${inputDir}`);
+      } else {
+        const described = await describeInput(rows, input);
+        problems.push(...described.problems);
+        causes.push(...described.causes);
+      }
     }
-    return problems;
+    return { problems, causes };
   } finally {
     connection.disconnectSync();
     instance.closeSync();
@@ -115,15 +131,22 @@ async function problemsOfIncompleteInput(inputDir: string, opened: OpenedInput[]
 
 /**
  * Missing files, missing columns and files that are not Parquet, all in one error: a problem alone
- * on one line as it always was, several as a list.
+ * on one line as it always was, several as a list. `causes`: DuckDB's errors for files it could
+ * not read, kept for --debug (several as one AggregateError).
  */
-function incompleteInput(problems: string[]): UserError {
+function incompleteInput(problems: string[], causes: unknown[]): UserError {
+  const cause = causes.length === 0 ? undefined : causes.length === 1 ? causes[0] : new AggregateError(causes, `${causes.length} files could not be read`);
   if (problems.length === 1) {
     const [problem] = problems as [string];
-    return new UserError(problem.startsWith('missing input file') ? `${problem} (all seven Parquet files are required; an empty table is a file with zero rows)` : problem);
+    return new UserError(problem.startsWith('missing input file') ? `${problem} (all seven Parquet files are required; an empty table is a file with zero rows)` : problem, 1, { cause });
   }
   const lines = problems.map((problem) => `  - ${problem}`).join('\n');
-  return new UserError(`the input is incomplete, ${problems.length} problems (all seven Parquet files are required, each with the columns of docs/input.md; an empty table is a file with zero rows):\n${lines}`);
+  return new UserError(`the input is incomplete, ${problems.length} problems (all seven Parquet files are required, each with the columns of docs/input.md; an empty table is a file with zero rows):\n${lines}`, 1, { cause });
+}
+
+/** An input the system would not let us stat or open (permissions, a hung mount's error). */
+function cannotOpen(contract: FileContract, file: string, error: unknown): UserError {
+  return new UserError(`${contract.file}: ${file} cannot be opened (${messageOf(error)})`, 1, { cause: error });
 }
 
 /** Where the kernel lets a process open its own descriptors by path (Linux). */
@@ -148,7 +171,7 @@ export function inputReadError(inputs: OpenedInput[], error: unknown): UserError
   if (isOutOfMemory(first) || isWriteRefused(first)) return null;
   for (const input of inputs) {
     if (input.readPath !== input.file && first.includes(input.readPath)) {
-      return new UserError(`${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.file)})`);
+      return new UserError(`${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.file)})`, 1, { cause: error });
     }
   }
   return null;
@@ -161,7 +184,7 @@ export async function readInputs(db: Database, inputs: OpenedInput[]): Promise<I
   const described = [];
   for (const input of inputs) described.push(await describeInput((sql) => db.rows<DescribedColumn>(sql), input));
   const problems = described.flatMap((file) => file.problems);
-  if (problems.length > 0) throw incompleteInput(problems);
+  if (problems.length > 0) throw incompleteInput(problems, described.flatMap((file) => file.causes));
   const files: InputFile[] = [];
   for (const { input, types } of described) {
     const view = `input_${input.contract.table}`;
@@ -188,7 +211,7 @@ interface DescribedColumn {
 async function describeInput(
   rows: (sql: string) => Promise<DescribedColumn[]>,
   input: OpenedInput,
-): Promise<{ input: OpenedInput; types: Map<string, string>; problems: string[] }> {
+): Promise<{ input: OpenedInput; types: Map<string, string>; problems: string[]; causes: unknown[] }> {
   const { contract, file } = input;
   let described: DescribedColumn[];
   try {
@@ -196,14 +219,14 @@ async function describeInput(
   } catch (error) {
     const first = firstLine(error);
     if (isOutOfMemory(first) || isWriteRefused(first)) throw error;
-    return { input, types: new Map(), problems: [`${contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, file)})`] };
+    return { input, types: new Map(), problems: [`${contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, file)})`], causes: [error] };
   }
   const types = new Map(described.map((row) => [row.column_name, row.column_type]));
   const has = [...types.keys()].join(', ') || 'no columns';
   const problems = contract.columns
     .filter((column) => !types.has(column.name))
     .map((column) => `${contract.file}: missing column "${column.name}" (expected ${column.expected}); the file has ${has}`);
-  return { input, types, problems };
+  return { input, types, problems, causes: [] };
 }
 
 export function firstLine(error: unknown): string {
@@ -218,7 +241,7 @@ export function firstLine(error: unknown): string {
 export function scanError(input: Pick<InputFile, 'contract' | 'path' | 'readPath'>, error: unknown): Error {
   const first = firstLine(error);
   if (/^(Parser|Binder|Catalog) Error/.test(first) || isOutOfMemory(first) || isWriteRefused(first)) return error as Error;
-  return new UserError(`${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.path)})`);
+  return new UserError(`${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.path)})`, 1, { cause: error });
 }
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;

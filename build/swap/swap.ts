@@ -136,7 +136,7 @@ function inspectOut(paths: OutputPaths): Current {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'none' };
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') {
-      throw new UserError(`--out ${out}: cannot create the work folder beside it in ${paths.parent} (${messageOf(error)})`);
+      throw new UserError(`--out ${out}: cannot create the work folder beside it in ${paths.parent} (${messageOf(error)})`, 1, { cause: error });
     }
     throw error;
   }
@@ -217,7 +217,7 @@ function takeLock(paths: OutputPaths): FileLock {
 function writeRefused(paths: OutputPaths, error: unknown): UserError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   const refused = ['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT'].includes(code);
-  return new UserError(`--out ${paths.out}: cannot create the work folder beside it in ${paths.parent} (${messageOf(error)})`, refused ? EXIT_CANNOT_WRITE : 1);
+  return new UserError(`--out ${paths.out}: cannot create the work folder beside it in ${paths.parent} (${messageOf(error)})`, refused ? EXIT_CANNOT_WRITE : 1, { cause: error });
 }
 
 /**

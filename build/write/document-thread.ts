@@ -13,6 +13,7 @@ import { DocumentBytes } from './document-bytes.ts';
 import type { DocumentSink, PriceBook } from '../compute/wallet-series.ts';
 import { walletsOf, type AmountFormat, type WalletBatch } from './wallet-batch.ts';
 import { dailyFile, portfolioFile } from '../../tree/layout.ts';
+import { toCrossing, type CrossingError } from '../../core/errors.ts';
 
 export interface DocumentSetup {
   dailyAsOf: string | null;
@@ -38,7 +39,7 @@ export interface AssembledBatch {
   positionsWithoutPrice: number;
   /** `<sha256>  <path>` lines of the files, when a manifest is asked for. */
   manifestLines: string;
-  failure: string | null;
+  failure: CrossingError | null;
 }
 
 let setup: DocumentSetup | null = null;
@@ -111,7 +112,8 @@ parentPort?.on('message', (request: DocumentRequest) => {
   try {
     assembled = assemble(request.id, request.batch, request.sample);
   } catch (error) {
-    const failure = error instanceof Error ? (error.name === 'UserError' ? `user:${error.message}` : error.stack ?? error.message) : String(error);
+    // Its class, exit code and cause cross as data (core/errors.ts), for the main thread to rebuild.
+    const failure = toCrossing(error);
     assembled = { id: request.id, wallets: [], ends: new Uint32Array(0), bytes: new ArrayBuffer(0), positionsWithoutPrice: 0, manifestLines: '', failure };
   }
   files!.postMessage(assembled, [assembled.bytes, assembled.ends.buffer as ArrayBuffer]);

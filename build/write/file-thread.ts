@@ -13,6 +13,7 @@ import path from 'node:path';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { AssembledBatch } from './document-thread.ts';
 import { ADDRESS_DIR, POINTS_FILE_NAME, POINTS_HISTORY_DIR_NAME, POINTS_HISTORY_FILE_NAME, pointsFile, pointsHistoryFile } from '../../tree/layout.ts';
+import { toCrossing, type CrossingError } from '../../core/errors.ts';
 
 /** Which points document of a wallet a batch holds: its points standing, or its points history. */
 export type PointsDocumentKind = 'standing' | 'history';
@@ -43,7 +44,7 @@ export interface FileReply {
   positionsWithoutPrice: number;
   /** `<sha256>  <path>` lines of the batch's files, when a manifest is asked for. */
   manifestLines: string;
-  failure: string | null;
+  failure: CrossingError | null;
 }
 
 let addressDir = '';
@@ -96,7 +97,7 @@ function writePointsDocuments(batch: PointsBatch): FileReply {
 }
 
 /** Writes a batch and reports it; a failure (here or in the document thread) is reported, not thrown. */
-function settle(id: number, failure: string | null, write: () => FileReply): void {
+function settle(id: number, failure: CrossingError | null, write: () => FileReply): void {
   let reply: FileReply;
   if (failure !== null) {
     reply = { id, files: 0, bytes: 0, positionsWithoutPrice: 0, manifestLines: '', failure };
@@ -104,7 +105,7 @@ function settle(id: number, failure: string | null, write: () => FileReply): voi
     try {
       reply = write();
     } catch (error) {
-      reply = { id, files: 0, bytes: 0, positionsWithoutPrice: 0, manifestLines: '', failure: error instanceof Error ? error.stack ?? error.message : String(error) };
+      reply = { id, files: 0, bytes: 0, positionsWithoutPrice: 0, manifestLines: '', failure: toCrossing(error) };
     }
   }
   parentPort!.postMessage(reply);

@@ -38,7 +38,7 @@ export class ManifestWriter {
       lock = FileLock.tryAcquire(this.partial);
       fd = fs.openSync(this.partial, 'w');
     } catch (error) {
-      throw new UserError(`--manifest ${destination} cannot be written (${messageOf(error)})`);
+      throw new UserError(`--manifest ${destination} cannot be written (${messageOf(error)})`, 1, { cause: error });
     }
     if (lock === null) throw new UserError(`--manifest ${destination}: its partial file ${this.partial} is held by another build`);
     this.lock = lock;
@@ -65,7 +65,7 @@ export class ManifestWriter {
         const failure = this.failure ?? error;
         if (!failure) return resolve();
         const message = `--manifest ${this.destination} cannot be written (${failure.message}); the previous tree was left untouched`;
-        reject(new UserError(message, isWriteRefused(failure.message) ? EXIT_CANNOT_WRITE : 1));
+        reject(new UserError(message, isWriteRefused(failure.message) ? EXIT_CANNOT_WRITE : 1, { cause: failure }));
       });
     });
   }

@@ -11,7 +11,7 @@
  * are written, the file thread when the build ends.
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { UserError } from '../../core/errors.ts';
+import { fromCrossing } from '../../core/errors.ts';
 import { transferList, type WalletBatch } from './wallet-batch.ts';
 import { InBatchOrder } from './manifest-order.ts';
 import type { DocumentRequest, DocumentSetup } from './document-thread.ts';
@@ -132,7 +132,8 @@ export class WriterPool {
     this.waiting.delete(reply.id);
     entry.thread.pending--;
     if (reply.failure !== null) {
-      this.failure ??= reply.failure.startsWith('user:') ? new UserError(reply.failure.slice(5)) : new Error(`document or file thread: ${reply.failure}`);
+      // A user error keeps its message and exit code; a system error (a refused write) its code and stack.
+      this.failure ??= fromCrossing(reply.failure, 'document or file thread');
     } else {
       this.files += reply.files;
       this.bytes += reply.bytes;

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { tempDir } from '../helpers/fixtures.ts';
+import { parseBenchOptions } from '../../bench/options.ts';
 
 const BENCH = path.join(ROOT, 'bench/run.ts');
 const bench = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', BENCH, ...args], { cwd: ROOT, encoding: 'utf8' });
@@ -30,6 +31,12 @@ test('bad values and unknown options exit 2 with the usage', () => {
     assert.match(result.stderr, `bench: ${message}`);
     assert.match(result.stderr, USAGE_LINE);
   }
+});
+
+test('without --wallets the bench runs 10,000 wallets (a run its user waits for), and says so', () => {
+  assert.is(parseBenchOptions([])!.wallets, 10_000);
+  assert.is(parseBenchOptions(['--wallets', '100000'])!.wallets, 100_000);
+  assert.match(bench('--help').stdout, '--wallets N         dataset size (default 10000');
 });
 
 test('--help prints the usage on stdout and exits 0', () => {
