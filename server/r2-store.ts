@@ -59,8 +59,14 @@ export class R2TreeStore implements TreeStore {
   /**
    * `cache`: the colo's cache, where each file read (an address without a file too) is kept under
    * its versioned key, so that a popular wallet costs R2 reads once per colo and version.
+   * `heldIndexBytes`: the largest index held whole (0: none, to measure what holding saves).
    */
-  constructor(private readonly bucket: R2BucketLike, private readonly prefix = '', private readonly cache: CacheLike | null = null) {}
+  constructor(
+    private readonly bucket: R2BucketLike,
+    private readonly prefix = '',
+    private readonly cache: CacheLike | null = null,
+    private readonly heldIndexBytes = HELD_INDEX_BYTES,
+  ) {}
 
   async open(): Promise<TreeVersion> {
     const live = await this.liveVersion();
@@ -107,7 +113,7 @@ export class R2TreeStore implements TreeStore {
 
   private async findEntry(version: string, folder: string, index: number, shard: PackedShard, pathHash: bigint): Promise<IndexEntry | null> {
     const key = `${folder}${INDEX_NAME}`;
-    if (shard.length * ENTRY_BYTES <= HELD_INDEX_BYTES) {
+    if (shard.length * ENTRY_BYTES <= this.heldIndexBytes) {
       const heldKey = `${version}/${index}`;
       let whole = this.held.get(heldKey);
       if (!whole) {
