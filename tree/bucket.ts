@@ -1,7 +1,6 @@
 /**
  * The bucket format, the one definition that `publish` writes and the Worker's store reads: the
- * keys under a prefix, and the HTTP metadata of what is served, the same on every reader (its
- * content type, one Cache-Control for every file of a tree, gzip for text).
+ * keys under a prefix, which files are stored gzip-compressed, and which shard holds a file.
  *
  * A version is packed: its files are members of a few tar archives of at most 64 MiB each
  * (tree/pack-archive.ts) and found through an index per shard (tree/pack-index.ts), so that a
@@ -52,28 +51,8 @@ export const shardRecordPath = (shard: { index: number; count: number }) => `${S
 export const SHARD_RECORD_NAME = /^([1-9][0-9]*)-of-([1-9][0-9]*)\.sha256\.gz$/;
 export const COMMIT_PATH = `${PUBLISH_FOLDER}/commit.json`;
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.json': 'application/json; charset=utf-8',
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.txt': 'text/plain; charset=utf-8',
-  '.sha256': 'text/plain; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.wasm': 'application/wasm',
-};
-
 /** Formats that are compressed already gain nothing from gzip. */
 const COMPRESSIBLE = new Set(['.json', '.html', '.js', '.mjs', '.css', '.svg', '.txt', '.sha256', '.map', '.wasm']);
-
-export function contentTypeOf(treePath: string): string {
-  return CONTENT_TYPES[extensionOf(treePath)] ?? 'application/octet-stream';
-}
 
 export function isCompressible(treePath: string): boolean {
   return COMPRESSIBLE.has(extensionOf(treePath));

@@ -24,7 +24,7 @@ export interface DailyRows {
 
 const indexes = new WeakMap<Uint8Array, DailyRows>();
 
-export function dailyRowsOf(document: Uint8Array): DailyRows {
+function dailyRowsOf(document: Uint8Array): DailyRows {
   let rows = indexes.get(document);
   if (!rows) {
     rows = indexDailyRows(document);

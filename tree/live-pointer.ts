@@ -21,7 +21,7 @@ export const PackedShardSchema = z
   .strict();
 export type PackedShard = z.infer<typeof PackedShardSchema>;
 
-export const LivePointerSchema = z
+const LivePointerSchema = z
   .object({
     version: VersionIdSchema,
     /** Older versions, newest first: where `--rollback` goes. */

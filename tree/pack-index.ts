@@ -57,23 +57,27 @@ export async function pathHashOf(treePath: string): Promise<bigint> {
   return digest.getBigUint64(0);
 }
 
-export function homeSlot(pathHash: bigint, slots: number): number {
+function homeSlot(pathHash: bigint, slots: number): number {
   // The hash scaled to [0, slots): uniform, and no modulo bias.
   return Number((pathHash * BigInt(slots)) >> 64n);
 }
 
-/** The index of these entries (any order), and its shape. */
+/** The index of these entries (any order: the same order gives the same bytes), and its shape. */
 export function buildIndex(entries: readonly IndexEntry[]): { bytes: Uint8Array<ArrayBuffer>; shape: IndexShape } {
   const slots = Math.max(1, Math.ceil(entries.length / LOAD_FACTOR));
-  const placed = entries.map((entry) => ({ entry, home: homeSlot(entry.pathHash, slots) }));
-  placed.sort((a, b) => a.home - b.home || (a.entry.pathHash < b.entry.pathHash ? -1 : a.entry.pathHash > b.entry.pathHash ? 1 : 0));
+  const homes = new Float64Array(entries.length);
+  for (let i = 0; i < entries.length; i++) homes[i] = homeSlot(entries[i]!.pathHash, slots);
+  // By home slot; a stable sort keeps entries of one home in the order given.
+  const order = Array.from({ length: entries.length }, (_, i) => i).sort((a, b) => homes[a]! - homes[b]!);
   let next = 0;
   let window = 1;
-  const positions = new Int32Array(placed.length);
-  for (let i = 0; i < placed.length; i++) {
-    const { entry, home } = placed[i]!;
-    if (i > 0 && placed[i - 1]!.entry.pathHash === entry.pathHash) {
-      throw new Error(`two paths of the index share the hash ${entry.pathHash.toString(16)}`);
+  const positions = new Float64Array(entries.length);
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
+    const home = homes[i]!;
+    // Two paths of one hash share a home: compare within the run of that home (a handful at most).
+    for (let j = k - 1; j >= 0 && homes[order[j]!] === home; j--) {
+      if (entries[order[j]!]!.pathHash === entries[i]!.pathHash) throw new Error(`two paths of the index share the hash ${entries[i]!.pathHash.toString(16)}`);
     }
     const at = Math.max(home, next);
     positions[i] = at;
@@ -83,7 +87,7 @@ export function buildIndex(entries: readonly IndexEntry[]): { bytes: Uint8Array<
   const length = Math.max(slots, next);
   const bytes = new Uint8Array(length * ENTRY_BYTES);
   const view = new DataView(bytes.buffer);
-  for (let i = 0; i < placed.length; i++) writeEntry(view, bytes, positions[i]! * ENTRY_BYTES, placed[i]!.entry);
+  for (let i = 0; i < entries.length; i++) writeEntry(view, bytes, positions[i]! * ENTRY_BYTES, entries[i]!);
   return { bytes, shape: { slots, length, window } };
 }
 
@@ -115,7 +119,7 @@ function writeEntry(view: DataView, bytes: Uint8Array, at: number, entry: IndexE
   view.setUint32(at + 16, entry.length, true);
   view.setUint8(at + 20, entry.gzip ? 1 : 0);
   setUint48(view, at + 21, entry.mtimeMs);
-  for (let i = 0; i < 32; i++) bytes[at + 32 + i] = Number.parseInt(entry.sha256.slice(2 * i, 2 * i + 2), 16);
+  for (let i = 0; i < 32; i++) bytes[at + 32 + i] = (hexDigit(entry.sha256.charCodeAt(2 * i)) << 4) | hexDigit(entry.sha256.charCodeAt(2 * i + 1));
 }
 
 function readEntry(view: DataView, bytes: Uint8Array, at: number): IndexEntry {
@@ -130,6 +134,11 @@ function readEntry(view: DataView, bytes: Uint8Array, at: number): IndexEntry {
     mtimeMs: getUint48(view, at + 21),
     sha256,
   };
+}
+
+function hexDigit(code: number): number {
+  // '0'..'9' are 48..57, 'a'..'f' 97..102 (a sha256 in lower-case hex).
+  return code <= 57 ? code - 48 : code - 87;
 }
 
 function setUint48(view: DataView, at: number, value: number): void {
