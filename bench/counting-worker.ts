@@ -14,7 +14,7 @@ export default {
     // One wrapper per binding: the Worker keeps its app (and pointer) per bucket object.
     if (counted?.bucket !== env.TREE) {
       const bucket = env.TREE;
-      counted = { bucket, wrapper: { get: (key) => (reads++, bucket.get(key)) } };
+      counted = { bucket, wrapper: { get: (key, options) => (reads++, bucket.get(key, options)) } };
     }
     return worker.fetch(request, { ...env, TREE: counted.wrapper }, context);
   },

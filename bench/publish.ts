@@ -1,10 +1,10 @@
 /**
- * `npm run bench:publish`-style figures for `publish` (run: node --import tsx bench/publish.ts
- * --first DIR --second DIR [--store DIR] [--concurrency N]): publishes the first tree, then the
- * second (the next night) to a local S3-protocol server (s3rver in a child process, storing in
- * --store, default a folder under /dev/shm), and prints, per night, objects and bytes uploaded
- * (uncompressed and as sent), copied and skipped, the closed months' blobs uploaded and found
- * stored, wall and CPU seconds, then one JSON line.
+ * `publish` figures (run: node --import tsx bench/publish.ts --first DIR --second DIR [--store DIR]):
+ * publishes the first tree, then the second (the next night) to a local S3-protocol server
+ * (s3rver in a child process, storing in --store, default a folder under /dev/shm) through a
+ * proxy that counts the requests, and prints per night: write requests (what R2 bills as class A,
+ * S3 as PUT), bytes sent, bytes the version stores, wall and CPU seconds, and what the night's
+ * writes and a month of the version's storage cost on R2 and S3; then one JSON line.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,44 +15,53 @@ import { publishTree, type PublishSummary } from '../publish/publish-tree.ts';
 import { createStorageClient } from '../publish/storage.ts';
 import { parseLocation } from '../publish/location.ts';
 import { formatBytes } from '../core/format.ts';
-import { BUCKET, S3_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.ts';
+import { BUCKET, nightBound, S3_CREDENTIALS, startFaultyProxy, startS3Server, writeRequests } from '../test/helpers/s3-server.ts';
+
+/** List prices (November 2026): per million write requests, per GB-month stored. */
+const PRICES = { r2: { writes: 4.5, gbMonth: 0.015 }, s3: { writes: 5, gbMonth: 0.023 } };
 
 const { values } = parseArgs({
   options: {
     first: { type: 'string' },
     second: { type: 'string' },
     store: { type: 'string' },
-    concurrency: { type: 'string', default: '32' },
   },
 });
 if (!values.first || !values.second) {
-  process.stderr.write('usage: node --import tsx bench/publish.ts --first TREE --second TREE [--store DIR] [--concurrency N]\n');
+  process.stderr.write('usage: node --import tsx bench/publish.ts --first TREE --second TREE [--store DIR]\n');
   process.exit(2);
 }
 Object.assign(process.env, S3_CREDENTIALS);
 const store = values.store ?? fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'ws-bench-s3-'));
 const server = await startS3Server(store);
-const client = await createStorageClient({ endpoint: server.endpoint, maxAttempts: 8, concurrency: Number(values.concurrency) });
+const proxy = await startFaultyProxy(server.endpoint, () => 'forward');
+const client = await createStorageClient({ endpoint: proxy.endpoint, maxAttempts: 8, concurrency: 32 });
 const location = parseLocation(`s3://${BUCKET}/bench`);
 const figures: Record<string, unknown>[] = [];
 try {
   for (const [night, dir] of [['first', values.first], ['second', values.second]] as const) {
+    proxy.requests.length = 0;
     const cpuBefore = process.cpuUsage();
-    const summary: PublishSummary = await publishTree({ dir, location, client, concurrency: Number(values.concurrency), progress: new Progress('lines') });
+    const summary: PublishSummary = await publishTree({ dir, location, client, progress: new Progress('lines') });
     const cpu = process.cpuUsage(cpuBefore);
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const writes = writeRequests(proxy.requests).length;
+    const sent = writeRequests(proxy.requests).reduce((sum, request) => sum + request.bytes, 0);
+    const stored = summary.stage!.pack.storedBytes;
+    const gb = stored / 1e9;
+    const price = (which: keyof typeof PRICES) => `$${((writes / 1e6) * PRICES[which].writes).toFixed(6)} writes, $${(gb * PRICES[which].gbMonth).toFixed(4)}/month stored`;
     process.stdout.write(
       `${night} night (${summary.version}): ${summary.seconds.toFixed(1)} s wall, ${cpuSeconds.toFixed(1)} CPU-s in publish; ` +
-        `uploaded ${summary.uploaded.objects} objects (${formatBytes(summary.uploaded.rawBytes)} raw, ${formatBytes(summary.uploaded.sentBytes)} sent), ` +
-        `copied ${summary.copied.objects} (${formatBytes(summary.copied.rawBytes)} raw), skipped ${summary.skipped.objects}; ` +
-        `closed-month blobs: uploaded ${summary.blobs.uploaded.objects} (${formatBytes(summary.blobs.uploaded.rawBytes)} raw, ${formatBytes(summary.blobs.uploaded.sentBytes)} sent), ` +
-        `stored already ${summary.blobs.stored.objects}; sent ${formatBytes(summary.uploaded.sentBytes + summary.blobs.uploaded.sentBytes)} in all\n`,
+        `${summary.files} files (${formatBytes(summary.stage!.pack.rawBytes)} raw) in ${summary.stage!.record.pack.archives} archives; ` +
+        `${writes} write requests (bound ${nightBound(proxy.requests)}), ${proxy.requests.length} requests in all, ${formatBytes(sent)} sent, ${formatBytes(stored)} stored; ` +
+        `R2 ${price('r2')}; S3 ${price('s3')}; index window ${summary.stage!.record.pack.window} slots\n`,
     );
-    figures.push({ night, version: summary.version, seconds: summary.seconds, cpuSeconds, uploaded: summary.uploaded, copied: summary.copied, skipped: summary.skipped, blobs: summary.blobs });
+    figures.push({ night, version: summary.version, seconds: summary.seconds, cpuSeconds, files: summary.files, rawBytes: summary.stage!.pack.rawBytes, writes, requests: proxy.requests.length, sentBytes: sent, storedBytes: stored, pack: summary.stage!.record.pack });
   }
 } finally {
   client.destroy();
+  await proxy.close();
   await server.close();
   if (!values.store) fs.rmSync(store, { recursive: true, force: true });
 }
-process.stdout.write(`${JSON.stringify({ concurrency: Number(values.concurrency), nights: figures })}\n`);
+process.stdout.write(`${JSON.stringify({ nights: figures })}\n`);

@@ -50,7 +50,9 @@ export function serveCommand(): Command {
       try {
         running = await start({ dir, port: options.port, host: options.host });
       } catch (error) {
-        throw new UserError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, 1, { cause: error });
+        // A tree workerd refuses to load (edited after its build...) says so in its own words.
+        if (error instanceof UserError) throw error;
+        throw new UserError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, undefined, { cause: error });
       }
       process.stdout.write(`serving ${dir} at ${running.url}${options.runtime === 'workerd' ? ' (Cloudflare Worker in workerd, R2 loaded from the folder)' : ''}\n`);
       printExamples(dir, running.url);

@@ -1,8 +1,8 @@
 /**
  * `wallet-snapshot serve --runtime workerd`: the Cloudflare Worker (server/worker.ts) run locally
  * in workerd, Cloudflare's own runtime, through Miniflare, with its R2 bucket filled by publish's
- * own code (the objects of publish/stored-object.ts, in the layout of tree/bucket.ts), from a tree
- * folder (`--dir`) or from what publish wrote to object storage (`--from`). When the folder's
+ * own code (the archives and index of publish/pack-shard.ts, in the layout of tree/bucket.ts), from
+ * a tree folder (`--dir`) or from what publish wrote to object storage (`--from`). When the folder's
  * tree is rebuilt, the new tree is loaded as a new version and the pointer switched once it is
  * complete, as a night's publish does. It lives outside server/ because it runs publish's code.
  *
@@ -19,16 +19,18 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import pLimit from 'p-limit';
-import { POINTER_CACHE_CONTROL, POINTER_KEY, versionPrefix } from '../tree/bucket.ts';
+import { packFolder, POINTER_CACHE_CONTROL, POINTER_KEY, versionPrefix } from '../tree/bucket.ts';
 import { JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
+import { pointerText, type PackedShard } from '../tree/live-pointer.ts';
 import { Progress } from '../core/progress.ts';
-import { readCheckedTree } from '../publish/publish-tree.ts';
+import { UserError } from '../core/errors.ts';
+import { readCheckedTree } from '../publish/checked-tree.ts';
+import { packShard } from '../publish/pack-shard.ts';
 import { manifestText, versionIdOf } from '../publish/read-tree.ts';
-import { storedParts } from '../publish/tree-file-pool.ts';
 import { createStorageClient } from '../publish/storage.ts';
 import { parseLocation, describe } from '../publish/location.ts';
 import { readPointer } from '../publish/live-pointer.ts';
-import { readPublishedVersion } from '../publish/read-version.ts';
+import { readLiveVersion } from '../publish/read-version.ts';
 import { META_FILE } from '../tree/layout.ts';
 import { answerUnparsedRequests, refuseMissingHost } from '../server/index.ts';
 
@@ -63,65 +65,34 @@ export async function bundleWorker(entry = WORKER_SOURCE): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
-/** An object as `publish` stores it, to be put into the local bucket as it is. */
-export interface StoredObject {
-  key: string;
-  body: Uint8Array;
-  httpMetadata: Record<string, string | undefined>;
-  customMetadata: Record<string, string>;
-}
-
-/** The Worker in workerd over a bucket holding what `publish` wrote (read back from object storage). */
-export async function startWorkerdOverObjects(objects: AsyncIterable<StoredObject>, options: { port: number; host: string }): Promise<RunningWorker> {
-  const { miniflare, runtime, bucket } = await startMiniflare();
-  try {
-    const limit = pLimit(LOAD_CONCURRENCY);
-    const puts: Promise<unknown>[] = [];
-    for await (const object of objects) puts.push(limit(() => putStored(bucket, object.key, object)));
-    await Promise.all(puts);
-    const edge = await startEdge(runtime, options);
-    return {
-      url: edgeUrl(edge, options.host),
-      loaded: async () => {},
-      close: async () => {
-        await closeServer(edge);
-        await miniflare.dispose();
-      },
-    };
-  } catch (error) {
-    await miniflare.dispose();
-    throw error;
-  }
-}
-
 /**
  * `serve --runtime workerd --from s3://BUCKET[/PREFIX]`: the Worker over what `publish` wrote to
- * object storage. The live version (its objects and the blobs they name) is copied into the local
- * bucket as stored, then the pointer; a publish or a rollback seen later is copied the same way,
- * the pointer last, so the Worker switches from one whole version to the next.
+ * object storage. The live version's archives and indexes are copied into the local bucket as
+ * stored, then the pointer; a publish or a rollback seen later is copied the same way, the
+ * pointer last, so the Worker switches from one whole version to the next.
  */
 export async function startWorkerdFromBucket(options: { from: string; endpoint?: string; port: number; host: string; log?: (line: string) => void }): Promise<RunningWorker> {
   const location = parseLocation(options.from);
   const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: 4, concurrency: LOAD_CONCURRENCY });
   let mirrored: string | null = null;
   const copied = new Set<string>();
-  const relative = (key: string) => (location.prefix ? key.slice(location.prefix.length + 1) : key);
   const mirror = async (bucket: LocalBucket) => {
-    const pointer = await readPointer(client, location);
-    if (!pointer) throw new Error(`nothing is published at ${describe(location)} (no live.json)`);
-    if (pointer.version === mirrored) return;
+    const live = await readPointer(client, location);
+    if (!live) throw new Error(`nothing is published at ${describe(location)} (no live.json)`);
+    if (live.version === mirrored) return;
     const started = performance.now();
     let objects = 0;
+    const { pointer, objects: stored } = await readLiveVersion(client, location);
     const limit = pLimit(LOAD_CONCURRENCY);
     const puts: Promise<unknown>[] = [];
-    for await (const object of readPublishedVersion(client, location, pointer.version)) {
+    for await (const object of stored) {
       if (copied.has(object.key)) continue;
       copied.add(object.key);
       objects++;
-      puts.push(limit(() => putStored(bucket, relative(object.key), object)));
+      puts.push(limit(() => putPacked(bucket, object.layoutKey, object.body)));
     }
     await Promise.all(puts);
-    await bucket.put(POINTER_KEY, JSON.stringify(pointer), { httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL } });
+    await putPointer(bucket, pointerText(pointer));
     options.log?.(
       `${new Date().toISOString()} serving version ${pointer.version}${mirrored ? ` (was ${mirrored})` : ''}: ` +
         `copied ${objects} object${objects === 1 ? '' : 's'} in ${((performance.now() - started) / 1000).toFixed(1)}s`,
@@ -158,11 +129,14 @@ export async function startWorkerdFromBucket(options: { from: string; endpoint?:
   };
 }
 
-/** An object as `publish` stored it, put into the local bucket under `key` as it is. */
-function putStored(bucket: LocalBucket, key: string, object: Omit<StoredObject, 'key'>): Promise<unknown> {
-  const httpMetadata = Object.fromEntries(Object.entries(object.httpMetadata).filter((entry): entry is [string, string] => entry[1] !== undefined));
+/** An archive or an index, put into the local bucket under its key of the layout. */
+function putPacked(bucket: LocalBucket, key: string, body: Uint8Array): Promise<unknown> {
   // A copy in an ArrayBuffer of its own: Miniflare cannot pass a view of Node's pooled buffers.
-  return bucket.put(key, new Uint8Array(object.body), { httpMetadata, customMetadata: object.customMetadata });
+  return bucket.put(key, new Uint8Array(body), { httpMetadata: { contentType: 'application/octet-stream' } });
+}
+
+function putPointer(bucket: LocalBucket, text: string): Promise<unknown> {
+  return bucket.put(POINTER_KEY, text, { httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL } });
 }
 
 /** Options a measurement gives: another entry module wrapping the Worker, and text bindings. */
@@ -208,10 +182,8 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
   const refresh = async () => {
     const identity = treeIdentity(options.dir);
     if (!identity || (published && published.tree === identity.tree && published.meta === identity.meta)) return;
-    const version = await loadTree(bucket, identity.tree);
-    await bucket.put(POINTER_KEY, JSON.stringify({ version, previous: [], publishedAt: new Date().toISOString() }), {
-      httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL },
-    });
+    const { version, shards } = await loadTree(bucket, identity.tree, options.dir);
+    await putPointer(bucket, pointerText({ version, previous: [], publishedAt: new Date().toISOString(), shards }));
     const previous = published;
     published = { ...identity, version };
     // The Worker reads the pointer again within seconds; the previous version goes once none reads it.
@@ -302,25 +274,31 @@ interface LocalBucket {
 
 /**
  * The tree into the local bucket as `publish` stores it, by publish's own code: read, hashed and
- * checked against the build's records (readCheckedTree), then each file's object and each blob
- * of closed months (stored-object.ts, made on publish's tree-file threads). Returns the version id
- * publish would give it.
+ * checked against the build's records (readCheckedTree), then packed into archives and an index
+ * (pack-shard.ts), as shard 1 of 1 whatever the tree (a sharded build's union, too). Returns the
+ * version id publish would give it and its pack, for the pointer.
  */
-async function loadTree(bucket: LocalBucket, dir: string): Promise<string> {
-  const tree = await readCheckedTree({ dir, progress: new Progress('quiet') });
+async function loadTree(bucket: LocalBucket, dir: string, shownDir: string): Promise<{ version: string; shards: PackedShard[] }> {
+  const progress = new Progress('quiet');
+  const tree = await readCheckedTree({ dir: shownDir, progress }, 'serve');
   const version = versionIdOf(tree.lastClosedDay, manifestText(tree.files));
-  const limit = pLimit(LOAD_CONCURRENCY);
-  const blobs = new Set<string>();
-  await Promise.all(tree.files.map((file) => limit(async () => {
-    // The first file of a blob makes it from the same read as its own object.
-    const firstOfBlob = file.blob !== undefined && !blobs.has(file.blob.sha256);
-    if (file.blob) blobs.add(file.blob.sha256);
-    const parts = await storedParts(tree.dir, version, file, { object: true, blob: firstOfBlob });
-    if (parts === null) throw new Error(`${tree.dir}: ${file.path} changed while it was being loaded into the local bucket (a build replaced the tree?)`);
-    if (parts.blob) await putStored(bucket, parts.blob.key, parts.blob);
-    await putStored(bucket, parts.object!.key, parts.object!);
-  })));
-  return version;
+  const folder = `${versionPrefix(version)}${packFolder({ index: 1, count: 1 })}`;
+  const packed = await packShard(
+    {
+      dir: tree.dir,
+      progress,
+      checkInterrupted: () => {},
+      changed: (treePath) => new UserError(`${shownDir}: ${treePath} changed while it was being loaded into the local bucket (a build replaced the tree?)`),
+    },
+    tree.files,
+    {
+      stored: new Map(),
+      put: async (name, bytes) => {
+        await putPacked(bucket, `${folder}${name}`, bytes);
+      },
+    },
+  );
+  return { version, shards: [packed.shape] };
 }
 
 async function removeVersion(bucket: LocalBucket, version: string): Promise<void> {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { UserError } from '../core/errors.ts';
 import { TreeManifestSchema, type TreeManifest } from '../schemas/manifest.ts';
 import { MANIFEST_DIR, MANIFEST_NAME, manifestListFile, manifestSummaryFile } from '../tree/manifest-files.ts';
+import { parseManifestLine } from '../tree/manifest-line.ts';
 import type { TreeFile } from './read-tree.ts';
 
 export interface BuildRecords {
@@ -21,9 +22,14 @@ export interface BuildRecords {
   files: Map<string, string>;
 }
 
-const LINE = /^([0-9a-f]{64}) {2}(.+)$/;
+/**
+ * Who takes the tree, for the refusals' words: `publish` (nothing is sent), or `serve`
+ * (`serve --runtime workerd` loads a tree by publish's code, and serves only a tree as built).
+ */
+export type TreeTaker = 'publish' | 'serve';
 
-export async function readBuildRecords(dir: string, shownDir: string): Promise<BuildRecords> {
+export async function readBuildRecords(dir: string, shownDir: string, taker: TreeTaker = 'publish'): Promise<BuildRecords> {
+  const refuse = (shown: string, why: string) => refusal(shown, why, taker);
   const names = await fs.readdir(path.join(dir, MANIFEST_DIR)).catch(() => [] as string[]);
   const shards = new Map<string, { index: number; count: number }>();
   for (const name of names) {
@@ -55,9 +61,9 @@ export async function readBuildRecords(dir: string, shownDir: string): Promise<B
     if (crypto.createHash('sha256').update(list).digest('hex') !== summary.sha256) throw refuse(shownDir, `${listFile} was edited (its sha256 is not the one ${summaryFile} records)`);
     for (const line of list.toString('utf8').split('\n')) {
       if (line === '') continue;
-      const match = LINE.exec(line);
-      if (!match) throw refuse(shownDir, `${listFile} holds a malformed line`);
-      files.set(match[2]!, match[1]!);
+      const parsed = parseManifestLine(line);
+      if (!parsed) throw refuse(shownDir, `${listFile} holds a malformed line`);
+      files.set(parsed.path, parsed.sha256);
     }
     summaries.push(summary);
   }
@@ -71,7 +77,7 @@ export async function readBuildRecords(dir: string, shownDir: string): Promise<B
  * Every hashed file is the one the build recorded, and every recorded file is there: the files a
  * static host reads but the store does not (`isPublished`) are listed as present.
  */
-export function checkAgainstRecords(records: BuildRecords, files: readonly TreeFile[], unpublished: readonly string[], shownDir: string): void {
+export function checkAgainstRecords(records: BuildRecords, files: readonly TreeFile[], unpublished: readonly string[], shownDir: string, taker: TreeTaker = 'publish'): void {
   const present = new Set(unpublished);
   const problems: string[] = [];
   for (const file of files) {
@@ -85,12 +91,13 @@ export function checkAgainstRecords(records: BuildRecords, files: readonly TreeF
   if (problems.length > 0) {
     const shown = problems.slice(0, 5).map((problem) => `  - ${problem}`).join('\n');
     throw new UserError(
-      `--dir ${shownDir} is not the tree its build wrote (${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent and the live version is untouched):\n${shown}\n` +
+      `--dir ${shownDir} is not the tree its build wrote (${problems.length} problem${problems.length === 1 ? '' : 's'}; ` +
+        `${taker === 'publish' ? 'nothing was sent and the live version is untouched' : 'serve --runtime workerd serves a tree only as its build wrote it'}):\n${shown}\n` +
         `run wallet-snapshot verify --dir ${shownDir} for the whole list, and build the tree again`,
     );
   }
 }
 
-function refuse(shownDir: string, why: string): UserError {
-  return new UserError(`--dir ${shownDir} cannot be published: ${why}; nothing was sent`);
+function refusal(shownDir: string, why: string, taker: TreeTaker): UserError {
+  return new UserError(taker === 'publish' ? `--dir ${shownDir} cannot be published: ${why}; nothing was sent` : `--dir ${shownDir} cannot be served: ${why}`);
 }

@@ -12,7 +12,9 @@ import { ADDRESS_DIR } from '../tree/layout.ts';
 import { readPointer, writePointer } from './live-pointer.ts';
 import { describe, type Location } from './location.ts';
 import { isSharedFile, STORAGE_FORMAT } from './read-tree.ts';
-import { listStagedShards, listVersions, readCommit, readManifest, readShardRecord, writeCommit, type Commit } from './version-store.ts';
+import { MANIFEST_LINE_PATH_AT } from '../tree/manifest-line.ts';
+import type { LivePointer } from '../tree/live-pointer.ts';
+import { listStagedShards, listVersions, packOf, readCommit, readShardRecord, writeCommit, type Commit } from './version-store.ts';
 
 export interface CommitSummary {
   version: string;
@@ -35,8 +37,7 @@ export async function commitVersion(client: S3Client, location: Location, reques
 
   const staged = await listStagedShards(client, location, version, abortSignal);
   if (staged.length === 0) {
-    const whole = await readManifest(client, location, version, { abortSignal });
-    throw refuse(whole ? 'it is not a sharded version (a whole tree is published and committed in one command)' : 'no shard of it is staged (is the id right? publish each shard\'s tree first)');
+    throw refuse('no shard of it is staged (is the id right? publish each shard\'s tree first)');
   }
   const counts = [...new Set(staged.map((shard) => shard.count))];
   if (counts.length > 1) throw refuse(`its staged shards come from builds of different shard counts (${counts.join(', ')})`);
@@ -55,32 +56,50 @@ export async function commitVersion(client: S3Client, location: Location, reques
     if (!record) throw refuse(`shard ${index} of ${count} was removed while committing`);
     const sha256 = crypto.createHash('sha256').update(record.text).digest('hex');
     if (record.metadata.sha256 !== sha256) throw refuse(`the manifest of shard ${index} of ${count} is not the one its stage wrote`);
-    if (record.metadata.format !== STORAGE_FORMAT) throw refuse(`shard ${index} of ${count} was staged by another version of wallet-snapshot`);
+    const pack = packOf(record.metadata);
+    if (record.metadata.format !== STORAGE_FORMAT || !pack) throw refuse(`shard ${index} of ${count} was staged by another version of wallet-snapshot`);
     if (build !== null && record.metadata.build !== build) throw refuse(`shard ${index} of ${count} comes from another build (${record.metadata.build}) than shard 1 (${build})`);
     build = record.metadata.build ?? null;
     const { sharedLines, sharedFiles, files, foreign } = readShardLines(record.text, index, count);
     if (foreign) throw refuse(`shard ${index} of ${count} holds ${foreign}, a wallet of another shard`);
     if (shared !== null && sharedLines !== shared) throw refuse(`shard ${index} of ${count} disagrees with shard 1 on the files every shard writes alike (leaderboards, seasons, meta)`);
     shared = sharedLines;
-    records.push({ shard: index, sha256, files });
+    records.push({ shard: index, sha256, files, pack });
     // Shared files are counted once.
     summary.files += index === 1 ? files : files - sharedFiles;
   }
   summary.shards = count;
 
   if (!summary.alreadyLive) {
-    if (!(await readCommit(client, location, version, abortSignal))) {
-      await writeCommit(client, location, version, { format: STORAGE_FORMAT, shards: count, records, committedAt: new Date().toISOString() }, abortSignal);
-    }
-    await writePointer(
-      client,
-      location,
-      { version, previous: pointer ? [pointer.version, ...pointer.previous].filter((id) => id !== version) : [], publishedAt: new Date().toISOString() },
-      abortSignal,
-    );
+    // Before the pointer is written: all N shards are staged and agree.
+    await goLive(client, location, version, { format: STORAGE_FORMAT, shards: count, records, committedAt: new Date().toISOString() }, pointer, abortSignal);
   }
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
+}
+
+/**
+ * A staged version made live: its commit (unless written already), then the pointer, naming each
+ * shard's pack for the readers. `pointer`: the live one, which goes to the history.
+ */
+export async function goLive(client: S3Client, location: Location, version: string, commit: Commit, pointer: LivePointer | null, abortSignal?: AbortSignal): Promise<void> {
+  if (!(await readCommit(client, location, version, abortSignal))) await writeCommit(client, location, version, commit, abortSignal);
+  await writePointer(
+    client,
+    location,
+    {
+      version,
+      previous: pointer ? [pointer.version, ...pointer.previous].filter((id) => id !== version) : [],
+      publishedAt: new Date().toISOString(),
+      shards: packsOf(commit),
+    },
+    abortSignal,
+  );
+}
+
+/** Each shard's pack, in shard order, as the pointer names them. */
+export function packsOf(commit: Commit): LivePointer['shards'] {
+  return [...commit.records].sort((a, b) => a.shard - b.shard).map((record) => record.pack);
 }
 
 /** The shared files' lines (in order) and the count of files of one shard's manifest; a wallet of another shard, if any. */
@@ -90,10 +109,8 @@ function readShardLines(text: string, index: number, count: number): { sharedLin
   let foreign: string | null = null;
   const walletPrefix = `${ADDRESS_DIR}/`;
   for (let start = 0, end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
-    // `<64 hex>  <path>`; blob lines (`blob ...`) name a file listed above them.
-    if (text.startsWith('blob ', start)) continue;
     files++;
-    const path = text.slice(start + 66, end);
+    const path = text.slice(start + MANIFEST_LINE_PATH_AT, end);
     if (isSharedFile(path)) shared.push(text.slice(start, end));
     else if (foreign === null && path.startsWith(walletPrefix)) {
       const wallet = path.slice(walletPrefix.length, path.indexOf('/', walletPrefix.length));

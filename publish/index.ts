@@ -8,7 +8,8 @@ import { keepVersions, MIN_KEEP } from './keep-versions.ts';
 import { commitVersion } from './commit.ts';
 import { checkEndpoint, parseLocation } from './location.ts';
 import { VERSION_ID_PATTERN } from '../tree/bucket.ts';
-import { publishTree, readCheckedTree } from './publish-tree.ts';
+import { readCheckedTree } from './checked-tree.ts';
+import { publishTree } from './publish-tree.ts';
 import { stageShard } from './stage-shard.ts';
 import { rollback } from './rollback.ts';
 import { createStorageClient } from './storage.ts';
@@ -60,13 +61,13 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
       text = formatCommitSummary(await commitVersion(client, location, requested, abortSignal), location);
     } else {
       const progress = new Progress(options.progress);
-      const publishing = { dir: options.dir!, location, client, concurrency: options.concurrency, progress, abortSignal };
+      const publishing = { dir: options.dir!, location, client, progress, abortSignal };
       const tree = await readCheckedTree(publishing);
       if (tree.records.shard.count > 1) {
         if (options.keep !== undefined) {
           throw new UserError(`--keep ${options.keep}: a shard's stage never removes versions (the other shards may be staging); give --keep to the --commit that follows`);
         }
-        return formatStageSummary(await stageShard(publishing, tree), location);
+        return formatStageSummary(await stageShard(publishing, tree), location, options.endpoint);
       }
       text = formatPublishSummary(await publishTree(publishing, tree), location);
     }

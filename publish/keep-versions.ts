@@ -5,15 +5,14 @@
  * rolled back from) are removed once they are older than the live version's day, so that a
  * publish running at the same time, or a rollback of today, is never pulled from under a reader.
  *
- * The pointer is rewritten first (without the removed versions), then their objects go: at no
- * time does the pointer name a version being removed. Then the blobs that no version left refers
- * to go.
+ * The pointer is rewritten first (without the removed versions), then their objects go (each
+ * version's archives whole): at no time does the pointer name a version being removed.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.ts';
 import { readPointer, writePointer } from './live-pointer.ts';
 import { describe, type Location } from './location.ts';
-import { deleteUnreferencedBlobs, deleteVersion, listVersions } from './version-store.ts';
+import { deleteVersion, listVersions } from './version-store.ts';
 
 export const MIN_KEEP = 2;
 
@@ -21,8 +20,6 @@ export interface KeepSummary {
   kept: string[];
   removed: string[];
   objectsRemoved: number;
-  /** Blobs of daily documents that no stored version refers to any more. */
-  blobsRemoved: number;
 }
 
 export async function keepVersions(client: S3Client, location: Location, keep: number, abortSignal?: AbortSignal): Promise<KeepSummary> {
@@ -44,7 +41,5 @@ export async function keepVersions(client: S3Client, location: Location, keep: n
   }
   let objectsRemoved = 0;
   for (const version of removed) objectsRemoved += await deleteVersion(client, location, version, abortSignal);
-  // Only a removed version can leave blobs unreferenced: a night without removal lists no blobs.
-  const blobsRemoved = removed.length > 0 ? await deleteUnreferencedBlobs(client, location, abortSignal) : 0;
-  return { kept, removed, objectsRemoved, blobsRemoved };
+  return { kept, removed, objectsRemoved };
 }

@@ -1,26 +1,15 @@
 /**
- * `PREFIX/live.json`, the one object that says which version readers serve. It is written last:
+ * `PREFIX/live.json` in object storage (its format: tree/live-pointer.ts). It is written last:
  * until it changes, every reader keeps serving the version it names, whole.
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
 import { describe, pointerKey, type Location } from './location.ts';
-import { POINTER_CACHE_CONTROL, VERSION_ID_PATTERN } from '../tree/bucket.ts';
+import { POINTER_CACHE_CONTROL } from '../tree/bucket.ts';
+import { parsePointer, pointerText, type LivePointer } from '../tree/live-pointer.ts';
 import { storageFailure } from './storage.ts';
 
-const VersionIdSchema = z.string().regex(VERSION_ID_PATTERN);
-
-export const LivePointerSchema = z
-  .object({
-    version: VersionIdSchema,
-    /** Older versions, newest first: where `--rollback` goes. */
-    previous: z.array(VersionIdSchema),
-    publishedAt: z.iso.datetime(),
-  })
-  .strict();
-
-export type LivePointer = z.infer<typeof LivePointerSchema>;
+export type { LivePointer } from '../tree/live-pointer.ts';
 
 /** The pointer, or null when nothing was ever published under the prefix. */
 export async function readPointer(client: S3Client, location: Location, abortSignal?: AbortSignal): Promise<LivePointer | null> {
@@ -32,17 +21,14 @@ export async function readPointer(client: S3Client, location: Location, abortSig
     if ((error as { name?: string }).name === 'NoSuchKey') return null;
     throw storageFailure(error, location, `reading ${pointerKey(location)}`);
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
+  const pointer = parsePointer(text);
+  if (!pointer) {
+    throw new UserError(
+      `${describe(location)}: ${pointerKey(location)} is not a pointer written by this release of wallet-snapshot publish (${text.slice(0, 80)}); ` +
+        'is --to the right prefix? A prefix published by a release before packed versions is published again into a new prefix',
+    );
   }
-  const result = LivePointerSchema.safeParse(parsed);
-  if (!result.success) {
-    throw new UserError(`${describe(location)}: ${pointerKey(location)} is not a pointer written by wallet-snapshot publish (${text.slice(0, 80)}); is --to the right prefix?`);
-  }
-  return result.data;
+  return pointer;
 }
 
 export async function writePointer(client: S3Client, location: Location, pointer: LivePointer, abortSignal?: AbortSignal): Promise<void> {
@@ -51,7 +37,7 @@ export async function writePointer(client: S3Client, location: Location, pointer
       new PutObjectCommand({
         Bucket: location.bucket,
         Key: pointerKey(location),
-        Body: `${JSON.stringify(LivePointerSchema.parse(pointer))}\n`,
+        Body: pointerText(pointer),
         ContentType: 'application/json; charset=utf-8',
         CacheControl: POINTER_CACHE_CONTROL,
       }),

@@ -3,7 +3,7 @@
  * (tree/bucket.ts) under that prefix.
  */
 import { UserError } from '../core/errors.ts';
-import { blobKey as bucketBlobKey, BLOBS_FOLDER, MANIFEST_PATH, POINTER_KEY, versionPrefix as bucketVersionPrefix, VERSIONS_FOLDER } from '../tree/bucket.ts';
+import { POINTER_KEY, versionPrefix as bucketVersionPrefix, VERSIONS_FOLDER } from '../tree/bucket.ts';
 
 export interface Location {
   bucket: string;
@@ -42,9 +42,6 @@ export const pointerKey = (location: Location) => underPrefix(location, POINTER_
 export const versionsPrefix = (location: Location) => underPrefix(location, VERSIONS_FOLDER);
 export const versionPrefix = (location: Location, version: string) => underPrefix(location, bucketVersionPrefix(version));
 export const objectKey = (location: Location, version: string, treePath: string) => `${versionPrefix(location, version)}${treePath}`;
-export const blobsPrefix = (location: Location) => underPrefix(location, BLOBS_FOLDER);
-export const blobKey = (location: Location, sha256: string) => underPrefix(location, bucketBlobKey(sha256));
-export const manifestKey = (location: Location, version: string) => objectKey(location, version, MANIFEST_PATH);
 
 /**
  * An endpoint is a server, not a bucket: the requests name the bucket (path-style). R2's

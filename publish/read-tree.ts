@@ -13,9 +13,9 @@ import { ADDRESS_DIR, META_FILE } from '../tree/layout.ts';
 import { MANIFEST_DIR } from '../tree/manifest-files.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { isPublished } from '../tree/bucket.ts';
+import { manifestLine } from '../tree/manifest-line.ts';
 
-export type { BlobPart, TreeFile } from './tree-file.ts';
-export { storedSize } from './tree-file.ts';
+export type { TreeFile } from './tree-file.ts';
 
 /** Files per task of the tree-file threads: enough that handing a task over costs little. */
 const DESCRIBE_BATCH = 64;
@@ -44,11 +44,10 @@ export async function readMeta(dir: string): Promise<SnapshotMeta> {
 }
 
 /**
- * Every file to publish, sorted by path, each hashed, and each daily document reaching back
- * before the month of `lastClosedDay` with its closed months' span hashed too (on the tree-file
- * threads). `onFile` counts progress, and may throw to stop.
+ * Every file to publish, sorted by path, each hashed (on the tree-file threads). `onFile` counts
+ * progress, and may throw to stop.
  */
-export async function readTree(dir: string, lastClosedDay: string, onFile: (done: number, total: number) => void): Promise<{ files: TreeFile[]; unpublished: string[] }> {
+export async function readTree(dir: string, onFile: (done: number, total: number) => void): Promise<{ files: TreeFile[]; unpublished: string[] }> {
   const paths: string[] = [];
   const unpublished: string[] = [];
   for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
@@ -68,7 +67,7 @@ export async function readTree(dir: string, lastClosedDay: string, onFile: (done
       limit(async () => {
         if (stopped) return [];
         try {
-          const files = await describeFiles(dir, batch, lastClosedDay);
+          const files = await describeFiles(dir, batch);
           done += batch.length;
           onFile(done, paths.length);
           return files;
@@ -83,41 +82,17 @@ export async function readTree(dir: string, lastClosedDay: string, onFile: (done
   return { files: described.flat(), unpublished };
 }
 
-/**
- * The version's manifest: `sha256sum` lines, one per file in path order (`sha256sum -c` checks a
- * tree folder against it), then one line `blob <sha256> <offset> <tree path>` per document
- * stored in two parts.
- */
+/** The version's manifest: `sha256sum` lines, one per file in path order (`sha256sum -c` checks a tree folder against it). */
 export function manifestText(files: readonly TreeFile[]): string {
-  const sums = files.map((file) => `${file.sha256}  ${file.path}\n`);
-  const blobs = files.filter((file) => file.blob).map((file) => `blob ${file.blob!.sha256} ${file.blob!.at} ${file.path}\n`);
-  return sums.join('') + blobs.join('');
-}
-
-export interface ParsedManifest {
-  /** tree path -> sha256 of the whole file. */
-  files: Map<string, string>;
-  /** tree path -> its blob and the offset of the blob's bytes, for documents stored in two parts. */
-  blobs: Map<string, { sha256: string; at: number }>;
-}
-
-export function parseManifest(text: string): ParsedManifest {
-  const result: ParsedManifest = { files: new Map(), blobs: new Map() };
-  for (const line of text.split('\n')) {
-    const sum = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
-    if (sum) result.files.set(sum[2]!, sum[1]!);
-    const blob = /^blob ([0-9a-f]{64}) (\d+) (.+)$/.exec(line);
-    if (blob) result.blobs.set(blob[3]!, { sha256: blob[1]!, at: Number(blob[2]) });
-  }
-  return result;
+  return files.map((file) => manifestLine(file.sha256, file.path)).join('');
 }
 
 /**
  * What publishes the same bytes the same way. Part of every version's digest, so that a change
- * of how objects are stored (their headers, their encoding) never resumes into, or copies from,
- * a version stored the old way.
+ * of how files are stored (the archives, the index, the encoding) never resumes into a version
+ * stored the old way.
  */
-export const STORAGE_FORMAT = 'wallet-snapshot publish 2: gzip level 6 for text, headers by extension, closed months of daily documents in shared blobs';
+export const STORAGE_FORMAT = 'wallet-snapshot publish 3: packed, tar archives of at most 64 MiB and a hash index per shard, gzip level 6 for each text file';
 
 /** `<last closed day>-<16 hex digits of the digest of the format and the manifest>`. */
 export function versionIdOf(lastClosedDay: string, manifest: string): string {
@@ -133,7 +108,7 @@ export function versionIdOf(lastClosedDay: string, manifest: string): string {
  */
 export function shardedVersionIdOf(lastClosedDay: string, count: number, build: { now: string; inputs: string }, files: readonly TreeFile[]): string {
   const digest = crypto.createHash('sha256').update(`${STORAGE_FORMAT}\nshards ${count}\nbuild ${build.now} ${build.inputs}\n`);
-  for (const file of files) if (isSharedFile(file.path)) digest.update(`${file.sha256}  ${file.path}\n`);
+  for (const file of files) if (isSharedFile(file.path)) digest.update(manifestLine(file.sha256, file.path));
   return `${lastClosedDay}-${digest.digest('hex').slice(0, 16)}`;
 }
 

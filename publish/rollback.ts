@@ -5,9 +5,10 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.ts';
+import { packsOf } from './commit.ts';
 import { readPointer, writePointer } from './live-pointer.ts';
 import { describe, type Location } from './location.ts';
-import { blobsOf, readManifest, storedBlobs } from './version-store.ts';
+import { readCommit } from './version-store.ts';
 
 export interface RollbackSummary {
   from: string;
@@ -19,19 +20,11 @@ export async function rollback(client: S3Client, location: Location, abortSignal
   if (!pointer) throw new UserError(`--rollback: nothing is published at ${describe(location)} (no live.json)`);
   const [target, ...older] = pointer.previous;
   if (!target) throw new UserError(`--rollback: ${describe(location)} has no version before ${pointer.version} to go back to`);
-  // A version's manifest is written after all its objects: without it the version is not whole.
-  const manifest = await readManifest(client, location, target, { abortSignal });
-  if (!manifest) {
+  // A version's commit is written after all its shards are staged: without it the version is not whole.
+  const commit = await readCommit(client, location, target, abortSignal);
+  if (!commit) {
     throw new UserError(`--rollback: the previous version ${target} at ${describe(location)} is incomplete or was removed; nothing was changed`);
   }
-  const needed = blobsOf(manifest);
-  if (needed.size > 0) {
-    const stored = await storedBlobs(client, location, abortSignal);
-    const missing = [...needed].filter((blob) => !stored.has(blob));
-    if (missing.length > 0) {
-      throw new UserError(`--rollback: ${missing.length} blobs of the previous version ${target} at ${describe(location)} are missing (e.g. blobs/${missing[0]}); nothing was changed. Publish that tree again instead`);
-    }
-  }
-  await writePointer(client, location, { version: target, previous: older, publishedAt: new Date().toISOString() }, abortSignal);
+  await writePointer(client, location, { version: target, previous: older, publishedAt: new Date().toISOString(), shards: packsOf(commit) }, abortSignal);
   return { from: pointer.version, to: target };
 }

@@ -1,106 +1,105 @@
 /**
- * `publish --dir SHARD_TREE`: one shard of a sharded build staged into the build's version, the
- * pointer untouched. The version derives from what every shard shares (read-tree.ts,
- * shardedVersionIdOf), so the N jobs of a night stage into one version without talking to each
- * other; `--commit` (commit.ts) makes it live once all N are staged.
+ * A tree's files staged into a version, the pointer untouched: packed into archives and an index
+ * (pack-shard.ts) under the shard's folder, then the shard's record, which marks it staged. A
+ * shard of a sharded build stages into the version every shard of the build derives alike
+ * (read-tree.ts, shardedVersionIdOf), so the N jobs of a night never talk to each other;
+ * `--commit` (commit.ts) makes it live once all N are staged. A whole tree is shard 1 of 1,
+ * staged and committed by one command (publish-tree.ts).
  *
- * In the bucket, a shard is staged once its manifest (`_publish/shards/K-of-N.sha256.gz`) is
- * written, after every object it names. A `.started` mark beside it, holding the digest of that
- * manifest, tells a rerun after a kill that objects of this very shard may be stored already:
- * only then is the version listed, so that a first stage never lists the other shards' objects.
+ * A rerun after a kill lists the shard's folder (a few objects) and sends only the archives not
+ * stored whole already.
  */
 import crypto from 'node:crypto';
-import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { readPointer } from './live-pointer.ts';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { UserError } from '../core/errors.ts';
 import { objectKey } from './location.ts';
-import { RECORD_CACHE_CONTROL, shardStartedPath } from '../tree/bucket.ts';
-import type { CheckedTree } from './publish-tree.ts';
+import { packFolder, PACK_CONTENT_TYPE, RECORD_CACHE_CONTROL } from '../tree/bucket.ts';
+import type { CheckedTree, PublishOptions } from './checked-tree.ts';
+import { packShard, type PackSummary } from './pack-shard.ts';
 import { manifestText, shardedVersionIdOf, STORAGE_FORMAT } from './read-tree.ts';
-import { storageFailure } from './storage.ts';
-import { add, count, distinctBlobs, emptyTransfers, transferFiles, type PublishOptions, type TransferSummary } from './upload-version.ts';
-import { blobsOf, readCommit, readManifest, readShardRecord, storedBlobs, storedPaths, writeShardRecord } from './version-store.ts';
+import { storageFailure, throwIfInterrupted } from './storage.ts';
+import { listObjects, packOf, readCommit, readShardRecord, writeShardRecord, type Commit } from './version-store.ts';
 
-export interface StageSummary extends TransferSummary {
+export interface StageSummary {
   version: string;
   shard: { index: number; count: number };
   /** This shard was staged already (the same manifest is stored): nothing was sent. */
   alreadyStaged: boolean;
   /** The version is committed already (live, or live before). */
   committed: boolean;
+  /** What was packed and sent; for a shard staged already, its pack as recorded. */
+  pack: Omit<PackSummary, 'shape'>;
+  /** The shard's record for the commit. */
+  record: Commit['records'][number];
   seconds: number;
 }
 
-export async function stageShard(options: PublishOptions, tree: CheckedTree): Promise<StageSummary> {
+/** `version`: a whole tree's own id (publish-tree.ts); a shard's is derived here. */
+export async function stageShard(options: PublishOptions, tree: CheckedTree, version?: string): Promise<StageSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;
-  const { dir, files, records } = tree;
+  const { files, records } = tree;
   const shard = records.shard;
   const build = records.summaries[0]!.build;
-  const version = shardedVersionIdOf(tree.lastClosedDay, shard.count, build, files);
+  const id = version ?? shardedVersionIdOf(tree.lastClosedDay, shard.count, build, files);
   const text = manifestText(files);
   const digest = crypto.createHash('sha256').update(text).digest('hex');
-  const summary: StageSummary = { version, shard, alreadyStaged: false, committed: false, ...emptyTransfers(), seconds: 0 };
-  const finish = () => {
+  const finish = (summary: Omit<StageSummary, 'seconds'>): StageSummary => {
     progress.end();
-    summary.seconds = (performance.now() - started) / 1000;
-    return summary;
+    return { ...summary, seconds: (performance.now() - started) / 1000 };
   };
 
   progress.start(`stage shard ${shard.index} of ${shard.count}`);
-  const staged = await readShardRecord(client, location, version, shard, abortSignal);
-  if (staged?.metadata.sha256 === digest) {
-    summary.alreadyStaged = true;
-    summary.committed = (await readCommit(client, location, version, abortSignal)) !== null;
-    for (const file of files) count(summary.skipped, file, 0);
-    for (const blob of distinctBlobs(files)) add(summary.blobs.stored, blob.length, 0);
-    return finish();
+  const staged = await readShardRecord(client, location, id, shard, abortSignal);
+  const stagedPack = staged?.metadata.sha256 === digest ? packOf(staged.metadata) : null;
+  if (stagedPack) {
+    const committed = (await readCommit(client, location, id, abortSignal)) !== null;
+    const rawBytes = files.reduce((sum, file) => sum + file.size, 0);
+    return finish({
+      version: id,
+      shard,
+      alreadyStaged: true,
+      committed,
+      pack: { files: files.length, rawBytes, sent: { objects: 0, bytes: 0 }, skipped: { objects: 0, bytes: 0 }, storedBytes: 0 },
+      record: { shard: shard.index, sha256: digest, files: files.length, pack: stagedPack },
+    });
   }
 
-  // Objects of this shard may be stored already only if a stage of the same manifest began.
-  const startedKey = objectKey(location, version, shardStartedPath(shard));
-  const began = await headMetadata(options, startedKey);
-  const resuming = began?.sha256 === digest;
-  const stored = resuming ? await storedPaths(client, location, version, abortSignal) : new Set<string>();
-  if (!resuming) await putMark(options, startedKey, { sha256: digest });
+  // What a run stopped midway stored already: the shard's folder holds a few dozen objects at most.
+  const folder = objectKey(location, id, packFolder(shard));
+  const stored = new Map<string, { size: number; md5: string }>();
+  for await (const object of listObjects(client, location, folder, abortSignal)) stored.set(object.key.slice(folder.length), { size: object.size, md5: object.etag });
 
-  const pointer = await readPointer(client, location, abortSignal);
-  // The live version's files this shard may copy: its own wallets' and the shared ones.
-  const live = pointer ? await readManifest(client, location, pointer.version, { abortSignal, shard }) : null;
-  const knownBlobs = live?.sameFormat ? blobsOf(live) : new Set<string>();
-  if (resuming) for (const blob of await storedBlobs(client, location, abortSignal)) knownBlobs.add(blob);
-
-  progress.start(`stage shard ${shard.index} of ${shard.count} into version ${version}`);
-  await transferFiles(options, dir, files, { version, stored, live: live?.sameFormat ? { version: pointer!.version, manifest: live } : null, knownBlobs }, summary);
+  progress.start(`pack shard ${shard.index} of ${shard.count} into version ${id}`);
+  const packed = await packShard(
+    {
+      dir: tree.dir,
+      progress,
+      checkInterrupted: () => throwIfInterrupted(abortSignal, 'publishing'),
+      changed: (treePath) => new UserError(`--dir ${options.dir}: ${treePath} changed while it was being published (a build replaced the tree?); publish again once the tree is complete`),
+    },
+    files,
+    {
+      stored,
+      put: async (name, bytes) => {
+        const key = `${folder}${name}`;
+        try {
+          await client.send(new PutObjectCommand({ Bucket: location.bucket, Key: key, Body: bytes, ContentType: PACK_CONTENT_TYPE, CacheControl: RECORD_CACHE_CONTROL }), { abortSignal });
+        } catch (error) {
+          throw storageFailure(error, location, `uploading ${key}`);
+        }
+      },
+    },
+  );
 
   await writeShardRecord(
     client,
     location,
-    version,
+    id,
     shard,
-    { text, metadata: { sha256: digest, files: String(files.length), build: `${build.now} ${build.inputs}`, format: STORAGE_FORMAT } },
+    { text, metadata: { sha256: digest, files: String(files.length), build: `${build.now} ${build.inputs}`, format: STORAGE_FORMAT, pack: JSON.stringify(packed.shape) } },
     abortSignal,
   );
-  return finish();
-}
-
-async function headMetadata(options: PublishOptions, key: string): Promise<Record<string, string> | null> {
-  try {
-    const answer = await options.client.send(new HeadObjectCommand({ Bucket: options.location.bucket, Key: key }), { abortSignal: options.abortSignal });
-    return { ...answer.Metadata };
-  } catch (error) {
-    const name = (error as { name?: string }).name;
-    if (name === 'NotFound' || name === 'NoSuchKey') return null;
-    throw storageFailure(error, options.location, `reading ${key}`);
-  }
-}
-
-async function putMark(options: PublishOptions, key: string, metadata: Record<string, string>): Promise<void> {
-  try {
-    await options.client.send(
-      new PutObjectCommand({ Bucket: options.location.bucket, Key: key, Body: new Uint8Array(0), ContentLength: 0, ContentType: 'text/plain; charset=utf-8', CacheControl: RECORD_CACHE_CONTROL, Metadata: metadata }),
-      { abortSignal: options.abortSignal },
-    );
-  } catch (error) {
-    throw storageFailure(error, options.location, `writing ${key}`);
-  }
+  const { shape, ...pack } = packed;
+  return finish({ version: id, shard, alreadyStaged: false, committed: false, pack, record: { shard: shard.index, sha256: digest, files: files.length, pack: shape } });
 }

@@ -7,8 +7,8 @@
  * retry quota. Its adaptive mode is not used: it slows every request after a single throttle
  * (figures in bench/MEASUREMENTS.md), so the bounded concurrency is the only rate limit.
  */
-import { S3Client, type CopyObjectCommand, type PutObjectCommand } from '@aws-sdk/client-s3';
-import { EXIT_INTERRUPTED, EXIT_STORAGE, UserError, messageOf } from '../core/errors.ts';
+import { S3Client } from '@aws-sdk/client-s3';
+import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_STORAGE, UserError, messageOf } from '../core/errors.ts';
 import { describe, type Location } from './location.ts';
 
 export interface StorageOptions {
@@ -84,44 +84,23 @@ export function storageFailure(error: unknown, location: Location, doing: string
   const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
   const attempts = (error as { $metadata?: { attempts?: number } } | null)?.$metadata?.attempts;
   const what = `${name && name !== 'Error' ? `${name}: ` : ''}${messageOf(error).split('\n')[0]}${status ? ` (HTTP ${status})` : ''}`;
-  if (name === 'AbortError') return new UserError(`interrupted while ${doing}; ${aftermath}`, EXIT_INTERRUPTED);
+  if (name === 'AbortError') return new UserError(`interrupted while ${doing}; ${aftermath}`, EXIT_INTERRUPTED, { cause: error });
   if (CONFIGURATION_ERRORS.has(name) || status === 401 || status === 403) {
     return new UserError(
       `${describe(location)}: ${doing} was refused: ${what}; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE), ` +
         'AWS_REGION, the bucket name and --endpoint',
+      EXIT_BAD_INPUT,
+      { cause: error },
     );
   }
   return new UserError(
     `${describe(location)}: ${doing} failed${attempts ? ` after ${attempts} attempts` : ''}: ${what}; ${aftermath}`,
     EXIT_STORAGE,
+    { cause: error },
   );
 }
 
 /** Stops local work (reading, hashing) once a signal asked to stop. */
 export function throwIfInterrupted(abortSignal: AbortSignal | undefined, doing: string): void {
   if (abortSignal?.aborted) throw new UserError(`interrupted while ${doing}; ${RESUMABLE}`, EXIT_INTERRUPTED);
-}
-
-/** The commands sent once per object of a tree. */
-type PerObjectCommand = PutObjectCommand | CopyObjectCommand;
-
-/**
- * Sends the per-object commands of one publish with the SDK's middleware stack resolved once per
- * command class instead of once per request (7% of the main thread at 10,000 wallets: bench/
- * MEASUREMENTS.md, "the SDK's middleware resolved once"). The SDK's own `cacheMiddleware` does the
- * same, but only for calls without options, and every call here carries the abort signal. As with
- * it, concurrent requests share one handler context (endpoint, auth scheme): a sender is for one
- * bucket, one client and one publish.
- */
-export function perObjectSender(client: S3Client, abortSignal: AbortSignal | undefined): (command: PerObjectCommand) => Promise<unknown> {
-  const handlers = new Map<unknown, (command: PerObjectCommand) => Promise<{ output: unknown }>>();
-  return async (command) => {
-    let handler = handlers.get(command.constructor);
-    if (!handler) {
-      // resolveMiddleware is the call client.send makes; its handler takes the command's input.
-      handler = command.resolveMiddleware(client.middlewareStack as never, client.config, { abortSignal }) as unknown as (command: PerObjectCommand) => Promise<{ output: unknown }>;
-      handlers.set(command.constructor, handler);
-    }
-    return (await handler(command)).output;
-  };
 }

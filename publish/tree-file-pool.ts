@@ -8,7 +8,7 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { TreeFile } from './tree-file.ts';
-import type { StoredParts, TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
+import type { Member, TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
 
 /** Threads at most: each is a V8 isolate with TypeScript loaded (about 75 MB), and the requests keep the main thread busy. */
 const MAX_THREADS = 4;
@@ -31,18 +31,17 @@ function threads(): Piscina<TreeFileTask, TreeFileAnswer> {
   return pool;
 }
 
-/** Each file of `paths` described (size, mtime, sha256, closed months), in the order given. */
-export async function describeFiles(dir: string, paths: string[], lastClosedDay: string): Promise<TreeFile[]> {
-  const answer = await threads().run({ kind: 'describe', dir, paths, lastClosedDay });
+/** Each file of `paths` described (size, mtime, sha256), in the order given. */
+export async function describeFiles(dir: string, paths: string[]): Promise<TreeFile[]> {
+  const answer = await threads().run({ kind: 'describe', dir, paths });
   return (answer as { files: TreeFile[] }).files;
 }
 
 /**
- * What `want` asks of `file`: its object under `version`, the blob of its closed months, or both,
- * from one read of its bytes now; null when they are not the bytes described at the start (the
- * caller says what that means to its user).
+ * Each file's member of an archive, from a read of its bytes now, in the order given; or the path
+ * of the first file whose bytes are not the ones described at the start (the caller says what that
+ * means to its user).
  */
-export async function storedParts(dir: string, version: string, file: TreeFile, want: { object: boolean; blob: boolean }): Promise<StoredParts | null> {
-  const { parts } = (await threads().run({ kind: 'objects', dir, version, file, ...want })) as { parts: StoredParts | null };
-  return parts;
+export async function membersOf(dir: string, files: TreeFile[]): Promise<{ members: Member[] } | { changed: string }> {
+  return (await threads().run({ kind: 'members', dir, files })) as { members: Member[] } | { changed: string };
 }

@@ -1,43 +1,36 @@
 /**
- * A task of the tree-file threads (tree-file-pool.ts): describe a batch of files, or make one
- * file's stored object and its blob from one read. Everything here is synchronous: a thread does one task at a time, and
- * synchronous reads, hashes and gzip cost less CPU than their asynchronous forms.
+ * A task of the tree-file threads (tree-file-pool.ts): describe a batch of files, or read a batch
+ * again and make each file's member of an archive (its bytes as stored: gzip for text). Everything
+ * here is synchronous: a thread does one task at a time, and synchronous reads, hashes and gzip
+ * cost less CPU than their asynchronous forms.
  */
+import { isCompressible } from '../tree/bucket.ts';
+import { gzip } from './compress.ts';
 import { describeFile, readTreeFileSync, sha256Hex, type TreeFile } from './tree-file.ts';
-import { blobObject, fileObject, type StoredObject } from './stored-object.ts';
 
-/** What one read of a file makes: its object under the version, the blob of its closed months, or both. */
-export interface StoredParts {
-  object?: StoredObject;
-  blob?: StoredObject;
+/** A file's bytes as an archive stores them. */
+export interface Member {
+  body: Uint8Array;
+  gzip: boolean;
 }
 
 export type TreeFileTask =
-  | { kind: 'describe'; dir: string; paths: string[]; lastClosedDay: string }
-  | { kind: 'objects'; dir: string; version: string; file: TreeFile; object: boolean; blob: boolean };
+  | { kind: 'describe'; dir: string; paths: string[] }
+  | { kind: 'members'; dir: string; files: TreeFile[] };
 
-export type TreeFileAnswer = { files: TreeFile[] } | { parts: StoredParts | null };
+/** `members`: null at the first file whose bytes are no longer those described (a build replaced the tree?), with its path. */
+export type TreeFileAnswer = { files: TreeFile[] } | { members: Member[] } | { changed: string };
 
 export function runTreeFileTask(task: TreeFileTask): TreeFileAnswer {
-  if (task.kind === 'describe') return { files: task.paths.map((treePath) => describeFile(task.dir, treePath, task.lastClosedDay)) };
-  return { parts: storedPartsOf(task) };
-}
-
-/** The parts asked for, from one read of the file; null when its bytes are no longer those described (a build replaced the tree?). */
-function storedPartsOf({ dir, version, file, object, blob }: Extract<TreeFileTask, { kind: 'objects' }>): StoredParts | null {
-  const { bytes } = readTreeFileSync(dir, file.path);
-  if (sha256Hex(bytes) !== file.sha256) return null;
-  const parts: StoredParts = {};
-  if (blob) parts.blob = ownBytes(blobObject(file, bytes));
-  if (object) parts.object = ownBytes(fileObject(version, file, bytes));
-  return parts;
-}
-
-/**
- * gzip's output is a view into zlib's 16 KB chunk: sent as it is, the whole chunk would be copied
- * to the main thread for an object of a few hundred bytes.
- */
-function ownBytes(object: StoredObject): StoredObject {
-  if (object.body.byteLength !== object.body.buffer.byteLength) object.body = new Uint8Array(object.body);
-  return object;
+  if (task.kind === 'describe') return { files: task.paths.map((treePath) => describeFile(task.dir, treePath)) };
+  const members: Member[] = [];
+  for (const file of task.files) {
+    const { bytes } = readTreeFileSync(task.dir, file.path);
+    if (sha256Hex(bytes) !== file.sha256) return { changed: file.path };
+    const compressed = isCompressible(file.path);
+    // gzip's output is a view into zlib's 16 KB chunk: sent as it is, the whole chunk would be
+    // copied to the main thread for a member of a few hundred bytes.
+    members.push({ body: compressed ? new Uint8Array(gzip(bytes)) : new Uint8Array(bytes), gzip: compressed });
+  }
+  return { members };
 }

@@ -1,12 +1,10 @@
 /**
  * A file of a tree as publish sees it, and the synchronous work of describing one (size, mtime,
- * sha256, the closed months of a daily document): run on the tree-file threads
- * (tree-file-pool.ts).
+ * sha256): run on the tree-file threads (tree-file-pool.ts).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { closedMonthsSpan } from '../tree/daily-rows.ts';
 
 export interface TreeFile {
   /** Tree-relative, with forward slashes. */
@@ -16,19 +14,7 @@ export interface TreeFile {
   mtimeMs: number;
   /** Hex sha256 of the file's (uncompressed) bytes. */
   sha256: string;
-  /** For a daily document stored in two parts: its closed months' bytes, stored as a blob. */
-  blob?: BlobPart;
 }
-
-/** `length` bytes of a file from offset `at`, stored as the blob named by their sha256. */
-export interface BlobPart {
-  sha256: string;
-  at: number;
-  length: number;
-}
-
-/** The bytes of the file stored under the version: all of it, or what its blob leaves. */
-export const storedSize = (file: TreeFile) => file.size - (file.blob?.length ?? 0);
 
 /** Bytes, size and mtime from one open descriptor, so that the three describe the same file. */
 export function readTreeFileSync(dir: string, treePath: string): { bytes: Buffer; size: number; mtimeMs: number } {
@@ -44,13 +30,10 @@ export function readTreeFileSync(dir: string, treePath: string): { bytes: Buffer
 
 export const sha256Hex = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
 
-/** A file of the tree, hashed; a daily document reaching back before the month of `lastClosedDay` with its closed months' span. */
-export function describeFile(dir: string, treePath: string, lastClosedDay: string): TreeFile {
+/** A file of the tree, hashed. */
+export function describeFile(dir: string, treePath: string): TreeFile {
   const { bytes, size, mtimeMs } = readTreeFileSync(dir, treePath);
-  const file: TreeFile = { path: treePath, size, mtimeMs, sha256: sha256Hex(bytes) };
-  const span = closedMonthsSpan(treePath, bytes, lastClosedDay);
-  if (span) file.blob = { ...span, sha256: sha256Hex(bytes.subarray(span.at, span.at + span.length)) };
-  return file;
+  return { path: treePath, size, mtimeMs, sha256: sha256Hex(bytes) };
 }
 
 /** The file of a tree path (always `/`-separated) under the tree folder `dir`. */

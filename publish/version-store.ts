@@ -1,5 +1,6 @@
 /**
- * The versions under a prefix: listing their objects, their manifests, and removing them.
+ * The versions under a prefix: listing their objects, their shards' records and commits, and
+ * removing them.
  */
 import zlib from 'node:zlib';
 import {
@@ -11,13 +12,18 @@ import {
 } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
-import { blobsPrefix, describe, manifestKey, objectKey, versionPrefix, versionsPrefix, type Location } from './location.ts';
+import { describe, objectKey, versionPrefix, versionsPrefix, type Location } from './location.ts';
 import { COMMIT_PATH, RECORD_CACHE_CONTROL, SHARD_RECORD_NAME, shardRecordPath, SHARDS_FOLDER, VERSION_ID_PATTERN } from '../tree/bucket.ts';
-import { parseManifest, STORAGE_FORMAT, type ParsedManifest } from './read-tree.ts';
+import { PackedShardSchema, type PackedShard } from '../tree/live-pointer.ts';
 import { storageFailure } from './storage.ts';
 
 /** Every key under `prefix`, one page of up to 1,000 at a time. */
 export async function* listKeys(client: S3Client, location: Location, prefix: string, abortSignal?: AbortSignal): AsyncGenerator<string> {
+  for await (const object of listObjects(client, location, prefix, abortSignal)) yield object.key;
+}
+
+/** Every object under `prefix` with its size and ETag (for an object sent in one request, the MD5 of its bytes). */
+export async function* listObjects(client: S3Client, location: Location, prefix: string, abortSignal?: AbortSignal): AsyncGenerator<{ key: string; size: number; etag: string }> {
   let token: string | undefined;
   do {
     let page;
@@ -26,17 +32,9 @@ export async function* listKeys(client: S3Client, location: Location, prefix: st
     } catch (error) {
       throw storageFailure(error, location, `listing ${prefix}`);
     }
-    for (const object of page.Contents ?? []) if (object.Key) yield object.Key;
+    for (const object of page.Contents ?? []) if (object.Key) yield { key: object.Key, size: object.Size ?? 0, etag: (object.ETag ?? '').replaceAll('"', '') };
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
-}
-
-/** The tree paths already stored under a version (a publish interrupted earlier wrote them). */
-export async function storedPaths(client: S3Client, location: Location, version: string, abortSignal?: AbortSignal): Promise<Set<string>> {
-  const prefix = versionPrefix(location, version);
-  const paths = new Set<string>();
-  for await (const key of listKeys(client, location, prefix, abortSignal)) paths.add(key.slice(prefix.length));
-  return paths;
 }
 
 /**
@@ -65,49 +63,10 @@ export async function listVersions(client: S3Client, location: Location, abortSi
   }
 }
 
-export interface VersionManifest extends ParsedManifest {
-  /** Whether its objects are stored the way this publish stores them (so they may be copied). */
-  sameFormat: boolean;
-}
-
-/**
- * A version's manifest, or null when it is not complete (never completed, or gone): a whole
- * tree's `_publish/manifest.sha256.gz`, or for a committed sharded version the union of its
- * shards' manifests. `shard`: only the files that shard of a build with the same shard count
- * holds are needed (its wallets and the shared files), so only that shard's manifest is read.
- */
-export async function readManifest(
-  client: S3Client,
-  location: Location,
-  version: string,
-  options: { abortSignal?: AbortSignal; shard?: { index: number; count: number } } = {},
-): Promise<VersionManifest | null> {
-  const whole = await readGzipObject(client, location, manifestKey(location, version), options.abortSignal);
-  if (whole) return { ...parseManifest(whole.text), sameFormat: whole.metadata.format === STORAGE_FORMAT };
-  const commit = await readCommit(client, location, version, options.abortSignal);
-  if (!commit) return null;
-  const shards = options.shard?.count === commit.shards ? [options.shard.index] : commit.records.map((record) => record.shard);
-  const manifest: VersionManifest = { files: new Map(), blobs: new Map(), sameFormat: commit.format === STORAGE_FORMAT };
-  for (const index of shards) {
-    const record = await readShardRecord(client, location, version, { index, count: commit.shards }, options.abortSignal);
-    // A committed version whose shard manifest is gone is not whole any more.
-    if (!record) return null;
-    const part = parseManifest(record.text);
-    for (const [path, sha256] of part.files) manifest.files.set(path, sha256);
-    for (const [path, blob] of part.blobs) manifest.blobs.set(path, blob);
-  }
-  return manifest;
-}
-
-/** Written after every object of the version: from then on the version is complete. */
-export async function writeManifest(client: S3Client, location: Location, version: string, manifest: string, abortSignal?: AbortSignal): Promise<number> {
-  return writeGzipObject(client, location, manifestKey(location, version), manifest, { format: STORAGE_FORMAT }, abortSignal);
-}
-
-/** A staged shard's manifest (the `sha256sum` lines of its files, then its blob lines) and what it was stored with. */
+/** A staged shard's manifest (the `sha256sum` lines of its files) and what it was stored with. */
 export interface ShardRecord {
   text: string;
-  /** `sha256` of the text, `files`, `build` ("<now> <inputs>"), `format`. */
+  /** `sha256` of the text, `files`, `build` ("<now> <inputs>"), `format`, `pack` (the shard's PackedShard as JSON). */
   metadata: Record<string, string>;
 }
 
@@ -115,7 +74,7 @@ export async function readShardRecord(client: S3Client, location: Location, vers
   return readGzipObject(client, location, objectKey(location, version, shardRecordPath(shard)), abortSignal);
 }
 
-/** Written after every object of the shard: from then on the shard is staged. */
+/** Written after the shard's archives and index: from then on the shard is staged. */
 export async function writeShardRecord(client: S3Client, location: Location, version: string, shard: { index: number; count: number }, record: ShardRecord, abortSignal?: AbortSignal): Promise<void> {
   await writeGzipObject(client, location, objectKey(location, version, shardRecordPath(shard)), record.text, record.metadata, abortSignal);
 }
@@ -135,7 +94,7 @@ export const CommitSchema = z
   .object({
     format: z.string(),
     shards: z.number().int().min(1),
-    records: z.array(z.object({ shard: z.number().int().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/), files: z.number().int().min(0) }).strict()),
+    records: z.array(z.object({ shard: z.number().int().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/), files: z.number().int().min(0), pack: PackedShardSchema }).strict()),
     committedAt: z.iso.datetime(),
   })
   .strict();
@@ -203,59 +162,22 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** The sha256 of every blob stored under the prefix (one request per 1,000). */
-export async function storedBlobs(client: S3Client, location: Location, abortSignal?: AbortSignal): Promise<Set<string>> {
-  const prefix = blobsPrefix(location);
-  const blobs = new Set<string>();
-  for await (const key of listKeys(client, location, prefix, abortSignal)) blobs.add(key.slice(prefix.length));
-  return blobs;
-}
-
-/** The blobs a version's documents are assembled from. */
-export function blobsOf(manifest: VersionManifest): Set<string> {
-  return new Set([...manifest.blobs.values()].map((blob) => blob.sha256));
-}
-
 const PRUNE_AFTERMATH = 'the live version is unaffected, and the next --keep removes what is left of it';
 
 /** DeleteObjects takes at most 1,000 keys per request. */
 const DELETE_BATCH = 1000;
 
-/** Removes every object of a version, its manifest first, so that a half-removed version is never taken for complete. */
 /**
- * Removes every object of a version, what marks it complete first (its manifest, its commit), so
- * that a half-removed version is never taken for complete.
+ * Removes every object of a version (its archives whole), its commit first, so that a
+ * half-removed version is never taken for complete.
  */
 export async function deleteVersion(client: S3Client, location: Location, version: string, abortSignal?: AbortSignal): Promise<number> {
-  const first = [manifestKey(location, version), objectKey(location, version, COMMIT_PATH)];
+  const first = [objectKey(location, version, COMMIT_PATH)];
   const keys: string[] = [];
   for await (const key of listKeys(client, location, versionPrefix(location, version), abortSignal)) if (!first.includes(key)) keys.push(key);
   await deleteKeys(client, location, first, `removing the objects of version ${version}`, abortSignal);
   await deleteKeys(client, location, keys, `removing the objects of version ${version}`, abortSignal);
   return keys.length + 1;
-}
-
-/**
- * Removes the blobs that no stored version refers to; returns how many. A version counts with its
- * manifest, or, staged and not committed, with the manifests of its staged shards (a commit may
- * follow). A version without either (a publish interrupted and not yet rerun) may lose blobs it
- * uploaded: its rerun lists the blobs and uploads the missing ones again before it completes.
- */
-export async function deleteUnreferencedBlobs(client: S3Client, location: Location, abortSignal?: AbortSignal): Promise<number> {
-  const referenced = new Set<string>();
-  for (const version of await listVersions(client, location, abortSignal)) {
-    const manifest = await readManifest(client, location, version, { abortSignal });
-    if (manifest) for (const blob of blobsOf(manifest)) referenced.add(blob);
-    else {
-      for (const shard of await listStagedShards(client, location, version, abortSignal)) {
-        const record = await readShardRecord(client, location, version, shard, abortSignal);
-        if (record) for (const blob of blobsOf({ ...parseManifest(record.text), sameFormat: true })) referenced.add(blob);
-      }
-    }
-  }
-  const keys = [...(await storedBlobs(client, location, abortSignal))].filter((blob) => !referenced.has(blob)).map((blob) => `${blobsPrefix(location)}${blob}`);
-  await deleteKeys(client, location, keys, 'removing blobs no version refers to', abortSignal);
-  return keys.length;
 }
 
 async function deleteKeys(client: S3Client, location: Location, keys: string[], doing: string, abortSignal?: AbortSignal): Promise<void> {
@@ -272,5 +194,15 @@ async function deleteKeys(client: S3Client, location: Location, keys: string[], 
     }
     const failed = answer.Errors?.[0];
     if (failed) throw storageFailure(Object.assign(new Error(`${failed.Key}: ${failed.Message}`), { name: failed.Code ?? 'DeleteFailed' }), location, doing, PRUNE_AFTERMATH);
+  }
+}
+
+/** The shard's pack as its record names it; null for a record without one (a stage of another release). */
+export function packOf(metadata: Record<string, string>): PackedShard | null {
+  try {
+    const parsed = PackedShardSchema.safeParse(JSON.parse(metadata.pack ?? ''));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
   }
 }

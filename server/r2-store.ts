@@ -1,36 +1,30 @@
 /**
- * The store of the Cloudflare Worker: an R2 bucket in the layout `publish` writes (tree/bucket.ts):
- * `<prefix>live.json` names the version readers see, `<prefix>versions/<id>/<tree path>` holds
- * every file of that night's tree.
+ * The store of the Cloudflare Worker: an R2 bucket in the layout `publish` writes (tree/bucket.ts).
+ * `<prefix>live.json` names the version readers see and the shape of each shard's index; a file
+ * of that version is a member of one of its shard's archives, found through the shard's index.
  *
- * A request reads the pointer once and every file it needs from that one version, so it never
- * combines objects of two nights. Objects may be stored gzip-compressed (Content-Encoding); their
- * user metadata carries the sha256 of the uncompressed bytes and the source file's mtime, so that
- * ETag and Last-Modified are the same as the Node server's for the same tree.
- *
- * A daily document may be stored in two parts: the object under the version names, in its
- * metadata, a blob (`<prefix>blobs/<sha256>`, the rows of closed months, shared by the versions
- * that hold them) and the offset its bytes go to. Such a document is assembled here and answered
- * whole; a missing blob is an error of the store (503), never a shorter document.
+ * A file costs R2 at most two reads: a window of a few kilobytes of the index (tree/pack-index.ts:
+ * its slot is computed from the path and the shape the pointer gives), then a range read of the
+ * member's bytes, answered as stored (gzip for text). An index small enough is read whole once
+ * and held by the isolate, and a file then costs one read; the colo's cache, keyed by version,
+ * answers a file read before with none. A request reads the pointer once and every file from that
+ * one version, so it never combines files of two nights. The index entry carries the sha256 of
+ * the uncompressed bytes and the file's mtime, so that ETag and Last-Modified are the Node
+ * server's for the same tree.
  */
-import { blobKey, POINTER_KEY, versionPrefix } from '../tree/bucket.ts';
-import { gunzip } from './gunzip.ts';
+import { archiveName, INDEX_NAME, packFolder, packShardOf, POINTER_KEY, versionPrefix } from '../tree/bucket.ts';
+import { parsePointer, type LivePointer, type PackedShard } from '../tree/live-pointer.ts';
+import { ENTRY_BYTES, findEntry, pathHashOf, windowOf, type IndexEntry } from '../tree/pack-index.ts';
 import { StoreUnavailableError, type StoredFile, type TreeStore, type TreeVersion } from './store.ts';
 
 /** The few members of Workers' R2 types that the store uses (a real binding has more). */
 export interface R2ObjectLike {
-  key: string;
-  uploaded: Date;
-  httpEtag: string;
-  httpMetadata?: { contentEncoding?: string };
-  customMetadata?: Record<string, string>;
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 
 export interface R2BucketLike {
-  get(key: string): Promise<R2ObjectLike | null>;
+  get(key: string, options?: { range?: { offset: number; length: number } }): Promise<R2ObjectLike | null>;
 }
-
 
 /**
  * How long an isolate keeps the pointer before reading it again: a published night reaches every
@@ -38,6 +32,12 @@ export interface R2BucketLike {
  * instead of once per request.
  */
 const POINTER_TTL_MS = 5_000;
+
+/**
+ * The largest index an isolate reads whole and holds (an isolate has 128 MB): 4 MiB is about
+ * 49,000 files, a tree of some 12,000 wallets. A larger index is read a window at a time.
+ */
+const HELD_INDEX_BYTES = 4 * 1024 * 1024;
 
 /** The few members of the Workers Cache API the store uses (`caches.open(name)` gives one). */
 export interface CacheLike {
@@ -52,78 +52,88 @@ export interface CacheLike {
 const CACHED_FILE_SECONDS = 86_400;
 
 export class R2TreeStore implements TreeStore {
-  private pointer: { version: string; readAt: number } | null = null;
+  private pointer: { live: LivePointer; readAt: number } | null = null;
+  /** The indexes held whole, of the live version only: by `<version>/<shard>`. */
+  private held = new Map<string, Promise<Uint8Array>>();
 
   /**
-   * `cache`: the colo's cache, where each file read (a daily document assembled from its two
-   * parts, an address without a file) is kept under its versioned key, so that a popular wallet
-   * costs R2 one read per colo and version instead of one or two per request.
+   * `cache`: the colo's cache, where each file read (an address without a file too) is kept under
+   * its versioned key, so that a popular wallet costs R2 reads once per colo and version.
+   * `heldIndexBytes`: the largest index held whole (0: none, to measure what holding saves).
    */
-  constructor(private readonly bucket: R2BucketLike, private readonly prefix = '', private readonly cache: CacheLike | null = null) {}
+  constructor(
+    private readonly bucket: R2BucketLike,
+    private readonly prefix = '',
+    private readonly cache: CacheLike | null = null,
+    private readonly heldIndexBytes = HELD_INDEX_BYTES,
+  ) {}
 
   async open(): Promise<TreeVersion> {
-    const version = await this.liveVersion();
-    const base = `${this.prefix}${versionPrefix(version)}`;
-    return { read: (path) => this.read(`${base}${path}`) };
+    const live = await this.liveVersion();
+    return { read: (path) => this.read(live, path) };
   }
 
-  private async liveVersion(): Promise<string> {
+  private async liveVersion(): Promise<LivePointer> {
     const now = Date.now();
-    if (this.pointer && now - this.pointer.readAt < POINTER_TTL_MS) return this.pointer.version;
+    if (this.pointer && now - this.pointer.readAt < POINTER_TTL_MS) return this.pointer.live;
     const object = await this.bucket.get(`${this.prefix}${POINTER_KEY}`);
     if (!object) throw new StoreUnavailableError(`no ${this.prefix}${POINTER_KEY} in the bucket: nothing is published yet`);
-    const { version } = JSON.parse(new TextDecoder().decode(await object.arrayBuffer())) as { version?: unknown };
-    if (typeof version !== 'string' || version === '') throw new StoreUnavailableError(`${this.prefix}${POINTER_KEY} names no version`);
-    this.pointer = { version, readAt: now };
-    return version;
+    const live = parsePointer(new TextDecoder().decode(await object.arrayBuffer()));
+    if (!live) throw new StoreUnavailableError(`${this.prefix}${POINTER_KEY} is not a pointer this release of wallet-snapshot reads (publish the tree again)`);
+    if (this.pointer?.live.version !== live.version) this.held = new Map();
+    this.pointer = { live, readAt: now };
+    return live;
   }
 
-  private async read(key: string): Promise<StoredFile | null> {
-    if (!this.cache) return this.readBucket(key);
-    // A synthetic URL: the key (with its version) is the whole identity of the entry.
-    const request = new Request(`https://tree.wallet-snapshot.invalid/${key}`);
+  private async read(live: LivePointer, path: string): Promise<StoredFile | null> {
+    if (!this.cache) return this.readBucket(live, path);
+    // A synthetic URL: the version and the path are the whole identity of the entry.
+    const request = new Request(`https://tree.wallet-snapshot.invalid/${this.prefix}${versionPrefix(live.version)}${path}`);
     const hit = await this.cache.match(request);
     if (hit) return fromCached(hit);
-    const file = await this.readBucket(key);
+    const file = await this.readBucket(live, path);
     await this.cache.put(request, toCached(file));
     return file;
   }
 
-  private async readBucket(key: string): Promise<StoredFile | null> {
-    const object = await this.bucket.get(key);
-    if (!object) return null;
-    const file: StoredFile = {
-      bytes: new Uint8Array(await object.arrayBuffer()),
-      encoding: object.httpMetadata?.contentEncoding === 'gzip' ? 'gzip' : null,
-      // Objects put without the metadata (by hand) still get a validator: R2's own MD5 ETag.
-      digest: object.customMetadata?.sha256 ?? object.httpEtag.replaceAll('"', ''),
-      modified: Number(object.customMetadata?.mtime ?? object.uploaded.getTime()),
-    };
-    const blob = object.customMetadata?.blob;
-    return blob === undefined ? file : this.assemble(key, file, blob, object.customMetadata!);
+  private async readBucket(live: LivePointer, path: string): Promise<StoredFile | null> {
+    const index = await packShardOf(path, live.shards.length);
+    const shard = live.shards[index - 1]!;
+    const folder = `${this.prefix}${versionPrefix(live.version)}${packFolder({ index, count: live.shards.length })}`;
+    const pathHash = await pathHashOf(path);
+    const entry = await this.findEntry(live.version, folder, index, shard, pathHash);
+    if (!entry) return null;
+    const key = `${folder}${archiveName(entry.archive)}`;
+    const object = await this.bucket.get(key, { range: { offset: entry.offset, length: entry.length } });
+    if (!object) throw new StoreUnavailableError(`${key} is missing from version ${live.version}`);
+    const bytes = new Uint8Array(await object.arrayBuffer());
+    if (bytes.length !== entry.length) throw new StoreUnavailableError(`${key} answered ${bytes.length} bytes at ${entry.offset} where its index names ${entry.length}`);
+    return { bytes, encoding: entry.gzip ? 'gzip' : null, digest: entry.sha256, modified: entry.mtimeMs };
   }
 
-  /** The whole document: the blob's bytes put back at `blob-at`, checked against `size`. */
-  private async assemble(key: string, rest: StoredFile, blob: string, metadata: Record<string, string>): Promise<StoredFile> {
-    const blobObject = await this.bucket.get(`${this.prefix}${blobKey(blob)}`);
-    if (!blobObject) throw new StoreUnavailableError(`${key} refers to ${this.prefix}${blobKey(blob)}, which is missing`);
-    const [head, middle] = await Promise.all([
-      rest.encoding === 'gzip' ? gunzip(rest.bytes) : rest.bytes,
-      (async () => {
-        const bytes = new Uint8Array(await blobObject.arrayBuffer());
-        return blobObject.httpMetadata?.contentEncoding === 'gzip' ? gunzip(bytes) : bytes;
-      })(),
-    ]);
-    const at = Number(metadata['blob-at']);
-    const size = Number(metadata.size ?? head.length + middle.length);
-    if (!Number.isInteger(at) || at < 0 || at > head.length || head.length + middle.length !== size) {
-      throw new StoreUnavailableError(`${key} and ${this.prefix}${blobKey(blob)} do not assemble into the ${size} bytes its metadata names`);
+  private async findEntry(version: string, folder: string, index: number, shard: PackedShard, pathHash: bigint): Promise<IndexEntry | null> {
+    const key = `${folder}${INDEX_NAME}`;
+    if (shard.length * ENTRY_BYTES <= this.heldIndexBytes) {
+      const heldKey = `${version}/${index}`;
+      let whole = this.held.get(heldKey);
+      if (!whole) {
+        whole = this.readIndex(key, null, shard.length * ENTRY_BYTES);
+        this.held.set(heldKey, whole);
+        // A failed read is not held: the next request tries again.
+        whole.catch(() => this.held.delete(heldKey));
+      }
+      return findEntry(await whole, 0, pathHash, shard);
     }
-    const whole = new Uint8Array(size);
-    whole.set(head.subarray(0, at), 0);
-    whole.set(middle, at);
-    whole.set(head.subarray(at), at + middle.length);
-    return { ...rest, bytes: whole, encoding: null };
+    const window = windowOf(pathHash, shard);
+    return findEntry(await this.readIndex(key, window, window.length), window.first, pathHash, shard);
+  }
+
+  private async readIndex(key: string, range: { offset: number; length: number } | null, expected: number): Promise<Uint8Array> {
+    const object = await this.bucket.get(key, range ? { range: { offset: range.offset, length: range.length } } : undefined);
+    if (!object) throw new StoreUnavailableError(`${key} is missing`);
+    const bytes = new Uint8Array(await object.arrayBuffer());
+    if (bytes.length !== expected) throw new StoreUnavailableError(`${key} answered ${bytes.length} bytes where the pointer's shape names ${expected}`);
+    return bytes;
   }
 }
 

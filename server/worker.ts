@@ -12,6 +12,8 @@ export interface Env {
   TREE_PREFIX?: string;
   /** `off`: read every file from R2 (to measure what the cache saves). */
   TREE_CACHE?: string;
+  /** `off`: hold no index in the isolate, read a window of it for each file (to measure what holding saves). */
+  TREE_HELD_INDEX?: string;
 }
 
 /** One app per isolate and binding: the store keeps the pointer between requests. */
@@ -26,7 +28,7 @@ export default {
     const prefix = normalisedPrefix(env.TREE_PREFIX);
     if (!current || current.bucket !== env.TREE || current.prefix !== prefix) {
       const cache = env.TREE_CACHE === 'off' || typeof caches === 'undefined' ? null : await caches.open(CACHE_NAME);
-      current = { bucket: env.TREE, prefix, app: createApp(new R2TreeStore(env.TREE, prefix, cache), { compression: 'runtime' }) };
+      current = { bucket: env.TREE, prefix, app: createApp(new R2TreeStore(env.TREE, prefix, cache, env.TREE_HELD_INDEX === 'off' ? 0 : undefined), { compression: 'runtime' }) };
     }
     return current.app.fetch(request, env, context as never);
   },

@@ -1,93 +1,70 @@
 /**
  * The bucket format, the one definition that `publish` writes and the Worker's store reads: the
- * keys under a prefix, and the HTTP metadata each object carries so that every reader serves it
- * the same way (its content type, one Cache-Control for every file of a tree, gzip for text). The
- * day rows of a daily document stored in two parts are in daily-rows.ts.
+ * keys under a prefix, which files are stored gzip-compressed, and which shard holds a file.
  *
- *   live.json                                  the pointer, written last: {"version", "previous", "publishedAt"}
- *   versions/<version>/<tree path>             every file of one night's tree
- *   versions/<version>/_publish/manifest.sha256.gz
- *                                              "<sha256>  <tree path>" per file (and the blob of each document
- *                                              stored in two parts), written after them: the version is complete
+ * A version is packed: its files are members of a few tar archives of at most 64 MiB each
+ * (tree/pack-archive.ts) and found through an index per shard (tree/pack-index.ts), so that a
+ * night writes a handful of objects instead of one per file (docs/publishing.md, "What a night
+ * costs"). An unsharded tree is shard 1 of 1.
+ *
+ *   live.json                                  the pointer, written last (tree/live-pointer.ts): the live
+ *                                              version, the versions before it, and each shard's index shape
+ *   versions/<version>/pack/<K>-of-<N>/<NNNNN>.tar
+ *                                              shard K's archives, numbered from 00001 in tree path order
+ *   versions/<version>/pack/<K>-of-<N>/index   shard K's index, written after its archives
  *   versions/<version>/_publish/shards/<K>-of-<N>.sha256.gz
- *                                              a sharded build's version: shard K's manifest, written after its
- *                                              objects (the shard is staged); `.started` beside it while it stages
- *   versions/<version>/_publish/commit.json    written by `--commit` once all N shards are staged, before the
- *                                              pointer: the sharded version is complete
- *   blobs/<sha256>                             the closed months' rows of daily documents, shared by every
- *                                              version that holds them
+ *                                              shard K's manifest ("<sha256>  <tree path>" per file), its pack
+ *                                              in the metadata, written after its index: the shard is staged
+ *   versions/<version>/_publish/commit.json    written once all N shards are staged, before the pointer: the
+ *                                              version is complete
+ *
+ * Every shard holds the files every shard writes alike (leaderboards, seasons, meta, the
+ * explorer): a reader takes those from shard 1, and a wallet's files from the wallet's shard
+ * (core/shard.ts's rule, `packShardOf` below).
  */
-import { DOCUMENT_CACHE_CONTROL } from './http-headers.ts';
+import { ADDRESS_DIR } from './layout.ts';
 import { NETLIFY_HEADERS_FILE, NETLIFY_REDIRECTS_FILE } from './cdn-files.ts';
 
 export const POINTER_KEY = 'live.json';
 export const VERSIONS_FOLDER = 'versions/';
 export const versionPrefix = (version: string) => `${VERSIONS_FOLDER}${version}/`;
-export const BLOBS_FOLDER = 'blobs/';
-export const blobKey = (sha256: string) => `${BLOBS_FOLDER}${sha256}`;
+
+/** A shard's folder of archives and index, under its version. */
+export const packFolder = (shard: { index: number; count: number }) => `pack/${shard.index}-of-${shard.count}/`;
+/** An archive's name in its shard's folder: numbered from 1, in tree path order. */
+export const archiveName = (archive: number) => `${String(archive).padStart(5, '0')}.tar`;
+export const INDEX_NAME = 'index';
+
+/**
+ * The largest archive: each is sent in one request, so a night costs a request per 64 MiB sent,
+ * and a publish stopped midway sends again only the archives not yet stored.
+ */
+export const ARCHIVE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** A version id: the tree's last closed day and the start of a digest (publish/read-tree.ts). */
 export const VERSION_ID_PATTERN = /^\d{4}-\d{2}-\d{2}-[0-9a-f]{16}$/;
 
 /** What publish keeps for itself under a version, beside the tree's files. */
 export const PUBLISH_FOLDER = '_publish';
-export const MANIFEST_PATH = `${PUBLISH_FOLDER}/manifest.sha256.gz`;
 export const SHARDS_FOLDER = `${PUBLISH_FOLDER}/shards/`;
 export const shardRecordPath = (shard: { index: number; count: number }) => `${SHARDS_FOLDER}${shard.index}-of-${shard.count}.sha256.gz`;
-export const shardStartedPath = (shard: { index: number; count: number }) => `${SHARDS_FOLDER}${shard.index}-of-${shard.count}.started`;
 export const SHARD_RECORD_NAME = /^([1-9][0-9]*)-of-([1-9][0-9]*)\.sha256\.gz$/;
 export const COMMIT_PATH = `${PUBLISH_FOLDER}/commit.json`;
 
-/**
- * User metadata of a file's object: `sha256` (of the whole uncompressed file, the ETag's base on
- * every host), `mtime` (ms since the epoch), and for a daily document in two parts `blob` (the
- * blob's sha256), `blob-at` (where its bytes go) and `size` (of the whole document).
- */
-export interface ObjectMetadata extends Record<string, string> {
-  sha256: string;
-  mtime: string;
-}
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.json': 'application/json; charset=utf-8',
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.txt': 'text/plain; charset=utf-8',
-  '.sha256': 'text/plain; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.wasm': 'application/wasm',
-};
-
 /** Formats that are compressed already gain nothing from gzip. */
 const COMPRESSIBLE = new Set(['.json', '.html', '.js', '.mjs', '.css', '.svg', '.txt', '.sha256', '.map', '.wasm']);
-
-export function contentTypeOf(treePath: string): string {
-  return CONTENT_TYPES[extensionOf(treePath)] ?? 'application/octet-stream';
-}
 
 export function isCompressible(treePath: string): boolean {
   return COMPRESSIBLE.has(extensionOf(treePath));
 }
 
-/**
- * Every object of a version is immutable under its version prefix, but readers reach it through
- * the pointer at a path that changes content each night: the documents' own five minutes, then a
- * revalidation (a 304 on the content-derived ETag) apply to every file alike.
- */
-export const OBJECT_CACHE_CONTROL = DOCUMENT_CACHE_CONTROL;
-
-/** A blob holds day rows of a daily document: a piece of JSON, not a document of its own. */
-export const BLOB_CONTENT_TYPE = 'application/octet-stream';
+/** An archive or an index: read by range, never served as it is. */
+export const PACK_CONTENT_TYPE = 'application/octet-stream';
 
 /**
- * What publish keeps for itself beside a version (its manifests, a shard's record, the commit):
- * read by publish and rollback, never by an app; immutable under their version.
+ * What publish keeps for itself beside a version (its manifests, a shard's record, the commit)
+ * and the archives and indexes: read by publish, rollback and the Worker's store, never by an
+ * app; immutable under their version.
  */
 export const RECORD_CACHE_CONTROL = 'no-cache';
 
@@ -106,4 +83,19 @@ function extensionOf(treePath: string): string {
   const name = treePath.slice(treePath.lastIndexOf('/') + 1);
   const dot = name.lastIndexOf('.');
   return dot > 0 ? name.slice(dot).toLowerCase() : '';
+}
+
+const WALLET_PATH_START = `${ADDRESS_DIR}/`;
+
+/**
+ * The shard whose pack holds a tree path: a wallet's files are in the wallet's shard (the first 8
+ * hex digits of md5(lower-case address) mod N, plus 1: core/shard.ts, which the build and publish
+ * use), every other file in shard 1. Web crypto: workerd's digest knows MD5, Node's does not,
+ * so only a Worker reads a sharded version this way (publish uses core/shard.ts).
+ */
+export async function packShardOf(treePath: string, count: number): Promise<number> {
+  if (count === 1 || !treePath.startsWith(WALLET_PATH_START)) return 1;
+  const address = treePath.slice(WALLET_PATH_START.length, treePath.indexOf('/', WALLET_PATH_START.length));
+  const digest = new DataView(await crypto.subtle.digest('MD5', new TextEncoder().encode(address)));
+  return (digest.getUint32(0) % count) + 1;
 }

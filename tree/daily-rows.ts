@@ -1,17 +1,9 @@
 /**
  * The day rows of a daily document, as bytes: the build writes each row as
  * `{"date":"YYYY-MM-DD",...}`, oldest first, and no other object of the document has a "date"
- * key; documents are ASCII. Every reader of rows uses this one index: the handler cuts a document
- * to the days from `from` to `to` (taken out of the bytes rather than parsed and serialised again:
- * JSON.parse would round balances that carry more digits than a double), and in the bucket a
- * document is stored in two parts split at a month (below), which the Worker puts back together.
- *
- * In the bucket, a daily document is stored as two parts when it reaches back before the month
- * of the tree's last closed day: the rows of the closed months, stored once as a blob shared by
- * every version that holds the same bytes, and the rest (the head, the current month's rows and
- * the closing brackets) under the version. A night adds a row to every daily document; with this
- * split it re-sends only the current month's rows, and the closed months' bytes again only when
- * a month closes (docs/publishing.md, "Daily documents in two parts").
+ * key; documents are ASCII. The handler cuts a document to the days from `from` to `to` with
+ * this index (taken out of the bytes rather than parsed and serialised again: JSON.parse would
+ * round balances that carry more digits than a double).
  */
 const DAY_START = ascii('{"date":"');
 const DAYS_KEY = ascii('"days":[');
@@ -32,7 +24,7 @@ export interface DailyRows {
 
 const indexes = new WeakMap<Uint8Array, DailyRows>();
 
-export function dailyRowsOf(document: Uint8Array): DailyRows {
+function dailyRowsOf(document: Uint8Array): DailyRows {
   let rows = indexes.get(document);
   if (!rows) {
     rows = indexDailyRows(document);
@@ -112,34 +104,4 @@ function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
 
 function ascii(text: string): Uint8Array {
   return new TextEncoder().encode(text);
-}
-
-/** The tree path of a wallet's daily document. */
-const DAILY_PATH = /^v1\/address\/0x[0-9a-f]{40}\/portfolio\/daily\.json$/;
-
-/** The bytes of a document that go to a blob: `length` bytes from offset `at`. */
-export interface ClosedMonthsSpan {
-  at: number;
-  length: number;
-}
-
-/**
- * The span of the closed months' rows (from the first row up to and including the comma after
- * the last row dated before the month of `lastClosedDay`), or null when the document is stored
- * whole: it is not a wallet's daily document, or it has no row before that month (nothing would
- * be shared), or no row in it (the span would change as soon as the month gets its first row).
- */
-export function closedMonthsSpan(treePath: string, bytes: Uint8Array, lastClosedDay: string): ClosedMonthsSpan | null {
-  if (!DAILY_PATH.test(treePath)) return null;
-  const { starts, dates } = indexDailyRows(bytes);
-  const monthStart = Number(`${lastClosedDay.slice(0, 4)}${lastClosedDay.slice(5, 7)}01`);
-  const firstOfMonth = dates.findIndex((date) => date >= monthStart);
-  if (firstOfMonth <= 0) return null;
-  const at = starts[0]!;
-  return { at, length: starts[firstOfMonth]! - at };
-}
-
-/** The document without the span: what is stored under the version. */
-export function restOf(bytes: Uint8Array, span: ClosedMonthsSpan): Uint8Array<ArrayBuffer> {
-  return concat([bytes.subarray(0, span.at), bytes.subarray(span.at + span.length)]);
 }

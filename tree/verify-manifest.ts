@@ -16,10 +16,9 @@ import { TreeManifestSchema } from '../schemas/manifest.ts';
 import { ADDRESS_DIR } from './layout.ts';
 import { MANIFEST_DIR, MANIFEST_NAME } from './manifest-files.ts';
 import { unreadable } from './verify-document.ts';
+import { MANIFEST_LINE_PATH_AT, parseManifestLine } from './manifest-line.ts';
 
 type Fail = (message: string) => void;
-
-const LINE = /^([0-9a-f]{64}) {2}(.+)$/;
 
 export interface ManifestFindings {
   /** e.g. "1 of 1", "shards 1, 3 of 4". */
@@ -107,9 +106,9 @@ export class ManifestCheck {
       if (lines.length !== summary.files) fail(`${listFile}: ${lines.length} lines, ${summaryFile} records ${summary.files}`);
       const wallets = new Set<string>();
       for (const line of lines) {
-        const match = LINE.exec(line);
-        const file = match?.[2];
-        if (!match || !file || !isTreePath(file) || file.startsWith(`${MANIFEST_DIR}/`)) {
+        const parsed = parseManifestLine(line);
+        const file = parsed?.path;
+        if (!parsed || !file || !isTreePath(file) || file.startsWith(`${MANIFEST_DIR}/`)) {
           fail(`${listFile}: malformed line ${JSON.stringify(line.slice(0, 120))}`);
           continue;
         }
@@ -118,18 +117,18 @@ export class ManifestCheck {
           wallets.add(wallet);
           const lines = walletLines.get(wallet);
           // A wallet's file is in one shard's record only.
-          const earlier = lines?.find((other) => other.slice(66) === file);
-          if (earlier !== undefined) fail(`${listFile}: ${file} is also listed by another shard's record${earlier.slice(0, 64) !== match[1] ? ' with other bytes' : ''}`);
+          const earlier = lines?.find((other) => other.slice(MANIFEST_LINE_PATH_AT) === file);
+          if (earlier !== undefined) fail(`${listFile}: ${file} is also listed by another shard's record${earlier.slice(0, MANIFEST_LINE_PATH_AT - 2) !== parsed.sha256 ? ' with other bytes' : ''}`);
           if (lines) lines.push(line);
           else walletLines.set(wallet, [line]);
           continue;
         }
         const earlier = expected.get(file);
         // Shared files are in every shard's record, with the same bytes; a wallet's in one only.
-        if (earlier !== undefined && (earlier !== match[1] || file.startsWith(`${ADDRESS_DIR}/`))) {
-          fail(`${listFile}: ${file} is also listed by another shard's record${earlier !== match[1] ? ' with other bytes' : ''}`);
+        if (earlier !== undefined && (earlier !== parsed.sha256 || file.startsWith(`${ADDRESS_DIR}/`))) {
+          fail(`${listFile}: ${file} is also listed by another shard's record${earlier !== parsed.sha256 ? ' with other bytes' : ''}`);
         }
-        expected.set(file, match[1]!);
+        expected.set(file, parsed.sha256);
       }
       if (wallets.size !== summary.wallets) fail(`${listFile}: lists ${wallets.size} wallets, ${summaryFile} records ${summary.wallets}`);
     }
@@ -167,11 +166,11 @@ export class ManifestCheck {
       } else {
         this.fail(`${file}: extra file (not written by the build)`);
       }
-      for (const line of lines ?? []) this.fail(`${line.slice(66)}: missing`);
+      for (const line of lines ?? []) this.fail(`${line.slice(MANIFEST_LINE_PATH_AT)}: missing`);
       return null;
     });
     for (const [wallet, lines] of this.walletLines) {
-      if (!names.has(wallet)) for (const line of lines) this.fail(`${line.slice(66)}: missing`);
+      if (!names.has(wallet)) for (const line of lines) this.fail(`${line.slice(MANIFEST_LINE_PATH_AT)}: missing`);
     }
     return delegated;
   }
@@ -266,8 +265,8 @@ export class RecordedFolder {
 
   constructor(private readonly folder: string, lines: string[], private readonly fail: Fail) {
     for (const line of lines) {
-      const file = line.slice(66);
-      this.expected.set(file, line.slice(0, 64));
+      const file = line.slice(MANIFEST_LINE_PATH_AT);
+      this.expected.set(file, line.slice(0, MANIFEST_LINE_PATH_AT - 2));
       for (let at = file.indexOf('/', folder.length); at !== -1; at = file.indexOf('/', at + 1)) this.folders.add(file.slice(0, at));
     }
   }

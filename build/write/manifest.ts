@@ -17,6 +17,7 @@ import type { Shard } from '../../core/shard.ts';
 import { TreeManifestSchema, type TreeManifest as TreeManifestSummary } from '../../schemas/manifest.ts';
 import { manifestListFile, manifestSummaryFile } from '../../tree/manifest-files.ts';
 import { ADDRESS_DIR } from '../../tree/layout.ts';
+import { manifestLine } from '../../tree/manifest-line.ts';
 
 export class ManifestWriter {
   private readonly stream: fs.WriteStream;
@@ -50,7 +51,7 @@ export class ManifestWriter {
   }
 
   add(file: string, text: string): void {
-    this.stream.write(`${crypto.createHash('sha256').update(text).digest('hex')}  ${file}\n`);
+    this.stream.write(manifestLine(crypto.createHash('sha256').update(text).digest('hex'), file));
   }
 
   /** Lines made elsewhere (the document threads hash what they assemble). */
@@ -127,7 +128,7 @@ export class TreeManifest {
   }
 
   add(file: string, text: string): void {
-    this.append(`${crypto.createHash('sha256').update(text).digest('hex')}  ${file}\n`);
+    this.append(manifestLine(crypto.createHash('sha256').update(text).digest('hex'), file));
   }
 
   /** Lines made elsewhere (`<sha256>  <path>` each, ending in a newline). */

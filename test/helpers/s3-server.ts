@@ -51,8 +51,8 @@ export type Fault = 'forward' | 'slow-down' | 'too-many-requests' | 'drop' | 'st
 
 export interface RunningProxy {
   endpoint: string;
-  /** Requests received so far, by method. */
-  requests: { method: string; url: string; fault: Fault }[];
+  /** Requests received so far, by method, with the bytes of their bodies (Content-Length). */
+  requests: { method: string; url: string; fault: Fault; bytes: number }[];
   close(): Promise<void>;
 }
 
@@ -61,7 +61,7 @@ export async function startFaultyProxy(upstream: string, faultOf: (n: number, re
   const requests: RunningProxy['requests'] = [];
   const server = http.createServer((request, response) => {
     const fault = faultOf(requests.length + 1, request);
-    requests.push({ method: request.method!, url: request.url!, fault });
+    requests.push({ method: request.method!, url: request.url!, fault, bytes: Number(request.headers['content-length'] ?? 0) });
     if (fault === 'stall') return; // never answered, until the client gives up
     if (fault === 'drop') {
       request.socket.destroy();
@@ -98,4 +98,19 @@ export async function startFaultyProxy(upstream: string, faultOf: (n: number, re
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The requests an object store bills as writes (R2's class A, S3's PUT/COPY/POST/LIST tier without
+ * the lists): PUT (an upload, a copy, a part), POST (a multipart upload's start and end,
+ * DeleteObjects) and DELETE.
+ */
+export function writeRequests(requests: RunningProxy['requests']): RunningProxy['requests'] {
+  return requests.filter((request) => request.fault === 'forward' && ['PUT', 'POST', 'DELETE'].includes(request.method));
+}
+
+/** The bound SPEC section 7 sets a night: 100 write requests, plus 2 per 64 MiB sent. */
+export function nightBound(requests: RunningProxy['requests']): number {
+  const sent = writeRequests(requests).reduce((sum, request) => sum + request.bytes, 0);
+  return 100 + 2 * Math.ceil(sent / (64 * 1024 * 1024));
 }

@@ -1,18 +1,20 @@
 /**
  * `publish` against a real S3-protocol server on loopback (s3rver), through a proxy that can
- * throttle or drop connections: versions, the pointer written last, incremental copies, resume,
- * rollback and --keep.
+ * throttle or drop connections and counts the requests: packed versions (archives, an index, a
+ * record, a commit), the pointer written last, a night within the request bound, resume,
+ * rollback and --keep. Each version is read back through the Worker's own store.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { A, B, C, balance, build, thrown, type Built, type Tables } from '../helpers/fixtures.ts';
+import { A, B, C, balance, build, tempDir, thrown, type Built, type Tables } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/process.ts';
-import { BUCKET, S3_CREDENTIALS, startFaultyProxy, startS3Server, type Fault, type RunningS3 } from '../helpers/s3-server.ts';
+import { BUCKET, nightBound, S3_CREDENTIALS, startFaultyProxy, startS3Server, writeRequests, type Fault, type RunningS3 } from '../helpers/s3-server.ts';
 import { Progress } from '../../core/progress.ts';
 import { UserError } from '../../core/errors.ts';
 import { runPublish } from '../../publish/index.ts';
@@ -20,12 +22,11 @@ import { publishTree, type PublishSummary } from '../../publish/publish-tree.ts'
 import { createStorageClient } from '../../publish/storage.ts';
 import { EXIT_STORAGE } from '../../core/errors.ts';
 import { readPointer } from '../../publish/live-pointer.ts';
-import { readPublishedVersion } from '../../publish/read-version.ts';
 import { keepVersions } from '../../publish/keep-versions.ts';
 import { rollback } from '../../publish/rollback.ts';
 import { parseLocation, type Location } from '../../publish/location.ts';
-import { contentTypeOf } from '../../tree/bucket.ts';
-import { listVersions } from '../../publish/version-store.ts';
+import { listKeys, listVersions } from '../../publish/version-store.ts';
+import { R2TreeStore, type R2BucketLike } from '../../server/r2-store.ts';
 
 Object.assign(process.env, S3_CREDENTIALS);
 
@@ -64,7 +65,7 @@ async function client(endpoint = s3.endpoint, maxAttempts = 3): Promise<S3Client
 async function publish(tree: Built, location: Location, endpoint = s3.endpoint, maxAttempts = 3): Promise<PublishSummary> {
   const storage = await client(endpoint, maxAttempts);
   try {
-    return await publishTree({ dir: tree.out, location, client: storage, concurrency: 8, progress: new Progress('quiet') });
+    return await publishTree({ dir: tree.out, location, client: storage, progress: new Progress('quiet') });
   } finally {
     storage.destroy();
   }
@@ -85,55 +86,62 @@ function publishedFiles(tree: Built): Map<string, Buffer> {
 const isPointer = (url: string) => url.split('?')[0]!.endsWith('/live.json');
 const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
 
+/** The Worker's R2 binding, played by the S3 server: a read, or a range read. */
+function bucketOver(storage: S3Client): R2BucketLike {
+  return {
+    async get(key, options) {
+      const range = options?.range ? `bytes=${options.range.offset}-${options.range.offset + options.range.length - 1}` : undefined;
+      try {
+        const answer = await storage.send(new GetObjectCommand({ Bucket: BUCKET, Key: key, Range: range }));
+        const bytes = await answer.Body!.transformToByteArray();
+        return { arrayBuffer: async () => new Uint8Array(bytes).buffer };
+      } catch (error) {
+        if ((error as { name?: string }).name === 'NoSuchKey') return null;
+        throw error;
+      }
+    },
+  };
+}
+
 /**
- * The version as stored, checked object by object against the tree it was published from; a
- * document stored in two parts is checked as its rest and blob put together.
+ * The live version, read file by file through the Worker's own store over the bucket: every file
+ * of the tree is there, as stored (gzip for text), with its sha256 and mtime; and each archive is
+ * a tar that lists exactly the tree's files. Returns the version's keys.
  */
-async function assertVersionHolds(location: Location, tree: Built, version?: string): Promise<{ split: string[] }> {
+async function assertVersionHolds(location: Location, tree: Built): Promise<string[]> {
   const storage = await client();
   try {
+    const version = await new R2TreeStore(bucketOver(storage), `${location.prefix}/`).open();
     const expected = publishedFiles(tree);
-    const seen = new Set<string>();
-    const objects = [];
-    for await (const object of readPublishedVersion(storage, location, version)) objects.push(object);
-    const blobs = new Map(objects.filter((object) => object.kind === 'blob').map((object) => [object.path, object]));
-    for (const blob of blobs.values()) {
-      assert.equal(blob.key, `${location.prefix}/${blob.path}`);
-      assert.equal([blob.httpMetadata.contentEncoding, blob.httpMetadata.contentType], ['gzip', 'application/octet-stream']);
-      assert.equal(`blobs/${sha256(zlib.gunzipSync(blob.body))}`, blob.path, 'a blob is named by the sha256 of its bytes');
+    for (const [file, bytes] of expected) {
+      const stored = await version.read(file);
+      assert.ok(stored, `${file} is in the version`);
+      assert.equal(stored!.encoding, 'gzip', file);
+      assert.equal(Buffer.compare(zlib.gunzipSync(stored!.bytes), bytes), 0, `${file}: the stored bytes gunzip to the file`);
+      assert.equal(stored!.digest, sha256(bytes));
+      assert.equal(stored!.modified, Math.floor(fs.statSync(path.join(tree.out, file)).mtimeMs));
     }
-    const split: string[] = [];
-    for (const object of objects.filter((object) => object.kind === 'file')) {
-      const bytes = expected.get(object.path);
-      assert.ok(bytes, `${object.path} is not a file of the tree`);
-      seen.add(object.path);
-      assert.equal(object.httpMetadata.contentType, contentTypeOf(object.path), object.path);
-      assert.equal(object.httpMetadata.cacheControl, 'public, max-age=300, must-revalidate');
-      assert.equal(object.httpMetadata.contentEncoding, 'gzip');
-      let stored = zlib.gunzipSync(object.body);
-      const blob = object.customMetadata.blob;
-      if (blob) {
-        split.push(object.path);
-        const at = Number(object.customMetadata['blob-at']);
-        const middle = zlib.gunzipSync(blobs.get(`blobs/${blob}`)!.body);
-        stored = Buffer.concat([stored.subarray(0, at), middle, stored.subarray(at)]);
-        assert.equal(object.customMetadata.size, String(bytes!.length));
-        // The blob holds the whole rows of the months before that of the last closed day, the rest the others.
-        const month = (tree.json('_snapshot/meta.json').lastClosedDay as string).slice(0, 7);
-        assert.match(middle.toString(), /^\{"date":"\d{4}-\d{2}-\d{2}".*\},$/);
-        assert.ok([...middle.toString().matchAll(/"date":"(\d{4}-\d{2})/g)].every((match) => match[1]! < month));
-        assert.ok([...zlib.gunzipSync(object.body).toString().matchAll(/"date":"(\d{4}-\d{2})/g)].every((match) => match[1] === month));
-      }
-      assert.equal(Buffer.compare(stored, bytes!), 0, `${object.path}: the stored bytes gunzip (and assemble) to the file`);
-      assert.equal(object.customMetadata.sha256, sha256(bytes!));
-      assert.equal(object.customMetadata.mtime, String(Math.floor(fs.statSync(path.join(tree.out, object.path)).mtimeMs)));
+    const pointer = (await readPointer(storage, location))!;
+    const prefix = `${location.prefix}/versions/${pointer.version}/`;
+    const keys: string[] = [];
+    for await (const key of listKeys(storage, location, prefix)) keys.push(key.slice(prefix.length));
+    const folder = tempDir('ws-archives-');
+    const members: string[] = [];
+    for (const key of keys.filter((key) => key.endsWith('.tar'))) {
+      const answer = await storage.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${prefix}${key}` }));
+      assert.equal([answer.ContentType, answer.CacheControl], ['application/octet-stream', 'no-cache']);
+      fs.writeFileSync(path.join(folder, 'archive.tar'), await answer.Body!.transformToByteArray());
+      members.push(...execFileSync('tar', ['-tf', path.join(folder, 'archive.tar')], { encoding: 'utf8' }).trim().split('\n'));
     }
-    assert.equal([...seen].sort(), [...expected.keys()].sort());
-    return { split: split.sort() };
+    assert.equal(members.sort(), [...expected.keys()].map((file) => `${file}.gz`).sort(), 'tar -tf lists every file of the tree');
+    return keys.sort();
   } finally {
     storage.destroy();
   }
 }
+
+/** A small tree's version: one archive, its index, the shard's record, the commit. */
+const SMALL_VERSION = ['_publish/commit.json', '_publish/shards/1-of-1.sha256.gz', 'pack/1-of-1/00001.tar', 'pack/1-of-1/index'];
 
 async function pointerOf(location: Location) {
   const storage = await client();
@@ -144,29 +152,28 @@ async function pointerOf(location: Location) {
   }
 }
 
-const changedPaths = (before: Built, after: Built) => {
-  const old = publishedFiles(before);
-  return [...publishedFiles(after)].filter(([file, bytes]) => !old.get(file)?.equals(bytes)).map(([file]) => file).sort();
-};
 
-const dailyOf = (wallet: string) => `v1/address/${wallet}/portfolio/daily.json`;
-
-test('a first publish uploads every file gzipped, with its headers and metadata, then the pointer; daily documents reaching before the month in two parts', async () => {
+test('a first publish packs the tree into one archive and an index, then the record, the commit and the pointer: 5 writes', async () => {
   const location = freshLocation();
-  const summary = await publish(nights[0]!, location);
+  const proxy = await startFaultyProxy(s3.endpoint, () => 'forward');
+  let summary: PublishSummary;
+  try {
+    summary = await publish(nights[0]!, location, proxy.endpoint);
+    const writes = writeRequests(proxy.requests).map((request) => `${request.method} ${decodeURIComponent(request.url.split('?')[0]!).replace(/^.*\/versions\/[^/]+\//, '')}`);
+    assert.equal(writes, ['PUT pack/1-of-1/00001.tar', 'PUT pack/1-of-1/index', 'PUT _publish/shards/1-of-1.sha256.gz', 'PUT _publish/commit.json', `PUT /${BUCKET}/${location.prefix}/live.json`]);
+  } finally {
+    await proxy.close();
+  }
   const files = publishedFiles(nights[0]!);
-  assert.equal(summary.uploaded.objects, files.size);
-  // The three wallets' rows start in June: their closed months (June to October) went to blobs.
-  assert.equal(summary.blobs.uploaded.objects, 3);
-  assert.equal(summary.blobs.stored.objects, 0);
-  assert.equal(summary.uploaded.rawBytes + summary.blobs.uploaded.rawBytes, [...files.values()].reduce((sum, bytes) => sum + bytes.length, 0));
-  assert.ok(summary.uploaded.sentBytes > 0 && summary.uploaded.sentBytes < summary.uploaded.rawBytes);
-  assert.equal([summary.copied.objects, summary.skipped.objects, summary.replaced], [0, 0, null]);
+  assert.equal(summary.stage!.pack.files, files.size);
+  assert.equal(summary.stage!.pack.rawBytes, [...files.values()].reduce((sum, bytes) => sum + bytes.length, 0));
+  assert.equal(summary.stage!.pack.sent.objects, 2);
+  assert.ok(summary.stage!.pack.sent.bytes < summary.stage!.pack.rawBytes);
+  assert.equal([summary.stage!.pack.skipped.objects, summary.replaced], [0, null]);
   assert.match(summary.version, /^2025-11-20-[0-9a-f]{16}$/);
   const pointer = await pointerOf(location);
-  assert.equal([pointer?.version, pointer?.previous], [summary.version, []]);
-  const { split } = await assertVersionHolds(location, nights[0]!);
-  assert.equal(split, [dailyOf(A), dailyOf(B), dailyOf(C)].sort());
+  assert.equal([pointer?.version, pointer?.previous, pointer?.shards.length, pointer?.shards[0]?.archives], [summary.version, [], 1, 1]);
+  assert.equal(await assertVersionHolds(location, nights[0]!), SMALL_VERSION);
 });
 
 test('publishing the live tree again sends nothing and leaves the pointer as it was', async () => {
@@ -177,7 +184,7 @@ test('publishing the live tree again sends nothing and leaves the pointer as it 
   try {
     const again = await publish(nights[0]!, location, proxy.endpoint);
     assert.ok(again.alreadyLive);
-    assert.equal([again.uploaded.objects, again.copied.objects, again.skipped.objects], [0, 0, publishedFiles(nights[0]!).size]);
+    assert.equal(again.stage, null);
     assert.equal(proxy.requests.map((request) => request.method), ['GET'], 'one read of the pointer, nothing written');
   } finally {
     await proxy.close();
@@ -185,43 +192,31 @@ test('publishing the live tree again sends nothing and leaves the pointer as it 
   assert.equal(await pointerOf(location), before);
 });
 
-test('the next night uploads only the files that changed and copies the rest server-side', async () => {
+test('the next night is a new version of a handful of objects; the one before stays for --rollback', async () => {
   const location = freshLocation();
   const first = await publish(nights[0]!, location);
-  const second = await publish(nights[1]!, location);
-  const changed = changedPaths(nights[0]!, nights[1]!);
-  // Every daily document grows a row; meta.json, the page and the build's records name the new day;
-  // the histories stay.
-  assert.equal(changed, [
-    '_snapshot/manifests/1-of-1.json',
-    '_snapshot/manifests/1-of-1.sha256',
-    '_snapshot/meta.json',
-    '_snapshot/no-history/daily.json',
-    'index.html',
-    `v1/address/${A}/portfolio/daily.json`,
-    `v1/address/${B}/portfolio/daily.json`,
-    `v1/address/${C}/portfolio/daily.json`,
-  ].sort());
-  assert.equal(second.uploaded.objects, changed.length);
-  assert.equal(second.copied.objects, publishedFiles(nights[1]!).size - changed.length);
-  // The closed months are the same: their blobs are neither sent nor copied again.
-  assert.equal([second.blobs.uploaded.objects, second.blobs.stored.objects], [0, 3]);
-  assert.equal([second.copied.sentBytes, second.skipped.objects, second.replaced], [0, 0, first.version]);
-  assert.match(second.version, /^2025-11-21-/);
-  const pointer = await pointerOf(location);
-  assert.equal([pointer?.version, pointer?.previous], [second.version, [first.version]]);
-  // Copies carry this night's mtime, as a reader of the tree folder sees it.
+  const proxy = await startFaultyProxy(s3.endpoint, () => 'forward');
+  try {
+    const second = await publish(nights[1]!, location, proxy.endpoint);
+    assert.equal(writeRequests(proxy.requests).length, 5);
+    assert.ok(writeRequests(proxy.requests).length <= nightBound(proxy.requests));
+    assert.match(second.version, /^2025-11-21-/);
+    assert.equal(second.replaced, first.version);
+    const pointer = await pointerOf(location);
+    assert.equal([pointer?.version, pointer?.previous], [second.version, [first.version]]);
+  } finally {
+    await proxy.close();
+  }
   await assertVersionHolds(location, nights[1]!);
-  await assertVersionHolds(location, nights[0]!, first.version);
 });
 
 test('throttling (503 SlowDown, 429) and a dropped connection are retried, and the publish completes', async () => {
   const location = freshLocation();
-  const faults: Record<number, Fault> = { 4: 'drop', 12: 'slow-down', 14: 'too-many-requests' };
+  const faults: Record<number, Fault> = { 3: 'drop', 5: 'slow-down', 7: 'too-many-requests' };
   const proxy = await startFaultyProxy(s3.endpoint, (n) => faults[n] ?? 'forward');
   try {
     const summary = await publish(nights[0]!, location, proxy.endpoint, 4);
-    assert.equal(summary.uploaded.objects, publishedFiles(nights[0]!).size);
+    assert.equal(summary.stage!.pack.files, publishedFiles(nights[0]!).size);
     assert.equal(proxy.requests.filter((request) => request.fault !== 'forward').length, 3);
   } finally {
     await proxy.close();
@@ -232,8 +227,9 @@ test('throttling (503 SlowDown, 429) and a dropped connection are retried, and t
 test('a publish whose connections drop for good leaves the live version, exits 5, and resumes when run again', async () => {
   const location = freshLocation();
   const first = await publish(nights[0]!, location);
-  // Requests 1-3 read the pointer, list the new version, read the live manifest; then 4 objects go.
-  const proxy = await startFaultyProxy(s3.endpoint, (n) => (n <= 7 ? 'forward' : 'drop'));
+  // The archive goes; then every connection drops.
+  let puts = 0;
+  const proxy = await startFaultyProxy(s3.endpoint, (_, request) => (request.method === 'PUT' && ++puts > 1 ? 'drop' : 'forward'));
   try {
     const failed = await runCli(['publish', '--dir', nights[1]!.out, '--to', to(location), '--endpoint', proxy.endpoint, '--max-attempts', '2', '--concurrency', '1', '--progress', 'quiet']);
     assert.equal(failed.code, EXIT_STORAGE, failed.stderr);
@@ -249,8 +245,8 @@ test('a publish whose connections drop for good leaves the live version, exits 5
   const watched = await startFaultyProxy(s3.endpoint, () => 'forward');
   try {
     const resumed = await publish(nights[1]!, location, watched.endpoint);
-    assert.equal(resumed.skipped.objects, 4);
-    assert.equal(resumed.uploaded.objects + resumed.copied.objects + 4, publishedFiles(nights[1]!).size);
+    assert.equal([resumed.stage!.pack.skipped.objects, resumed.stage!.pack.sent.objects], [1, 1], 'the archive stored already, the index sent');
+    assert.not.ok(watched.requests.some((request) => request.method === 'PUT' && request.url.includes('.tar')), 'the archive is not sent again');
     // The pointer is the last object written.
     const writes = watched.requests.filter((request) => request.method === 'PUT');
     assert.ok(isPointer(writes.at(-1)!.url));
@@ -261,22 +257,21 @@ test('a publish whose connections drop for good leaves the live version, exits 5
   await assertVersionHolds(location, nights[1]!);
 });
 
-test('one object that cannot be stored fails the publish: the pointer is never written, and a rerun sends what is missing', async () => {
+test('an index that cannot be stored fails the publish: the pointer is never written, and a rerun sends only the index', async () => {
   const location = freshLocation();
-  const broken = `${B}/portfolio.json`;
-  const proxy = await startFaultyProxy(s3.endpoint, (_, request) => (request.url!.includes(broken) ? 'drop' : 'forward'));
+  const proxy = await startFaultyProxy(s3.endpoint, (_, request) => (request.method === 'PUT' && request.url!.split('?')[0]!.endsWith('/index') ? 'drop' : 'forward'));
   try {
     const error = await thrown(() => publish(nights[0]!, location, proxy.endpoint, 2));
     assert.equal((error as UserError).exitCode, EXIT_STORAGE);
-    assert.match(error.message, new RegExp(`uploading test-\\d+/versions/2025-11-20-[0-9a-f]{16}/v1/address/${B}/portfolio.json failed after 2 attempts`));
+    assert.match(error.message, /uploading test-\d+\/versions\/2025-11-20-[0-9a-f]{16}\/pack\/1-of-1\/index failed after 2 attempts/);
+    assert.ok(error.cause, 'the S3 error is kept as the cause');
     assert.not.ok(proxy.requests.some((request) => request.method === 'PUT' && isPointer(request.url)));
   } finally {
     await proxy.close();
   }
   assert.equal(await pointerOf(location), null);
   const rerun = await publish(nights[0]!, location);
-  assert.ok(rerun.skipped.objects > 0 && rerun.uploaded.objects > 0);
-  assert.equal(rerun.skipped.objects + rerun.uploaded.objects, publishedFiles(nights[0]!).size);
+  assert.equal([rerun.stage!.pack.skipped.objects, rerun.stage!.pack.sent.objects], [1, 1]);
   await assertVersionHolds(location, nights[0]!);
 });
 
@@ -289,7 +284,7 @@ test('Ctrl-C stops a publish at once with exit 130 and leaves the live version',
     let sent = false;
     const result = await runCli(args, {
       onStderr: (text, child) => {
-        if (!sent && text.includes('publish version')) {
+        if (!sent && text.includes('pack shard')) {
           sent = true;
           setTimeout(() => child.kill('SIGINT'), 200);
         }
@@ -309,7 +304,7 @@ test('a publish killed outright (SIGKILL) mid-way leaves the live version, and a
   let child: ReturnType<typeof import('node:child_process').spawn> | null = null;
   let puts = 0;
   const proxy = await startFaultyProxy(s3.endpoint, (_, request) => {
-    if (request.method !== 'PUT' || ++puts <= 5) return 'forward';
+    if (request.method !== 'PUT' || ++puts <= 1) return 'forward';
     child?.kill('SIGKILL');
     return 'stall';
   });
@@ -325,7 +320,7 @@ test('a publish killed outright (SIGKILL) mid-way leaves the live version, and a
   }
   assert.equal((await pointerOf(location))?.version, first.version);
   const resumed = await publish(nights[1]!, location);
-  assert.equal(resumed.skipped.objects, 5);
+  assert.equal([resumed.stage!.pack.skipped.objects, resumed.stage!.pack.sent.objects], [1, 1], 'only what is missing is sent');
   assert.equal((await pointerOf(location))?.version, resumed.version);
   await assertVersionHolds(location, nights[1]!);
 });
@@ -339,6 +334,7 @@ test('--rollback moves the pointer back one version, and refuses when there is n
   assert.equal(back.stdout, `rolled back ${to(location)}: live version ${first.version} (was ${second.version})\n`);
   const pointer = await pointerOf(location);
   assert.equal([pointer?.version, pointer?.previous], [first.version, []]);
+  assert.equal(pointer?.shards, (await pointerOf(location))?.shards);
   await assertVersionHolds(location, nights[0]!);
 
   const none = await thrown(() => runPublish({ ...options, rollback: true, to: to(location) }));
@@ -348,17 +344,18 @@ test('--rollback moves the pointer back one version, and refuses when there is n
   assert.equal((nothing as UserError).exitCode, 1);
   assert.match(nothing.message, /nothing is published/);
 
-  // Publishing the rolled-back tree again finds its objects stored and only switches back.
+  // Publishing the rolled-back tree again finds it staged and only switches back.
   const again = await publish(nights[1]!, location);
-  assert.equal([again.version, again.uploaded.objects, again.copied.objects], [second.version, 0, 0]);
-  assert.equal(again.skipped.objects, publishedFiles(nights[1]!).size);
+  assert.equal([again.version, again.stage!.alreadyStaged, again.stage!.pack.sent.objects], [second.version, true, 0]);
   assert.equal((await pointerOf(location))?.previous, [first.version]);
+  await assertVersionHolds(location, nights[1]!);
 });
 
 test('--keep N keeps the N newest versions of the history and removes older and abandoned ones', async () => {
   const location = freshLocation();
   // An abandoned publish of an older night: stored objects, never live.
-  const dropping = await startFaultyProxy(s3.endpoint, (n) => (n <= 5 ? 'forward' : 'drop'));
+  // The pointer, the shard's record and folder read, the archive stored; then the connections drop.
+  const dropping = await startFaultyProxy(s3.endpoint, (n) => (n <= 4 ? 'forward' : 'drop'));
   try {
     const error = await thrown(() => publish(nights[0]!, location, dropping.endpoint, 1));
     assert.equal((error as UserError).exitCode, EXIT_STORAGE);
@@ -386,7 +383,7 @@ test('--keep N keeps the N newest versions of the history and removes older and 
     assert.equal((await keepVersions(storage, location, 2)).removed, []);
     assert.equal(await listVersions(storage, location), [second.version, third.version]);
     const left = await storage.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${location.prefix}/versions/2025-11-20` }));
-    assert.equal(left.KeyCount, 0);
+    assert.equal(left.KeyCount, 0, 'the removed version\'s archives are gone whole');
   } finally {
     storage.destroy();
   }
@@ -445,7 +442,8 @@ test('the pointer is plain JSON that any reader can fetch', async () => {
     assert.equal(answer.ContentType, 'application/json; charset=utf-8');
     assert.equal(answer.CacheControl, 'no-cache');
     const pointer = JSON.parse(await answer.Body!.transformToString());
-    assert.equal(Object.keys(pointer), ['version', 'previous', 'publishedAt']);
+    assert.equal(Object.keys(pointer), ['version', 'previous', 'publishedAt', 'shards']);
+    assert.equal(Object.keys(pointer.shards[0]), ['archives', 'slots', 'length', 'window']);
     assert.equal(pointer.version, summary.version);
   } finally {
     storage.destroy();

@@ -1,7 +1,7 @@
 /**
  * `serve --runtime workerd --from s3://...`: the Worker in workerd over what `publish` wrote to a
  * real S3-protocol server, following a second night's publish and a rollback, one whole version at
- * a time.
+ * a time; and `serve --runtime workerd --dir` refusing a tree edited after its build in its own words.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -18,7 +18,7 @@ const ny = (local: string) => unix(`${local}-05:00`);
 async function nights(): Promise<[Built, Built]> {
   const tables = {
     balances: [
-      // Months of history, so that the daily documents are stored in two parts.
+      // Months of history: from/to across the end of a month.
       balance({ address: A, block_number: 1, timestamp: ny('2025-08-10T10:00:00'), balance: '1000000000000000000' }),
       balance({ address: A, block_number: 2, timestamp: ny('2025-11-19T10:00:00'), balance: '2500000000000000000' }),
       balance({ address: B, block_number: 3, timestamp: ny('2025-10-01T10:00:00'), balance: '7' }),
@@ -89,6 +89,18 @@ test('the Worker serves the live version of a published bucket, and follows a ne
     child.kill('SIGKILL');
     await s3.close();
   }
+});
+
+test('serve --runtime workerd --dir of a tree edited after its build says what is wrong with the tree', async () => {
+  const [first] = await nights();
+  const copy = path.join(path.dirname(first.out), 'edited');
+  fs.cpSync(fs.realpathSync(first.out), copy, { recursive: true });
+  const daily = path.join(copy, `v1/address/${A}/portfolio/daily.json`);
+  fs.writeFileSync(daily, fs.readFileSync(daily, 'utf8').replace('"balance":1', '"balance":2'));
+  const refused = await runCli(['serve', '--runtime', 'workerd', '--dir', copy, '--port', '0']);
+  assert.is(refused.code, 1, refused.stderr);
+  assert.match(refused.stderr, new RegExp(`^wallet-snapshot: --dir \\S+ is not the tree its build wrote \\(1 problem; serve --runtime workerd serves a tree only as its build wrote it\\):\n  - v1/address/${A}/portfolio/daily.json: edited since the build \\(its bytes are not the ones the build wrote\\)\nrun wallet-snapshot verify`));
+  assert.not.match(refused.stderr, /cannot listen|nothing was sent|live version/);
 });
 
 test.run();

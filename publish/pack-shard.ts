@@ -1,0 +1,151 @@
+/**
+ * One shard of a tree packed (tree/bucket.ts): its files, in tree path order, as members of tar
+ * archives of at most 64 MiB (tree/pack-archive.ts), each archive sent as it fills up, then the
+ * index of where each file is (tree/pack-index.ts). Publish sends them to object storage;
+ * `serve --runtime workerd` puts them into its local bucket: both through this one code.
+ *
+ * The archives are the same bytes each time the same tree is packed (files in path order, gzip
+ * at one level, headers from the files' own facts), so a publish stopped midway and run again
+ * skips the archives stored already whole (same size, same MD5) and sends the rest.
+ */
+import crypto from 'node:crypto';
+import type { Progress } from '../core/progress.ts';
+import { ARCHIVE_MAX_BYTES, archiveName, INDEX_NAME } from '../tree/bucket.ts';
+import { ARCHIVE_END, memberHeader, memberName, memberPadding } from '../tree/pack-archive.ts';
+import { buildIndex, pathHashOf, type IndexEntry } from '../tree/pack-index.ts';
+import type { PackedShard } from '../tree/live-pointer.ts';
+import { membersOf, TREE_FILE_THREADS } from './tree-file-pool.ts';
+import type { TreeFile } from './tree-file.ts';
+
+/** Files per task of the tree-file threads, and tasks in flight: as for hashing (read-tree.ts). */
+const MEMBER_BATCH = 64;
+const MEMBER_TASKS_IN_FLIGHT = 2 * TREE_FILE_THREADS;
+/** Archives being sent at once: each holds up to 64 MiB in memory until it is stored. */
+const ARCHIVES_IN_FLIGHT = 2;
+
+/** Where a shard's archives and index go. */
+export interface PackTarget {
+  /** What the shard's pack folder holds already, by its path in the folder: size and MD5 (a one-request upload's ETag). */
+  stored: Map<string, { size: number; md5: string }>;
+  put(pathInFolder: string, bytes: Uint8Array): Promise<void>;
+}
+
+export interface PackSummary {
+  shape: PackedShard;
+  files: number;
+  /** The files' bytes, uncompressed. */
+  rawBytes: number;
+  /** Archives sent, and their bytes (the index's too). */
+  sent: { objects: number; bytes: number };
+  /** Archives stored already whole (a run stopped midway sent them). */
+  skipped: { objects: number; bytes: number };
+  /** The pack's bytes in the store: its archives and its index. */
+  storedBytes: number;
+}
+
+export interface PackOptions {
+  dir: string;
+  progress: Progress;
+  /** Stops the packing: throws when asked to stop. */
+  checkInterrupted(): void;
+  /** The error for a file whose bytes changed since it was hashed, in the caller's words. */
+  changed(treePath: string): Error;
+}
+
+export async function packShard(options: PackOptions, files: readonly TreeFile[], target: PackTarget): Promise<PackSummary> {
+  const summary: PackSummary = { shape: { archives: 0, slots: 1, length: 1, window: 1 }, files: files.length, rawBytes: 0, sent: { objects: 0, bytes: 0 }, skipped: { objects: 0, bytes: 0 }, storedBytes: 0 };
+  const entries: IndexEntry[] = [];
+  const sending = new Set<Promise<void>>();
+  let failure: unknown = null;
+  const send = async (name: string, bytes: Uint8Array) => {
+    summary.storedBytes += bytes.length;
+    const stored = target.stored.get(name);
+    if (stored && stored.size === bytes.length && stored.md5 === crypto.createHash('md5').update(bytes).digest('hex')) {
+      summary.skipped.objects++;
+      summary.skipped.bytes += bytes.length;
+      return;
+    }
+    while (sending.size >= ARCHIVES_IN_FLIGHT) await Promise.race(sending);
+    if (failure !== null) throw failure;
+    const put = target.put(name, bytes).then(
+      () => {
+        summary.sent.objects++;
+        summary.sent.bytes += bytes.length;
+      },
+      (error: unknown) => {
+        failure ??= error;
+      },
+    );
+    const tracked = put.finally(() => sending.delete(tracked));
+    sending.add(tracked);
+  };
+
+  let archive = 1;
+  let parts: Uint8Array[] = [];
+  let size = 0;
+  const closeArchive = async () => {
+    parts.push(ARCHIVE_END);
+    await send(archiveName(archive), concat(parts, size + ARCHIVE_END.length));
+    archive++;
+    parts = [];
+    size = 0;
+  };
+
+  const batches: TreeFile[][] = [];
+  for (let start = 0; start < files.length; start += MEMBER_BATCH) batches.push(files.slice(start, start + MEMBER_BATCH));
+  // Tasks start in order, a few ahead of the one being packed.
+  const pending: Promise<Awaited<ReturnType<typeof membersOf>>>[] = [];
+  const startNext = () => {
+    const batch = batches[pending.length];
+    if (batch) pending.push(membersOf(options.dir, batch));
+  };
+  for (let i = 0; i < MEMBER_TASKS_IN_FLIGHT; i++) startNext();
+  let done = 0;
+  try {
+    for (let b = 0; b < batches.length; b++) {
+      options.checkInterrupted();
+      const answer = await pending[b]!;
+      startNext();
+      if ('changed' in answer) throw options.changed(answer.changed);
+      const batch = batches[b]!;
+      const hashes = await Promise.all(batch.map((file) => pathHashOf(file.path)));
+      for (let i = 0; i < batch.length; i++) {
+        const file = batch[i]!;
+        const member = answer.members[i]!;
+        const header = memberHeader(memberName(file.path, member.gzip), member.body.length, file.mtimeMs);
+        const padding = memberPadding(member.body.length);
+        const memberBytes = header.length + member.body.length + padding;
+        if (size > 0 && size + memberBytes + ARCHIVE_END.length > ARCHIVE_MAX_BYTES) await closeArchive();
+        entries.push({ pathHash: hashes[i]!, archive, offset: size + header.length, length: member.body.length, gzip: member.gzip, mtimeMs: file.mtimeMs, sha256: file.sha256 });
+        parts.push(header, member.body);
+        if (padding > 0) parts.push(new Uint8Array(padding));
+        size += memberBytes;
+        summary.rawBytes += file.size;
+      }
+      done += batch.length;
+      options.progress.tick(done, files.length, 'files');
+      if (failure !== null) throw failure;
+    }
+    await closeArchive();
+    const index = buildIndex(entries);
+    await send(INDEX_NAME, index.bytes);
+    await Promise.all(sending);
+    if (failure !== null) throw failure;
+    summary.shape = { archives: archive - 1, ...index.shape };
+    return summary;
+  } finally {
+    // The tasks started ahead are settled (their errors are this call's own, reported above or moot).
+    await Promise.allSettled(pending);
+    await Promise.allSettled(sending);
+  }
+}
+
+function concat(parts: Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
+}

@@ -1,0 +1,224 @@
+/**
+ * A packed shard (tree/bucket.ts): its archives are plain tar files that `tar` lists and unpacks,
+ * cut at 64 MiB; its index finds every file; a second run sends only the archives not stored
+ * whole; and the Worker's store answers each file, as stored, with at most two reads of R2 (one
+ * when the index is held, none from the colo's cache, keyed by version).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { Progress } from '../core/progress.ts';
+import { packShard, type PackTarget } from '../publish/pack-shard.ts';
+import { describeFiles } from '../publish/tree-file-pool.ts';
+import { archiveName, INDEX_NAME, packFolder, versionPrefix } from '../tree/bucket.ts';
+import { pointerText, type PackedShard } from '../tree/live-pointer.ts';
+import { buildIndex, ENTRY_BYTES, findEntry, pathHashOf, windowOf } from '../tree/pack-index.ts';
+import { R2TreeStore, type CacheLike, type R2BucketLike } from '../server/r2-store.ts';
+import { tempDir } from './helpers/fixtures.ts';
+
+const MIB = 1024 * 1024;
+const WALLET = `0x${'ab'.repeat(20)}`;
+const LONG = `v1/address/${WALLET}/${'deep/'.repeat(14)}points/history.json`;
+
+/** A small tree: two incompressible 40 MiB files (an archive each), documents, and a path too long for ustar's name field alone. */
+function makeTree(): { dir: string; files: Record<string, Buffer> } {
+  const dir = tempDir('ws-pack-');
+  const random = (bytes: number) => crypto.randomBytes(bytes);
+  const files: Record<string, Buffer> = {
+    'explorer/a.png': random(40 * MIB),
+    'explorer/b.png': random(40 * MIB),
+    'v1/seasons.json': Buffer.from('{"seasons":[]}'),
+    [`v1/address/${WALLET}/portfolio.json`]: Buffer.from('{"1":{}}'),
+    [LONG]: Buffer.from('{"seasons":[]}'),
+  };
+  for (const [file, bytes] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), bytes);
+    fs.utimesSync(path.join(dir, file), new Date(1_700_000_000_250), new Date(1_700_000_000_250));
+  }
+  return { dir, files };
+}
+
+function memoryTarget(stored: PackTarget['stored'] = new Map()): PackTarget & { objects: Map<string, Uint8Array> } {
+  const objects = new Map<string, Uint8Array>();
+  return { stored, objects, put: async (name, bytes) => void objects.set(name, bytes) };
+}
+
+const options = (dir: string) => ({ dir, progress: new Progress('quiet'), checkInterrupted: () => {}, changed: (file: string) => new Error(`${file} changed`) });
+const md5 = (bytes: Uint8Array) => crypto.createHash('md5').update(bytes).digest('hex');
+
+let tree: ReturnType<typeof makeTree>;
+let packed: { shape: PackedShard; objects: Map<string, Uint8Array> };
+
+test.before(async () => {
+  tree = makeTree();
+  const files = await describeFiles(tree.dir, Object.keys(tree.files).sort());
+  const target = memoryTarget();
+  const summary = await packShard(options(tree.dir), files, target);
+  packed = { shape: summary.shape, objects: target.objects };
+});
+
+test('archives of at most 64 MiB that tar lists and unpacks, each text file gzip on its own', () => {
+  assert.is(packed.shape.archives, 2);
+  assert.equal([...packed.objects.keys()].sort(), ['00001.tar', '00002.tar', 'index']);
+  for (const name of ['00001.tar', '00002.tar']) assert.ok(packed.objects.get(name)!.length <= 64 * MIB, `${name} is at most 64 MiB`);
+  const folder = tempDir('ws-pack-tar-');
+  for (const name of ['00001.tar', '00002.tar']) fs.writeFileSync(path.join(folder, name), packed.objects.get(name)!);
+  const list = (name: string) => execFileSync('tar', ['-tf', path.join(folder, name)], { encoding: 'utf8' }).trim().split('\n');
+  assert.equal(list('00001.tar'), ['explorer/a.png']);
+  assert.equal(list('00002.tar'), ['explorer/b.png', `${LONG}.gz`, `v1/address/${WALLET}/portfolio.json.gz`, 'v1/seasons.json.gz']);
+  const member = execFileSync('tar', ['-xOf', path.join(folder, '00002.tar'), `${LONG}.gz`]);
+  assert.is(zlib.gunzipSync(member).toString(), '{"seasons":[]}');
+  assert.ok(execFileSync('tar', ['-xOf', path.join(folder, '00001.tar'), 'explorer/a.png'], { maxBuffer: 64 * MIB }).equals(tree.files['explorer/a.png']!));
+});
+
+test('the index finds every file, in one window of slots from its home slot', async () => {
+  const index = packed.objects.get(INDEX_NAME)!;
+  assert.is(index.length, packed.shape.length * ENTRY_BYTES);
+  for (const [file, bytes] of Object.entries(tree.files)) {
+    const hash = await pathHashOf(file);
+    const window = windowOf(hash, packed.shape);
+    const entry = findEntry(index.subarray(window.offset, window.offset + window.length), window.first, hash, packed.shape)!;
+    assert.is(entry.sha256, crypto.createHash('sha256').update(bytes).digest('hex'));
+    assert.is(entry.mtimeMs, 1_700_000_000_250);
+    const stored = packed.objects.get(archiveName(entry.archive))!.subarray(entry.offset, entry.offset + entry.length);
+    assert.ok((entry.gzip ? zlib.gunzipSync(stored) : Buffer.from(stored)).equals(bytes), file);
+  }
+  const absent = await pathHashOf('v1/leaderboard/s9.json');
+  const window = windowOf(absent, packed.shape);
+  assert.is(findEntry(index.subarray(window.offset, window.offset + window.length), window.first, absent, packed.shape), null);
+});
+
+test('an index of 100,000 entries: 85 bytes an entry, every entry within a window of at most a few kilobytes', async () => {
+  const entries = await Promise.all(Array.from({ length: 100_000 }, async (_, i) => ({ pathHash: await pathHashOf(`v1/address/${i}`), archive: 1, offset: i, length: 1, gzip: true, mtimeMs: 0, sha256: '0'.repeat(64) })));
+  const { bytes, shape } = buildIndex(entries);
+  assert.is(shape.slots, 133_334);
+  assert.ok(bytes.length / entries.length < 86, `${bytes.length / entries.length} bytes an entry`);
+  assert.ok(shape.window * ENTRY_BYTES <= 8192, `a window of ${shape.window} slots`);
+  for (const entry of entries.slice(0, 1000)) {
+    const window = windowOf(entry.pathHash, shape);
+    assert.is(findEntry(bytes.subarray(window.offset, window.offset + window.length), window.first, entry.pathHash, shape)?.offset, entry.offset);
+  }
+});
+
+test('a second run sends only what is not stored whole: a stored archive of other bytes is sent again', async () => {
+  const files = await describeFiles(tree.dir, Object.keys(tree.files).sort());
+  const first = packed.objects.get('00001.tar')!;
+  const second = packed.objects.get('00002.tar')!;
+  const target = memoryTarget(new Map([
+    ['00001.tar', { size: first.length, md5: md5(first) }],
+    ['00002.tar', { size: second.length, md5: '0'.repeat(32) }],
+  ]));
+  const summary = await packShard(options(tree.dir), files, target);
+  assert.equal([...target.objects.keys()].sort(), ['00002.tar', 'index']);
+  assert.equal(summary.skipped, { objects: 1, bytes: first.length });
+  assert.ok(target.objects.get('00002.tar')!.every((byte, i) => byte === second[i]), 'the same bytes as the first run');
+});
+
+test('a file changed since it was hashed stops the packing with the caller\'s words', async () => {
+  const files = await describeFiles(tree.dir, ['v1/seasons.json']);
+  const dir = tempDir('ws-pack-changed-');
+  fs.mkdirSync(path.join(dir, 'v1'));
+  fs.writeFileSync(path.join(dir, 'v1/seasons.json'), '{"seasons":[1]}');
+  try {
+    await packShard(options(dir), files, memoryTarget());
+    assert.unreachable();
+  } catch (error) {
+    assert.is((error as Error).message, 'v1/seasons.json changed');
+  }
+});
+
+/** An R2 bucket over the packed objects of version `v` (one shard), counting reads. */
+function bucketOf(versions: Record<string, { shape: PackedShard; objects: Map<string, Uint8Array> }>, live: string) {
+  const reads: string[] = [];
+  const objects = new Map<string, Uint8Array>();
+  for (const [version, pack] of Object.entries(versions)) {
+    for (const [name, bytes] of pack.objects) objects.set(`${versionPrefix(version)}${packFolder({ index: 1, count: 1 })}${name}`, bytes);
+  }
+  const setLive = (version: string) => {
+    objects.set('live.json', new TextEncoder().encode(pointerText({ version, previous: [], publishedAt: '2025-11-21T00:00:00.000Z', shards: [versions[version]!.shape] })));
+  };
+  setLive(live);
+  const bucket: R2BucketLike = {
+    async get(key, options) {
+      reads.push(options?.range ? `${key} ${options.range.offset}+${options.range.length}` : key);
+      const bytes = objects.get(key);
+      if (!bytes) return null;
+      const part = options?.range ? bytes.subarray(options.range.offset, options.range.offset + options.range.length) : bytes;
+      return { arrayBuffer: async () => new Uint8Array(part).buffer };
+    },
+  };
+  return { bucket, reads, setLive };
+}
+
+function mapCache(): CacheLike {
+  const entries = new Map<string, Response>();
+  return {
+    async match(request) {
+      return entries.get(request.url)?.clone();
+    },
+    async put(request, response) {
+      entries.set(request.url, response);
+    },
+  };
+}
+
+const V1 = '2025-11-20-0000000000000001';
+const V2 = '2025-11-21-0000000000000002';
+
+test('the Worker\'s store: two reads a file (index window, member), the digest and mtime from the index', async () => {
+  const { bucket, reads } = bucketOf({ [V1]: packed }, V1);
+  const store = new R2TreeStore(bucket, '', null, 0);
+  const version = await store.open();
+  const file = (await version.read('v1/seasons.json'))!;
+  assert.is(file.encoding, 'gzip');
+  assert.is(zlib.gunzipSync(file.bytes).toString(), '{"seasons":[]}');
+  assert.is(file.digest, crypto.createHash('sha256').update('{"seasons":[]}').digest('hex'));
+  assert.is(file.modified, 1_700_000_000_250);
+  const png = (await version.read('explorer/a.png'))!;
+  assert.is(png.encoding, null);
+  assert.ok(Buffer.from(png.bytes).equals(tree.files['explorer/a.png']!));
+  assert.is(await version.read(`v1/address/${'0x'.padEnd(42, '1')}/portfolio.json`), null);
+  assert.is(reads.length, 1 + 2 + 2 + 1, reads.join('\n'));
+  assert.ok(reads.every((read, i) => i === 0 || read.includes('+')), 'every read after the pointer is a range');
+});
+
+test('an index held in the isolate: one read a file; the colo\'s cache: none; a new version never from the old entries', async () => {
+  const other = { shape: packed.shape, objects: new Map(packed.objects) };
+  const { bucket, reads, setLive } = bucketOf({ [V1]: packed, [V2]: other }, V1);
+  const cache = mapCache();
+  const store = new R2TreeStore(bucket, '', cache);
+  await (await store.open()).read('v1/seasons.json');
+  assert.equal(reads.map((read) => read.split(' ')[0]), ['live.json', `versions/${V1}/pack/1-of-1/index`, `versions/${V1}/pack/1-of-1/00002.tar`]);
+  reads.length = 0;
+  await (await store.open()).read(`v1/address/${WALLET}/portfolio.json`);
+  assert.equal(reads.map((read) => read.split(' ')[0]), [`versions/${V1}/pack/1-of-1/00002.tar`], 'the index is held');
+  reads.length = 0;
+  for (let i = 0; i < 3; i++) {
+    const version = await store.open();
+    await version.read('v1/seasons.json');
+    assert.is(await version.read('v1/none.json'), null);
+  }
+  assert.equal(reads, [], 'the second time, the colo\'s cache answers both (the missing file too)');
+  setLive(V2);
+  // A fresh store reads the pointer now (an isolate keeps it a few seconds).
+  await (await new R2TreeStore(bucket, '', cache).open()).read('v1/seasons.json');
+  assert.equal(reads.map((read) => read.split(' ')[0]), ['live.json', `versions/${V2}/pack/1-of-1/index`, `versions/${V2}/pack/1-of-1/00002.tar`]);
+});
+
+test('a pointer of another release is refused as the store\'s error, not served', async () => {
+  const bucket: R2BucketLike = { get: async () => ({ arrayBuffer: async () => new TextEncoder().encode('{"version":"2025-11-20-0000000000000001","previous":[],"publishedAt":"2025-11-21T00:00:00Z"}').buffer }) };
+  try {
+    await new R2TreeStore(bucket).open();
+    assert.unreachable();
+  } catch (error) {
+    assert.is((error as Error).name, 'StoreUnavailableError');
+    assert.match((error as Error).message, 'live.json is not a pointer this release of wallet-snapshot reads');
+  }
+});
+
+test.run();

@@ -1,0 +1,76 @@
+/**
+ * The archives of a packed version (tree/bucket.ts): plain POSIX tar files (ustar headers), so
+ * that `tar -tf` lists one and `tar -xf` unpacks it. Each member is one file of the tree, stored
+ * as the Worker serves it: gzip-compressed on its own (named `<tree path>.gz`) for text, as it is
+ * otherwise. The index (pack-index.ts) points at each member's data, past its header, so that a
+ * reader takes a document with one range read and never parses tar.
+ *
+ * Written by publish only; no node: modules, like the rest of tree/ that the Worker bundles.
+ */
+
+const BLOCK = 512;
+const NAME_BYTES = 100;
+const PREFIX_BYTES = 155;
+
+/** The end of a tar archive: two zero blocks. */
+export const ARCHIVE_END = new Uint8Array(2 * BLOCK);
+
+/** The name of a member in the archive: its tree path, with `.gz` when its bytes are gzip. */
+export function memberName(treePath: string, gzip: boolean): string {
+  return gzip ? `${treePath}.gz` : treePath;
+}
+
+/** A member's header, and the zero bytes that pad its data to whole blocks. */
+export function memberHeader(name: string, size: number, mtimeMs: number): Uint8Array {
+  const header = new Uint8Array(BLOCK);
+  const [prefix, base] = splitName(name);
+  write(header, 0, base, NAME_BYTES);
+  write(header, 100, '0000644\0', 8);
+  write(header, 108, '0000000\0', 8);
+  write(header, 116, '0000000\0', 8);
+  write(header, 124, `${octal(size, 11)}\0`, 12);
+  write(header, 136, `${octal(Math.floor(mtimeMs / 1000), 11)}\0`, 12);
+  header.fill(0x20, 148, 156);
+  header[156] = 0x30; // '0': a regular file
+  write(header, 257, 'ustar\0', 6);
+  write(header, 263, '00', 2);
+  write(header, 345, prefix, PREFIX_BYTES);
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  write(header, 148, `${octal(sum, 6)}\0 `, 8);
+  return header;
+}
+
+/** Zero bytes after a member's data of `size` bytes, up to the next block. */
+export function memberPadding(size: number): number {
+  return (BLOCK - (size % BLOCK)) % BLOCK;
+}
+
+/** ustar keeps a long name as a prefix (up to 155 bytes) and a name (up to 100), split at a `/`. */
+function splitName(name: string): [string, string] {
+  if (byteLength(name) <= NAME_BYTES) return ['', name];
+  for (let at = name.indexOf('/'); at !== -1; at = name.indexOf('/', at + 1)) {
+    const prefix = name.slice(0, at);
+    const base = name.slice(at + 1);
+    if (byteLength(prefix) <= PREFIX_BYTES && byteLength(base) <= NAME_BYTES) return [prefix, base];
+  }
+  throw new Error(`${name} is too long for a tar member name (at most 155 bytes of folders and 100 of file name)`);
+}
+
+const encoder = new TextEncoder();
+
+function byteLength(text: string): number {
+  return encoder.encode(text).length;
+}
+
+function write(header: Uint8Array, at: number, text: string, width: number): void {
+  const bytes = encoder.encode(text);
+  if (bytes.length > width) throw new Error(`tar header field of ${width} bytes cannot hold ${text}`);
+  header.set(bytes, at);
+}
+
+function octal(value: number, digits: number): string {
+  const text = value.toString(8);
+  if (text.length > digits) throw new Error(`${value} does not fit a tar header field of ${digits} octal digits`);
+  return text.padStart(digits, '0');
+}
