@@ -140,4 +140,26 @@ test('prepare refuses what the build refuses, in the same words, and so does eve
   assert.is(missingPrepared.message, missingWhole.message);
 });
 
+test('a summed balance beyond 2^127 - 1, found only by computing a wallet\'s sums, is refused by prepare and every shard too', async () => {
+  const root = tempDir();
+  const large = '9'.repeat(38);
+  const input = await writeInputs(path.join(root, 'input'), {
+    balances: [
+      balance({ address: A, block_number: 1, balance: large }),
+      balance({ address: SUB, block_number: 2, balance: large }),
+      balance({ address: B, block_number: 3, balance: '1' }),
+    ],
+    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
+  });
+  const whole = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out: path.join(root, 'whole'), now, ...quiet })));
+  assert.instance(whole, UserError);
+  assert.match(whole.message, "a wallet's summed raw balance of one token on one chain exceeds 2^127 - 1");
+  const prepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 2 }));
+  assert.is(prepared.message, whole.message);
+  for (let k = 1; k <= 2; k++) {
+    const shard = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/2`, ...quiet })));
+    assert.is(shard.message, whole.message, `shard ${k} of 2`);
+  }
+});
+
 test.run();

@@ -33,6 +33,39 @@ export async function numberChains(db: Database): Promise<void> {
   if (chains > MAX_CHAINS) throw new UserError(`tokens.parquet: column "chain_id": ${chains} distinct chains, more than the ${MAX_CHAINS} a series key holds`);
 }
 
+/**
+ * For a night split among shards, the one refusal of the history rule that depends on a wallet's
+ * sums (a summed balance beyond 2^127 - 1), made for every wallet as the whole build makes it,
+ * though no shard computes every wallet's snapshots. Only a wallet with venue-B sub-accounts on a
+ * chain sums several accounts, and its sum can reach 2^127 only if its accounts' largest balances
+ * add up to 2^126 or more (as doubles, well clear of their rounding): those few wallets run the
+ * history rule exactly, which refuses them in the whole build's words.
+ */
+export async function checkSummedBalances(db: Database, nowSeconds: number, rowsOfWallets: (walletIds: string) => string): Promise<void> {
+  await db.run(
+    `CREATE TABLE summed_balance_risks AS
+     WITH owner_on_chain AS (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id),
+     owners AS (SELECT DISTINCT chain_id, owner_id FROM venue_b_accounts),
+     accounts AS (
+       SELECT b.chain_id, coalesce(v.owner_id, b.account) AS wallet, b.token_index, b.account, max(b.raw)::DOUBLE AS largest
+       FROM every_balance_row b
+       LEFT JOIN owner_on_chain v ON v.chain_id = b.chain_id AND v.account_id = b.account
+       WHERE b.ts <= $now
+         AND (v.owner_id IS NOT NULL OR EXISTS (SELECT 1 FROM owners o WHERE o.chain_id = b.chain_id AND o.owner_id = b.account))
+       GROUP BY ALL
+     )
+     SELECT DISTINCT wallet AS id FROM accounts GROUP BY chain_id, wallet, token_index HAVING sum(largest) >= ${2 ** 126}`,
+    { now: nowSeconds },
+  );
+  const [{ risks } = { risks: 0 }] = await db.rows<{ risks: number }>('SELECT count(*)::INTEGER AS risks FROM summed_balance_risks');
+  if (risks > 0) {
+    await db.run(`CREATE TABLE summed_balance_rows AS ${rowsOfWallets('SELECT id FROM summed_balance_risks')}`);
+    await computeSnapshotsOf(db, nowSeconds, { rows: 'summed_balance_rows', days: 'summed_balance_days', snapshots: 'summed_balance_snapshots' });
+    for (const table of ['summed_balance_rows', 'summed_balance_days', 'summed_balance_snapshots']) await db.run(`DROP TABLE ${table}`);
+  }
+  await db.run('DROP TABLE summed_balance_risks');
+}
+
 /** The build's own snapshots: the history rule over `balance_rows` (its wallets', or its shard's). */
 export async function computeSnapshots(db: Database, nowSeconds: number): Promise<void> {
   await computeSnapshotsOf(db, nowSeconds, BUILD_TABLES);

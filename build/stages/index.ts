@@ -11,6 +11,7 @@ import { checkValues } from './check-values.ts';
 import { loadInputs } from './load-inputs.ts';
 import { checkRelations } from './check-relations.ts';
 import { numberChains } from './number-chains.ts';
+import { checkSummedBalances } from './check-summed-balances.ts';
 import { probeExportFacts } from './probe-export-facts.ts';
 import { computeLeaderboards } from './compute-leaderboards.ts';
 import { computePointsHistory } from './compute-points-history.ts';
@@ -32,6 +33,7 @@ export const STAGES: readonly Stage[] = [
   loadInputs,
   checkRelations,
   numberChains,
+  checkSummedBalances,
   probeExportFacts,
   computeLeaderboards,
   computePointsHistory,
