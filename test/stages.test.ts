@@ -9,7 +9,12 @@ import * as assert from 'uvu/assert';
 import { NIGHT_STAGES, SHARD_STAGES, STAGES } from '../build/stages/index.ts';
 import { loadPrepared } from '../build/stages/load-prepared.ts';
 import { splitIntoShards } from '../build/stages/split-into-shards.ts';
-import type { Stage } from '../build/stages/stage.ts';
+import path from 'node:path';
+import { runStages, type Stage, type StageContext } from '../build/stages/stage.ts';
+import { openDatabase } from '../build/database.ts';
+import { resolveBuildConfig } from '../build/config.ts';
+import { Progress } from '../core/progress.ts';
+import { tempDir, thrown } from './helpers/fixtures.ts';
 
 /** The first read of each side that no earlier stage of that side wrote (or dropped before it). */
 function unmetReads(stages: readonly Stage[]): string[] {
@@ -50,6 +55,34 @@ test('the prepared folder carries what the night made and the shard needs, and t
 test('a stage that reads a table made later on the list is caught', () => {
   const early: Stage = { name: 'early', side: 'shard', reads: ['snapshots'], writes: [], run: async () => {} };
   assert.equal(unmetReads([early, ...SHARD_STAGES]), ['early reads snapshots']);
+});
+
+test('the runner holds each stage to its declaration, in DuckDB\'s catalog', async () => {
+  const dir = tempDir();
+  const db = await openDatabase({ file: path.join(dir, 'stages.duckdb'), tempDir: path.join(dir, 'spill'), threads: 1, memoryLimit: '256MB' });
+  const context: StageContext = {
+    config: resolveBuildConfig({ progress: 'quiet' }),
+    mode: { kind: 'input' },
+    db,
+    progress: new Progress('quiet'),
+    signal: new AbortController().signal,
+    inputs: [],
+    tree: null,
+    values: {},
+    inputsDigest: Promise.resolve('0'.repeat(64)),
+  };
+  const make = (name: string, reads: string[], writes: string[], sql: string | null): Stage => ({
+    name, side: 'night', reads, writes, run: async () => { if (sql) await db.run(sql); },
+  });
+  try {
+    await runStages([make('make a', [], ['a'], 'CREATE TABLE a AS SELECT 1 AS x'), make('read a', ['a'], [], null)], context);
+    const unmade = await thrown(() => runStages([make('claims b', [], ['b'], null)], context));
+    assert.is(unmade.message, 'stage "claims b" writes b, which it did not make');
+    const unread = await thrown(() => runStages([make('reads c', ['c'], [], null)], context));
+    assert.is(unread.message, 'stage "reads c" reads c, which no earlier stage made');
+  } finally {
+    db.close();
+  }
 });
 
 test.run();
