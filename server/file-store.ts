@@ -112,5 +112,5 @@ async function readExactly(handle: fs.FileHandle, size: number, file: string): P
 
 function throwIfUnavailable(error: unknown): void {
   const code = (error as NodeJS.ErrnoException).code ?? '';
-  if (UNAVAILABLE.has(code)) throw new StoreUnavailableError(code === 'EMFILE' || code === 'ENFILE' ? 'out of file descriptors' : code, { cause: error });
+  if (UNAVAILABLE.has(code)) throw new StoreUnavailableError(code === 'EMFILE' || code === 'ENFILE' ? 'out of file descriptors' : code);
 }

@@ -31,9 +31,8 @@ export interface TreeStore {
 
 /** An error the store raises when the host cannot read right now (out of file descriptors...). */
 export class StoreUnavailableError extends Error {
-  /** `cause`: the system's or the store's error, kept for whoever logs it (the answer says only `message`). */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(message: string) {
+    super(message);
     this.name = 'StoreUnavailableError';
   }
 }

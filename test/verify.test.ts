@@ -58,6 +58,18 @@ test('a file the system will not read is "unreadable" with the system\'s words, 
   assert.ok((await verifyTree(built.out)).failures.includes('v1/seasons.json: missing'));
 });
 
+test('build records that cannot be read: one failure saying so (the tree is then checked as one without records), never a crash', async () => {
+  const built = await sampleTree();
+  const list = path.join(built.out, '_snapshot/manifests/1-of-1.sha256');
+  fs.rmSync(list);
+  fs.mkdirSync(list);
+  assert.equal((await verifyTree(built.out)).failures, ['_snapshot/manifests/1-of-1.sha256: unreadable (EISDIR: illegal operation on a directory, read)']);
+  const records = path.join(built.out, '_snapshot/manifests');
+  fs.rmSync(records, { recursive: true });
+  fs.writeFileSync(records, '');
+  assert.equal((await verifyTree(built.out)).failures, [`_snapshot/manifests: unreadable (ENOTDIR: not a directory, scandir '${records}')`]);
+});
+
 test('each daily document must read off its own history: first day, positions and balances', async () => {
   // A holds 1 on chain 1 from 2025-11-17 and 3 on chain 10 from 2025-11-18; B holds 2 from 2025-11-19.
   const built = await build({

@@ -56,7 +56,11 @@ export class ManifestCheck {
     let names: string[];
     try {
       names = (await fs.readdir(path.join(dir, MANIFEST_DIR))).sort();
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (await fs.stat(dir).catch(() => null))) {
+        fail(unreadable(MANIFEST_DIR, error));
+        return new ManifestCheck(dir, fail, null, 'no record', false);
+      }
       names = [];
     }
     const shards = new Map<string, { index: number; count: number; kinds: Set<string> }>();
@@ -87,7 +91,14 @@ export class ManifestCheck {
       if (!shard.kinds.has('json')) fail(`${summaryFile}: missing`);
       if (!shard.kinds.has('sha256')) fail(`${listFile}: missing`);
       if (shard.kinds.size < 2) continue;
-      const summaryText = await fs.readFile(path.join(dir, summaryFile), 'utf8');
+      const read = (file: string) => fs.readFile(path.join(dir, file)).catch((error: unknown) => {
+        fail(unreadable(file, error));
+        return null;
+      });
+      // A record that cannot be read proves nothing: the tree is checked as one without records.
+      const summaryBytes = await read(summaryFile);
+      if (summaryBytes === null) return new ManifestCheck(dir, fail, null, 'no record', false);
+      const summaryText = summaryBytes.toString('utf8');
       let summary;
       try {
         summary = TreeManifestSchema.parse(JSON.parse(summaryText));
@@ -96,7 +107,8 @@ export class ManifestCheck {
         continue;
       }
       if (summary.shard.index !== shard.index || summary.shard.count !== shard.count) fail(`${summaryFile}: records shard ${summary.shard.index} of ${summary.shard.count}, not its name's`);
-      const list = await fs.readFile(path.join(dir, listFile));
+      const list = await read(listFile);
+      if (list === null) return new ManifestCheck(dir, fail, null, 'no record', false);
       if (sha256(list) !== summary.sha256) {
         fail(`${listFile}: edited (its sha256 is not the one ${summaryFile} records)`);
         continue;
