@@ -4,7 +4,8 @@
  * (s3rver in a child process, storing in --store, default a folder under /dev/shm) through a
  * proxy that counts the requests, and prints per night: write requests (what R2 bills as class A,
  * S3 as PUT), bytes sent, bytes the version stores, wall and CPU seconds, and what the night's
- * writes and a month of the version's storage cost on R2 and S3; then one JSON line.
+ * writes and a month of the version's storage cost on R2 and S3; then the process's peak RSS and
+ * one JSON line.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -65,4 +66,6 @@ try {
   await server.close();
   if (!values.store) fs.rmSync(store, { recursive: true, force: true });
 }
-process.stdout.write(`${JSON.stringify({ nights: figures })}\n`);
+// The publish process's own peak (s3rver, a child, apart).
+const peakRssMB = Math.round(process.resourceUsage().maxRSS / 1024);
+process.stdout.write(`publish process peak RSS: ${peakRssMB} MB\n${JSON.stringify({ nights: figures, peakRssMB })}\n`);
