@@ -1,10 +1,11 @@
 /**
- * `publish` figures (run: node --import tsx bench/publish.ts --first DIR --second DIR [--store DIR]):
- * publishes the first tree, then the second (the next night) to a local S3-protocol server
+ * `publish` figures (run: node --import tsx bench/publish.ts --first DIR [--second DIR] [--store DIR]):
+ * publishes the first tree, then the second (the next night) if given, to a local S3-protocol server
  * (s3rver in a child process, storing in --store, default a folder under /dev/shm) through a
  * proxy that counts the requests, and prints per night: write requests (what R2 bills as class A,
  * S3 as PUT), bytes sent, bytes the version stores, wall and CPU seconds, and what the night's
- * writes and a month of the version's storage cost on R2 and S3; then one JSON line.
+ * writes and a month of the version's storage cost on R2 and S3; then the process's peak RSS and
+ * one JSON line.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,8 +28,8 @@ const { values } = parseArgs({
     store: { type: 'string' },
   },
 });
-if (!values.first || !values.second) {
-  process.stderr.write('usage: node --import tsx bench/publish.ts --first TREE --second TREE [--store DIR]\n');
+if (!values.first) {
+  process.stderr.write('usage: node --import tsx bench/publish.ts --first TREE [--second TREE] [--store DIR]\n');
   process.exit(2);
 }
 Object.assign(process.env, S3_CREDENTIALS);
@@ -40,6 +41,7 @@ const location = parseLocation(`s3://${BUCKET}/bench`);
 const figures: Record<string, unknown>[] = [];
 try {
   for (const [night, dir] of [['first', values.first], ['second', values.second]] as const) {
+    if (dir === undefined) continue;
     proxy.requests.length = 0;
     const cpuBefore = process.cpuUsage();
     const summary: PublishSummary = await publishTree({ dir, location, client, progress: new Progress('lines') });
@@ -64,4 +66,6 @@ try {
   await server.close();
   if (!values.store) fs.rmSync(store, { recursive: true, force: true });
 }
-process.stdout.write(`${JSON.stringify({ nights: figures })}\n`);
+// The publish process's own peak (s3rver, a child, apart).
+const peakRssMB = Math.round(process.resourceUsage().maxRSS / 1024);
+process.stdout.write(`publish process peak RSS: ${peakRssMB} MB\n${JSON.stringify({ nights: figures, peakRssMB })}\n`);

@@ -4,7 +4,7 @@ import { abortOnSignals } from '../core/signals.ts';
 
 export function publishCommand(): Command {
   return new Command('publish')
-    .description('upload a built tree to S3, R2 or MinIO under a new version, then switch readers to it (atomic, incremental); a shard\'s tree is staged, and --commit makes all shards live at once')
+    .description('upload a built tree to S3, R2 or MinIO under a new version, packed into a few archives and an index, then switch readers to it (atomic, resumable); a shard\'s tree is staged, and --commit makes all shards live at once')
     .option('--dir <dir>', 'the built tree to publish')
     .requiredOption('--to <s3://bucket/prefix>', 'where: a bucket and an optional prefix, e.g. s3://snapshots/prod')
     .option('--endpoint <url>', 'an S3-compatible endpoint (R2: https://<account id>.r2.cloudflarestorage.com, MinIO, a local server); path-style requests')
@@ -12,7 +12,7 @@ export function publishCommand(): Command {
     .option('--rollback', 'switch back to the version live before the current one (no --dir)')
     .option('--commit [id]', 'make a sharded version live once all its shards are staged (no --dir); the id as the stages printed it, else the newest staged version')
     .option('--version <id>', 'with --commit: the staged version to make live (the same as --commit ID)')
-    .option('--concurrency <n>', 'requests in flight at most', wholeNumber, 32)
+    .option('--concurrency <n>', 'connections to the store at most', wholeNumber, 32)
     .option('--max-attempts <n>', 'attempts per request before giving up (throttling, 5xx and network errors are retried with backoff)', wholeNumber, 8)
     .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .action(async (options: PublishCommandOptions) => {

@@ -93,18 +93,22 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
 
   const batches: TreeFile[][] = [];
   for (let start = 0; start < files.length; start += MEMBER_BATCH) batches.push(files.slice(start, start + MEMBER_BATCH));
-  // Tasks start in order, a few ahead of the one being packed.
-  const pending: Promise<Awaited<ReturnType<typeof membersOf>>>[] = [];
+  // Tasks start in order, a few ahead of the one being packed; a batch's members are let go once
+  // packed (held until the end, they would keep the whole compressed tree in memory).
+  const pending = new Map<number, Promise<Awaited<ReturnType<typeof membersOf>>>>();
+  let started = 0;
   const startNext = () => {
-    const batch = batches[pending.length];
-    if (batch) pending.push(membersOf(options.dir, batch));
+    const batch = batches[started];
+    if (batch) pending.set(started, membersOf(options.dir, batch));
+    started++;
   };
   for (let i = 0; i < MEMBER_TASKS_IN_FLIGHT; i++) startNext();
   let done = 0;
   try {
     for (let b = 0; b < batches.length; b++) {
       options.checkInterrupted();
-      const answer = await pending[b]!;
+      const answer = await pending.get(b)!;
+      pending.delete(b);
       startNext();
       if ('changed' in answer) throw options.changed(answer.changed);
       const batch = batches[b]!;
@@ -135,7 +139,7 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
     return summary;
   } finally {
     // The tasks started ahead are settled (their errors are this call's own, reported above or moot).
-    await Promise.allSettled(pending);
+    await Promise.allSettled(pending.values());
     await Promise.allSettled(sending);
   }
 }

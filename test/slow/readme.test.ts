@@ -1,6 +1,7 @@
 /**
  * The README shows what the commands print today: its quick start (`npm start`'s build and serve,
- * then the curl example) and its publish example are run here and compared line by line. What
+ * then the curl example) and its publish example are run here and compared line by line, and so
+ * are docs/publishing.md's examples (a whole tree's publish, a shard's stage, the commit). What
  * changes from run to run (paths, instants, days, seconds, sizes, the port, version and build
  * ids) is compared by shape; every word and every count is compared as written.
  */
@@ -14,12 +15,13 @@ import { CLI, ROOT, runCli } from '../helpers/process.ts';
 import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const publishing = fs.readFileSync(path.join(ROOT, 'docs/publishing.md'), 'utf8');
 
-/** The lines of the first fenced block after `marker`. */
-function blockAfter(marker: string): string[] {
-  const at = readme.indexOf(marker);
-  assert.ok(at >= 0, `README.md has no "${marker}"`);
-  const match = /```\n([\s\S]*?)```/.exec(readme.slice(at + marker.length));
+/** The lines of the first fenced block after `marker` (in the README, or the document given). */
+function blockAfter(marker: string, document = readme): string[] {
+  const at = document.indexOf(marker);
+  assert.ok(at >= 0, `the document has no "${marker}"`);
+  const match = /```\n([\s\S]*?)```/.exec(document.slice(at + marker.length));
   return match![1]!.trimEnd().split('\n');
 }
 
@@ -91,6 +93,41 @@ test('the publish example: what the sample tree\'s first publish prints', async 
     const printed = published.stdout.trimEnd().split('\n');
     assert.is(shown.length, printed.length, `the README shows every line publish prints:\n  ${printed.join('\n  ')}`);
     assertShows(shown, printed, 'publish');
+  } finally {
+    await s3.close();
+  }
+});
+
+test('docs/publishing.md: the sample published whole, then as 4 shards staged and committed', async () => {
+  const folder = tempDir('ws-publishing-');
+  const whole = path.join(folder, 'whole');
+  assert.is((await runCli(['build', '--out', whole, '--now', '2026-11-20T17:00:00Z', '--progress', 'quiet'])).code, 0);
+  const shards = [1, 2, 3, 4].map((k) => path.join(folder, `shard-${k}`));
+  for (const [i, out] of shards.entries()) assert.is((await runCli(['build', '--out', out, '--now', '2026-11-21T17:00:00Z', '--shard', `${i + 1}/4`, '--progress', 'quiet'])).code, 0);
+  const s3 = await startS3Server(undefined, 'wallet-snapshot');
+  // The documents show R2's endpoint; the run names the local server's.
+  const asShown = (text: string) => text.replaceAll(s3.endpoint, 'https://<ACCOUNT_ID>.r2.cloudflarestorage.com').trimEnd().split('\n');
+  try {
+    const where = ['--to', 's3://wallet-snapshot/prod', '--endpoint', s3.endpoint];
+    const published = await runCli(['publish', '--dir', whole, ...where, '--keep', '7'], { env: S3_CREDENTIALS });
+    assert.is(published.code, 0, published.stderr);
+    const shownPublish = blockAfter('goes to stdout (the bundled sample', publishing);
+    assert.is(shownPublish.length, asShown(published.stdout).length);
+    assertShows(shownPublish, asShown(published.stdout), 'publish');
+    const staged = [];
+    for (const out of shards) {
+      const stage = await runCli(['publish', '--dir', out, ...where, '--progress', 'quiet'], { env: S3_CREDENTIALS });
+      assert.is(stage.code, 0, stage.stderr);
+      staged.push(stage.stdout);
+    }
+    const shownStage = blockAfter('A stage prints (the bundled sample', publishing);
+    assert.is(shownStage.length, asShown(staged[1]!).length);
+    assertShows(shownStage, asShown(staged[1]!), 'stage');
+    const committed = await runCli(['publish', '--commit', ...where, '--keep', '7'], { env: S3_CREDENTIALS });
+    assert.is(committed.code, 0, committed.stderr);
+    const shownCommit = blockAfter('and the commit (here with `--keep 7`', publishing);
+    assert.is(shownCommit.length, asShown(committed.stdout).length);
+    assertShows(shownCommit, asShown(committed.stdout), 'commit');
   } finally {
     await s3.close();
   }
