@@ -31,6 +31,9 @@ import { dayNumber } from './compute/days.ts';
 import { ManifestWriter, TreeManifest } from './write/manifest.ts';
 import { fingerprintInputs } from './input/fingerprint.ts';
 import { findUnpricedPositions, describeUnpriced } from './compute/unpriced.ts';
+import { computeNightFigures } from './compute/night-summary.ts';
+import { writeNightSummary } from './write/night-summary.ts';
+import type { NightSummary } from '../schemas/night-summary.ts';
 
 export interface BuildSummary {
   /** The build instant (--now) and the last closed day it gives. */
@@ -51,6 +54,8 @@ export interface BuildSummary {
   peakRssBytes: number;
   balanceRows: number;
   warnings: string[];
+  /** The night's summary written into the tree (SPEC 10): what publish compares with the live version. */
+  night: NightSummary;
 }
 
 export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> {
@@ -138,6 +143,9 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       seasons: leaderboards.map((board) => board.season),
       exampleWallet,
     });
+    // The night's summary (SPEC 10), recorded in the manifest like every file.
+    progress.start('summarise the night');
+    const night = await writeNightSummary(writer, { shard: config.shard, lastClosedDay: config.lastClosedDay, dailyAsOf, leaderboards, seasonsIndex }, await computeNightFigures(db, config.lastClosedDay, config.shard));
     await record.close({ now: config.nowIso, inputs: await inputsDigest });
     await manifest?.close();
     interruption.throwIfInterrupted();
@@ -182,6 +190,7 @@ export async function buildSnapshot(config: BuildConfig): Promise<BuildSummary> 
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
       balanceRows,
       warnings,
+      night,
     };
   } catch (error) {
     progress.end();

@@ -12,6 +12,7 @@ import { ADDRESS_DIR } from '../tree/layout.ts';
 import { readPointer, writePointer } from './live-pointer.ts';
 import { describe, type Location } from './location.ts';
 import { isSharedFile, STORAGE_FORMAT } from './read-tree.ts';
+import { guardCommit, type NightGuard } from './guard.ts';
 import { listStagedShards, listVersions, readCommit, readManifest, readShardRecord, writeCommit, type Commit } from './version-store.ts';
 
 export interface CommitSummary {
@@ -25,7 +26,7 @@ export interface CommitSummary {
   seconds: number;
 }
 
-export async function commitVersion(client: S3Client, location: Location, requested: string | undefined, abortSignal?: AbortSignal): Promise<CommitSummary> {
+export async function commitVersion(client: S3Client, location: Location, requested: string | undefined, abortSignal?: AbortSignal, guard?: NightGuard): Promise<CommitSummary> {
   const started = performance.now();
   const where = describe(location);
   const pointer = await readPointer(client, location, abortSignal);
@@ -67,6 +68,8 @@ export async function commitVersion(client: S3Client, location: Location, reques
     summary.files += index === 1 ? files : files - sharedFiles;
   }
   summary.shards = count;
+  // The night's guard (SPEC 10) on the shards' summaries added up: a refusal throws before the pointer.
+  if (guard) await guardCommit(guard, client, location, { version, count, live: pointer?.version ?? null, alreadyLive: summary.alreadyLive }, abortSignal);
 
   if (!summary.alreadyLive) {
     if (!(await readCommit(client, location, version, abortSignal))) {

@@ -13,6 +13,7 @@ import { manifestText, readMeta, readTree, versionIdOf, type TreeFile } from './
 import { throwIfInterrupted } from './storage.ts';
 import { add, count, distinctBlobs, emptyTransfers, transferFiles, type PublishOptions, type TransferSummary } from './upload-version.ts';
 import { blobsOf, readManifest, storedBlobs, storedPaths, writeManifest } from './version-store.ts';
+import type { NightGuard } from './guard.ts';
 
 export type { PublishOptions, Transfer } from './upload-version.ts';
 
@@ -65,7 +66,7 @@ function realTree(dir: string): string {
 }
 
 /** `checked`: the tree read and checked already (by the command, which told a shard's tree apart). */
-export async function publishTree(options: PublishOptions, checked?: CheckedTree): Promise<PublishSummary> {
+export async function publishTree(options: PublishOptions, checked?: CheckedTree, guard?: NightGuard): Promise<PublishSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;
   const tree = checked ?? (await readCheckedTree(options));
@@ -81,8 +82,11 @@ export async function publishTree(options: PublishOptions, checked?: CheckedTree
     for (const blob of distinctBlobs(files)) add(summary.blobs.stored, blob.length, 0);
     progress.end();
     summary.seconds = (performance.now() - started) / 1000;
+    if (guard) guard.unjudged = `Version ${version} is live already: nothing moved, nothing judged`;
     return summary;
   }
+  // The night's guard (SPEC 10): a refusal throws here, before anything is sent.
+  await guard?.judge(client, location, { what: 'publish', version, live: pointer?.version ?? null }, abortSignal);
   const stored = await storedPaths(client, location, version, abortSignal);
   const live = pointer ? await readManifest(client, location, pointer.version, { abortSignal }) : null;
   // The live version's blobs are stored (--keep removes only blobs no kept version refers to).
@@ -96,6 +100,7 @@ export async function publishTree(options: PublishOptions, checked?: CheckedTree
 
   progress.start('switch the live version');
   if (!stored.has(MANIFEST_PATH)) await writeManifest(client, location, version, manifest, abortSignal);
+  await guard?.record(client, location, version, undefined, abortSignal);
   await writePointer(
     client,
     location,

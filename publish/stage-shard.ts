@@ -13,7 +13,8 @@ import crypto from 'node:crypto';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { readPointer } from './live-pointer.ts';
 import { objectKey } from './location.ts';
-import { RECORD_CACHE_CONTROL, shardStartedPath } from '../tree/bucket.ts';
+import { RECORD_CACHE_CONTROL, shardNightSummaryPath, shardStartedPath } from '../tree/bucket.ts';
+import type { NightGuard } from './guard.ts';
 import type { CheckedTree } from './publish-tree.ts';
 import { manifestText, shardedVersionIdOf, STORAGE_FORMAT } from './read-tree.ts';
 import { storageFailure } from './storage.ts';
@@ -30,7 +31,7 @@ export interface StageSummary extends TransferSummary {
   seconds: number;
 }
 
-export async function stageShard(options: PublishOptions, tree: CheckedTree): Promise<StageSummary> {
+export async function stageShard(options: PublishOptions, tree: CheckedTree, guard?: NightGuard): Promise<StageSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;
   const { dir, files, records } = tree;
@@ -72,6 +73,8 @@ export async function stageShard(options: PublishOptions, tree: CheckedTree): Pr
   progress.start(`stage shard ${shard.index} of ${shard.count} into version ${version}`);
   await transferFiles(options, dir, files, { version, stored, live: live?.sameFormat ? { version: pointer!.version, manifest: live } : null, knownBlobs }, summary);
 
+  // The shard's night summary, for the commit to add up (before the record that makes the shard staged).
+  await guard?.record(client, location, version, shardNightSummaryPath(shard), abortSignal);
   await writeShardRecord(
     client,
     location,

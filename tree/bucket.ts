@@ -14,6 +14,10 @@
  *                                              objects (the shard is staged); `.started` beside it while it stages
  *   versions/<version>/_publish/commit.json    written by `--commit` once all N shards are staged, before the
  *                                              pointer: the sharded version is complete
+ *   versions/<version>/_publish/summary.json   the night's summary (schemas/night-summary.ts), written before the
+ *                                              pointer: what the next night's guard compares with
+ *   versions/<version>/_publish/shards/<K>-of-<N>.summary.json
+ *                                              shard K's summary, written before its manifest; `--commit` adds them up
  *   blobs/<sha256>                             the closed months' rows of daily documents, shared by every
  *                                              version that holds them
  */
@@ -37,6 +41,8 @@ export const shardRecordPath = (shard: { index: number; count: number }) => `${S
 export const shardStartedPath = (shard: { index: number; count: number }) => `${SHARDS_FOLDER}${shard.index}-of-${shard.count}.started`;
 export const SHARD_RECORD_NAME = /^([1-9][0-9]*)-of-([1-9][0-9]*)\.sha256\.gz$/;
 export const COMMIT_PATH = `${PUBLISH_FOLDER}/commit.json`;
+export const NIGHT_SUMMARY_PATH = `${PUBLISH_FOLDER}/summary.json`;
+export const shardNightSummaryPath = (shard: { index: number; count: number }) => `${SHARDS_FOLDER}${shard.index}-of-${shard.count}.summary.json`;
 
 /**
  * User metadata of a file's object: `sha256` (of the whole uncompressed file, the ETag's base on

@@ -1,0 +1,151 @@
+/**
+ * The figures of the night's summary (schemas/night-summary.ts, SPEC 10), each one query, set-based
+ * over whole tables, for the build's own wallets (its shard's, so that N shards add up):
+ * - wallets: those with a snapshot, as the wallet stream counts them (build/write/wallets.ts);
+ * - for each of the last SUMMARY_DAYS closed days, the sum of every wallet's `totalValueUsd`
+ *   (SPEC 3.3): the end-of-day raw balances of each chain and token are summed over all wallets
+ *   first (exactly, as HUGEINTs), then scaled and priced once per chain, token and day, so that
+ *   the query never expands a wallet's days;
+ * - the positions of the last closed day, and those without a price;
+ * - each season's participants on each of those days, from the points history's running totals.
+ *
+ * The sum of values differs from adding up the documents' `totalValueUsd` only by the rounding
+ * of doubles (a relative 1e-12 or less): exact enough for thresholds of a percent, and a sum the
+ * document threads need not carry back (docs/reliability.md).
+ */
+import type { Database } from '../database.ts';
+import type { Shard } from '../../core/shard.ts';
+import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
+import { shardFilterSql } from './shard-filter.ts';
+import { dayNumber, dayText } from './days.ts';
+import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, tokenIndexSql, walletOfSeriesSql } from './series-key.ts';
+
+export interface NightFigures {
+  wallets: number;
+  positions: number;
+  positionsWithoutPrice: number;
+  days: { date: string; totalValueUsd: number }[];
+  /** season -> participants on each of `days`. */
+  participantsByDay: Map<number, number[]>;
+}
+
+export async function computeNightFigures(db: Database, lastClosedDay: string, shard: Shard | null): Promise<NightFigures> {
+  const last = dayNumber(lastClosedDay);
+  const first = last - SUMMARY_DAYS + 1;
+  const inShard = shardFilterSql(shard, 'a.address');
+  const [{ wallets } = { wallets: 0 }] = await db.rows<{ wallets: number }>(`
+    SELECT count(DISTINCT ${walletOfSeriesSql('s.series')})::INTEGER AS wallets
+    FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')}
+    WHERE ${inShard}`);
+
+  // Rule (SPEC 3.3): the end-of-day balance of a day is that of the latest snapshot in transaction
+  // order dated on or before it (a running arg_max, exact even when a later transaction carries an
+  // earlier day); it holds until the next day with a snapshot, or L. Only the spans that reach
+  // the window and hold a non-zero balance (a position) count.
+  await db.run(
+    `CREATE TEMPORARY TABLE night_held AS
+     WITH
+     days AS (
+       SELECT series, day, max(number) AS number, arg_max(raw_balance, number) AS raw
+       FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')}
+       WHERE day <= $last AND ${inShard}
+       GROUP BY series, day
+     ),
+     held AS (
+       SELECT series, day AS from_day, coalesce(lead(day) OVER in_days - 1, $last) AS to_day,
+              arg_max(raw, number) OVER (in_days ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS raw
+       FROM days
+       WINDOW in_days AS (PARTITION BY series ORDER BY day)
+     )
+     SELECT ${chainIndexOfSeriesSql('series')} AS chain_index, ${tokenIndexOfSeriesSql('series')} AS token_index,
+            greatest(from_day, $first)::INTEGER AS from_day, to_day::INTEGER AS to_day, raw
+     FROM held WHERE to_day >= $first AND raw <> 0`,
+    { first, last },
+  );
+  try {
+    // Each chain and token's summed raw balance on each day of the window: a span adds its balance
+    // from its first day and takes it back the day after its last; a running sum adds the changes.
+    // Then `valueUsd = balance * usdPerToken` with the latest price dated on or before the day
+    // (an as-of join), 0 without one.
+    const days = await db.rows<{ day: number; total: number }>(
+      `WITH
+       changes AS (
+         SELECT chain_index, token_index, from_day AS day, raw AS change FROM night_held
+         UNION ALL
+         SELECT chain_index, token_index, to_day + 1 AS day, -raw AS change FROM night_held WHERE to_day < $last
+       ),
+       per_day AS (SELECT chain_index, token_index, day, sum(change) AS change FROM changes GROUP BY ALL),
+       window_days AS (SELECT unnest(range($first, $last + 1))::INTEGER AS day),
+       grid AS (SELECT k.chain_index, k.token_index, w.day FROM (SELECT DISTINCT chain_index, token_index FROM per_day) k CROSS JOIN window_days w),
+       balances AS (
+         SELECT g.chain_index, g.token_index, g.day, DATE '1970-01-01' + g.day AS date,
+                sum(coalesce(p.change, 0)) OVER (PARTITION BY g.chain_index, g.token_index ORDER BY g.day) AS raw
+         FROM grid g LEFT JOIN per_day p ON p.chain_index = g.chain_index AND p.token_index = g.token_index AND p.day = g.day
+       ),
+       priced AS (
+         SELECT b.day, b.raw, t.decimals, c.chain_id, b.token_index, b.date FROM balances b
+         JOIN chains c ON c.chain_index = b.chain_index
+         JOIN tokens t ON t.chain_id = c.chain_id AND t.token_index = b.token_index
+       ),
+       valued AS (
+         SELECT q.day, q.raw::DOUBLE / pow(10::DOUBLE, q.decimals) * coalesce(p.usd_price, 0) AS value
+         FROM priced q ASOF LEFT JOIN (SELECT chain_id, ${tokenIndexSql('token')} AS token_index, date, usd_price FROM prices) p
+           ON p.chain_id = q.chain_id AND p.token_index = q.token_index AND p.date <= q.date
+       )
+       SELECT w.day, coalesce(sum(v.value), 0)::DOUBLE AS total
+       FROM window_days w LEFT JOIN valued v ON v.day = w.day
+       GROUP BY w.day ORDER BY w.day`,
+      { first, last },
+    );
+    // Rule (SPEC 3.3): a position has no price when no price of its chain and token is dated on or before its day.
+    const [positions] = await db.rows<{ positions: number; without_price: number }>(
+      `SELECT count(*)::DOUBLE AS positions,
+              count(*) FILTER (WHERE NOT EXISTS (
+                SELECT 1 FROM prices p WHERE p.chain_id = c.chain_id AND p.token = t.token AND p.date <= $last_date::DATE
+              ))::DOUBLE AS without_price
+       FROM night_held h
+       JOIN chains c ON c.chain_index = h.chain_index
+       JOIN tokens t ON t.chain_id = c.chain_id AND t.token_index = h.token_index
+       WHERE h.to_day = $last`,
+      { last, last_date: lastClosedDay },
+    );
+    return {
+      wallets,
+      positions: Number(positions!.positions),
+      positionsWithoutPrice: Number(positions!.without_price),
+      days: days.map((row) => ({ date: dayText(row.day), totalValueUsd: row.total })),
+      participantsByDay: await participantsByDay(db, first, last, shard),
+    };
+  } finally {
+    await db.run('DROP TABLE night_held');
+  }
+}
+
+/**
+ * Rule (SPEC 3.7): a wallet is a participant of a season on day d when its points dated <= d add up
+ * to more than 0; after the season's day A its standing is A's. The points history holds every
+ * wallet-season's running total for each day from its first day to A (build/compute/points-history.ts).
+ */
+async function participantsByDay(db: Database, first: number, last: number, shard: Shard | null): Promise<Map<number, number[]>> {
+  const rows = await db.rows<{ season: number; day: number; participants: number }>(
+    `WITH window_days AS (SELECT unnest(range($first, $last + 1))::INTEGER AS day),
+     standing_days AS (
+       SELECT s.season, w.day, least(w.day, (s.day - DATE '1970-01-01')::INTEGER) AS standing_day
+       FROM season_days s CROSS JOIN window_days w WHERE s.day IS NOT NULL
+     )
+     SELECT d.season::INTEGER AS season, d.day, count(*)::DOUBLE AS participants
+     FROM standing_days d
+     JOIN history_wallets h ON h.season = d.season
+     JOIN history_totals t ON t.wallet = h.wallet AND t.day = d.standing_day
+     WHERE t.total_points > 0 AND ${shardFilterSql(shard, 'h.address')}
+     GROUP BY ALL`,
+    { first, last },
+  );
+  const bySeason = new Map<number, number[]>();
+  for (const row of rows) {
+    const counts = bySeason.get(row.season) ?? new Array<number>(last - first + 1).fill(0);
+    counts[row.day - first] = Number(row.participants);
+    bySeason.set(row.season, counts);
+  }
+  return bySeason;
+}
