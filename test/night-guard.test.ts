@@ -10,6 +10,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+import type { Mermaid as MermaidApi } from 'mermaid';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, tempDir, type Built } from './helpers/fixtures.ts';
@@ -19,6 +21,7 @@ import { ALTERED, LAST, NOW, days, night, pointerBytes, publishTo, refusal, refu
 import type { NightSummary } from '../schemas/night-summary.ts';
 import { DEFAULT_THRESHOLDS, judgeNight, parsePercent, parseRuleNames, type RuleName } from '../tree/night-rules.ts';
 import { addShardSummaries } from '../tree/night-summary.ts';
+import { verifyTree } from '../tree/verify.ts';
 
 let s3: RunningS3;
 let base: Built;
@@ -52,6 +55,18 @@ test("the night's summary: wallets, positions, each day's total USD value, parti
   );
   // The digest is of the leaderboard's bytes as written.
   assert.is(summary.seasons[0]!.leaderboardSha256, crypto.createHash('sha256').update(base.text('v1/leaderboard/s1.json')).digest('hex'));
+});
+
+test("verify proves the summary unedited and checks it against the files it summarises", async () => {
+  const copy = path.join(tempDir(), 'tree');
+  fs.cpSync(base.out, copy, { recursive: true, dereference: true });
+  assert.equal((await verifyTree(copy)).failures, []);
+  const file = path.join(copy, '_snapshot/night/1-of-1.json');
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"participants":20', '"participants":21'));
+  assert.equal((await verifyTree(copy)).failures, [
+    '_snapshot/night/1-of-1.json: edited (its bytes are not the ones the build wrote)',
+    '_snapshot/night/1-of-1.json: season 1 has 21 participants, its leaderboard 20',
+  ]);
 });
 
 /** The verdict of each rule when `change` is applied to a copy of the base night's summary. */
@@ -166,10 +181,11 @@ test('a normal night goes live; --report FILE and $GITHUB_STEP_SUMMARY hold the 
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage();
-    await page.addScriptTag({ path: path.resolve(import.meta.dirname, '../node_modules/mermaid/dist/mermaid.min.js') });
+    // Mermaid's browser bundle, the one GitHub's renderer is built from.
+    await page.addScriptTag({ path: createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js') });
     const parse = (texts: string[]) =>
       page.evaluate(async (all) => {
-        const mermaid = (globalThis as unknown as { mermaid: { parse(text: string): Promise<{ diagramType: string }> } }).mermaid;
+        const mermaid = (globalThis as unknown as { mermaid: MermaidApi }).mermaid;
         const results: string[] = [];
         for (const one of all) {
           try {

@@ -278,7 +278,10 @@ function relativeChange(was: number, is: number): number {
 function percentChange(was: number, is: number, digits = 1): string {
   if (was === 0) return is === 0 ? '0%' : 'from 0';
   const change = ((is - was) / Math.abs(was)) * 100;
-  return `${change > 0 ? '+' : ''}${change.toFixed(digits)}%`;
+  const text = change.toFixed(digits);
+  // Sums of doubles in another order differ in their last bits: that is no change.
+  if (Number(text) === 0) return `${(0).toFixed(digits)}%`;
+  return `${change > 0 ? '+' : ''}${text}%`;
 }
 
 function unpricedText(summary: NightSummary): string {

@@ -22,6 +22,7 @@ import { Progress } from '../core/progress.ts';
 import { PointsVerifier } from './verify-points.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { ManifestCheck } from './verify-manifest.ts';
+import { checkNightSummaries } from './verify-night-summary.ts';
 import { readDocument, type Fail } from './verify-document.ts';
 import { checkWalletBatches } from './verify-pool.ts';
 import type { WalletBatch, WalletBatchResult } from './verify-wallet.ts';
@@ -106,6 +107,8 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
     if (board) checkLeaderboard(leaderboardFile(season), board, season, fail);
     if (board?.season === season) boards.push(board);
   }
+  // The night's summaries (SPEC 10) against the files they summarise.
+  checkNightSummaries(dir, read, meta, boards, fail);
   // A tree of some shards is told apart by `--shard K/N` or by the build's records in it.
   const part = options.shard ? { count: options.shard.count, indexes: [options.shard.index] } : manifest.part;
   const points = new PointsVerifier(boards, part, fail);
