@@ -32,34 +32,39 @@ export interface NightFigures {
 export async function computeNightFigures(db: Database, lastClosedDay: string, shard: Shard | null): Promise<NightFigures> {
   const last = dayNumber(lastClosedDay);
   const first = last - SUMMARY_DAYS + 1;
-  const inShard = shardFilterSql(shard, 'a.address');
-  const [{ wallets } = { wallets: 0 }] = await db.rows<{ wallets: number }>(`
-    SELECT count(DISTINCT ${walletOfSeriesSql('s.series')})::INTEGER AS wallets
-    FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')}
-    WHERE ${inShard}`);
+  // A shard's build holds its own wallets' snapshots only; the filter keeps that true whatever
+  // the tables hold (as unpriced.ts does), and costs a join only in a shard's build.
+  const snapshots = shard === null
+    ? 'snapshots'
+    : `(SELECT s.* FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')} WHERE ${shardFilterSql(shard, 'a.address')})`;
+  const [{ wallets } = { wallets: 0 }] = await db.rows<{ wallets: number }>(`SELECT count(DISTINCT ${walletOfSeriesSql('series')})::INTEGER AS wallets FROM ${snapshots}`);
 
   // Rule (SPEC 3.3): the end-of-day balance of a day is that of the latest snapshot in transaction
-  // order dated on or before it (a running arg_max, exact even when a later transaction carries an
-  // earlier day); it holds until the next day with a snapshot, or L. Only the spans that reach
-  // the window and hold a non-zero balance (a position) count.
+  // order dated on or before it (exact even when a later transaction carries an earlier day); it
+  // holds until the next day with a snapshot, or L. Only the window's days matter, so the days
+  // before it are one row per series (its latest snapshot before the window, standing for the day
+  // before it), grouped without a sort; a running arg_max orders the few rows left. Only the spans
+  // that reach the window and hold a non-zero balance (a position) count.
   await db.run(
     `CREATE TEMPORARY TABLE night_held AS
      WITH
-     days AS (
+     before_window AS (
+       SELECT series, $first - 1 AS day, max(number) AS number, arg_max(raw_balance, number) AS raw
+       FROM ${snapshots} WHERE day < $first GROUP BY series
+     ),
+     in_window AS (
        SELECT series, day, max(number) AS number, arg_max(raw_balance, number) AS raw
-       FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')}
-       WHERE day <= $last AND ${inShard}
-       GROUP BY series, day
+       FROM ${snapshots} WHERE day BETWEEN $first AND $last GROUP BY series, day
      ),
      held AS (
        SELECT series, day AS from_day, coalesce(lead(day) OVER in_days - 1, $last) AS to_day,
               arg_max(raw, number) OVER (in_days ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS raw
-       FROM days
+       FROM (SELECT * FROM before_window UNION ALL SELECT * FROM in_window)
        WINDOW in_days AS (PARTITION BY series ORDER BY day)
      )
      SELECT ${chainIndexOfSeriesSql('series')} AS chain_index, ${tokenIndexOfSeriesSql('series')} AS token_index,
             greatest(from_day, $first)::INTEGER AS from_day, to_day::INTEGER AS to_day, raw
-     FROM held WHERE to_day >= $first AND raw <> 0`,
+     FROM held WHERE raw <> 0`,
     { first, last },
   );
   try {
@@ -124,28 +129,27 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
 /**
  * Rule (SPEC 3.7): a wallet is a participant of a season on day d when its points dated <= d add up
  * to more than 0; after the season's day A its standing is A's. The points history holds every
- * wallet-season's running total for each day from its first day to A (build/compute/points-history.ts).
+ * wallet-season's running total for each day from its first day to A (its `last_day`,
+ * build/compute/points-history.ts): counted per season on the window's days and on A.
  */
 async function participantsByDay(db: Database, first: number, last: number, shard: Shard | null): Promise<Map<number, number[]>> {
-  const rows = await db.rows<{ season: number; day: number; participants: number }>(
-    `WITH window_days AS (SELECT unnest(range($first, $last + 1))::INTEGER AS day),
-     standing_days AS (
-       SELECT s.season, w.day, least(w.day, (s.day - DATE '1970-01-01')::INTEGER) AS standing_day
-       FROM season_days s CROSS JOIN window_days w WHERE s.day IS NOT NULL
-     )
-     SELECT d.season::INTEGER AS season, d.day, count(*)::DOUBLE AS participants
-     FROM standing_days d
-     JOIN history_wallets h ON h.season = d.season
-     JOIN history_totals t ON t.wallet = h.wallet AND t.day = d.standing_day
-     WHERE t.total_points > 0 AND ${shardFilterSql(shard, 'h.address')}
+  const rows = await db.rows<{ season: number; day: number; last_day: number; participants: number }>(
+    `SELECT h.season::INTEGER AS season, t.day, h.last_day, count(*)::DOUBLE AS participants
+     FROM history_totals t JOIN history_wallets h ON h.wallet = t.wallet
+     WHERE t.total_points > 0 AND (t.day BETWEEN $first AND $last OR t.day = h.last_day) AND ${shardFilterSql(shard, 'h.address')}
      GROUP BY ALL`,
     { first, last },
   );
-  const bySeason = new Map<number, number[]>();
+  // season -> day -> participants; a season's A is the same for all its wallets.
+  const counts = new Map<number, { last: number; byDay: Map<number, number> }>();
   for (const row of rows) {
-    const counts = bySeason.get(row.season) ?? new Array<number>(last - first + 1).fill(0);
-    counts[row.day - first] = Number(row.participants);
-    bySeason.set(row.season, counts);
+    const season = counts.get(row.season) ?? { last: row.last_day, byDay: new Map<number, number>() };
+    season.byDay.set(row.day, Number(row.participants));
+    counts.set(row.season, season);
+  }
+  const bySeason = new Map<number, number[]>();
+  for (const [season, { last: seasonLast, byDay }] of counts) {
+    bySeason.set(season, Array.from({ length: last - first + 1 }, (_, i) => byDay.get(Math.min(first + i, seasonLast)) ?? 0));
   }
   return bySeason;
 }
