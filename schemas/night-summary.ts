@@ -19,7 +19,7 @@ export const NightSummarySchema = z
     asOf: DateStringSchema.nullable(),
     /** Wallets with a balance history (a portfolio document). */
     wallets: z.number().int().min(0),
-    /** Positions (wallet x chain x token with a non-zero balance) on the last closed day, and those of them without a price. */
+    /** Positions (wallet x chain x token with a non-zero balance) on the last closed day, and those of them with no price dated on that day (an older price carried forward, or none). */
     positions: z.number().int().min(0),
     positionsWithoutPrice: z.number().int().min(0),
     /** The last SUMMARY_DAYS closed days, oldest first, each with the sum of every wallet's `totalValueUsd`. */

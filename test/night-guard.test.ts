@@ -98,6 +98,7 @@ test('each rule at its threshold: refused beyond it, not at it; --accept; a rule
   assert.equal(verdicts((n) => ((n.positions = 20), (n.positionsWithoutPrice = 1))), { unpriced: 'refused' }, '1 of 20 reaches 5%');
   assert.equal(verdicts((n) => ((n.positionsWithoutPrice = 5), (n.days[0]!.totalValueUsd = 2000))), { unpriced: 'refused', restated: 'explained (explained by unpriced)' });
   assert.equal(verdicts((n) => (n.lastClosedDay = '2025-11-19')), { backwards: 'refused' });
+  assert.equal(verdicts((n) => ((n.lastClosedDay = '2025-11-19'), (n.positionsWithoutPrice = 25))), { unpriced: 'explained (explained by backwards)', backwards: 'refused' });
   assert.equal(verdicts((n) => (n.seasons[1]!.asOf = '2025-10-31')), { backwards: 'refused' });
   assert.equal(verdicts((n) => (n.seasons[1]!.asOf = null)), { backwards: 'refused' });
   assert.equal(verdicts((n) => ((n.lastClosedDay = '2025-11-13'), (n.wallets = 10))), { wallets: 'explained (explained by backwards)', backwards: 'refused' });
@@ -153,7 +154,8 @@ test('rule day-change: refused naming it, the pointer untouched; another rule ac
 });
 
 test('a normal night goes live; --report FILE and $GITHUB_STEP_SUMMARY hold the rules table and charts Mermaid parses', async () => {
-  const next = await build(night(), { now: '2025-11-22T17:00:00Z' });
+  // The next night's exports: the same, and the next day's prices.
+  const next = await build(night((t) => t.prices.push({ chain_id: 1, token: 'uty', date: '2025-11-21', usd_price: 1 }, { chain_id: 1, token: 'yuty', date: '2025-11-21', usd_price: 2 })), { now: '2025-11-22T17:00:00Z' });
   const folder = tempDir();
   const report = path.join(folder, 'report.md');
   const stepSummary = path.join(folder, 'step-summary.md');

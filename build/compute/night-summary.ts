@@ -6,7 +6,7 @@
  *   (SPEC 3.3): the end-of-day raw balances of each chain and token are summed over all wallets
  *   first (exactly, as HUGEINTs), then scaled and priced once per chain, token and day, so that
  *   the query never expands a wallet's days;
- * - the positions of the last closed day, and those without a price;
+ * - the positions of the last closed day, and those without a price dated on that day;
  * - each season's participants on each of those days, from the points history's running totals.
  *
  * The sum of values differs from adding up the documents' `totalValueUsd` only by the rounding
@@ -102,11 +102,13 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
        GROUP BY w.day ORDER BY w.day`,
       { first, last },
     );
-    // Rule (SPEC 3.3): a position has no price when no price of its chain and token is dated on or before its day.
+    // A position of the last day is without a price of that day when no price of its chain and
+    // token is dated on it: its document carries an older price forward (SPEC 3.3), or has none
+    // (usdPerToken 0). A price feed that stopped shows here, and nowhere else in the tree.
     const [positions] = await db.rows<{ positions: number; without_price: number }>(
       `SELECT count(*)::DOUBLE AS positions,
               count(*) FILTER (WHERE NOT EXISTS (
-                SELECT 1 FROM prices p WHERE p.chain_id = c.chain_id AND p.token = t.token AND p.date <= $last_date::DATE
+                SELECT 1 FROM prices p WHERE p.chain_id = c.chain_id AND p.token = t.token AND p.date = $last_date::DATE
               ))::DOUBLE AS without_price
        FROM night_held h
        JOIN chains c ON c.chain_index = h.chain_index

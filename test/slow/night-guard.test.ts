@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { build, tempDir } from '../helpers/fixtures.ts';
 import { S3_CREDENTIALS, startS3Server, type RunningS3 } from '../helpers/s3-server.ts';
 import { runCli } from '../helpers/process.ts';
-import { ALTERED, NOW, night, pointerBytes, publishTo, refusedThenAccepted } from '../helpers/nights.ts';
+import { ALTERED, NOW, night, pointerBytes, publishTo, refusal, refusedThenAccepted } from '../helpers/nights.ts';
 import type { RuleName } from '../../tree/night-rules.ts';
 
 let s3: RunningS3;
@@ -34,6 +34,17 @@ for (const rule of ['wallets', 'participants', 'restated', 'unpriced', 'backward
   });
 }
 
+test("the last day's prices missing (a feed that stopped: the day before's carried forward) is refused by unpriced alone", async () => {
+  const tables = night((t) => (t.prices = t.prices.filter((row) => row.date !== '2025-11-20')));
+  const tree = await build(tables, { now: NOW });
+  const before = pointerBytes(s3, PREFIX);
+  const error = await refusal(() => publishTo(s3, tree.out, PREFIX));
+  assert.match(error.message, /1 rule refused the night:\n  - rule unpriced: live 0 of 25 positions on 2025-11-20 without a price of that day, this night 25 of 25 positions on 2025-11-20 without a price of that day \(0\.0% → 100\.0%\)/);
+  assert.is(pointerBytes(s3, PREFIX), before);
+  assert.match(await publishTo(s3, tree.out, PREFIX, { accept: ['unpriced'] }), /^published version /);
+  await publishTo(s3, undefined, PREFIX, { rollback: true });
+});
+
 test('the CLI: a refusal exits 1 with its words on stderr, the pointer untouched; --accept RULE publishes it, --report FILE holds the verdicts', async () => {
   const tree = await build(ALTERED.unpriced.tables, { now: NOW });
   const before = pointerBytes(s3, PREFIX);
@@ -41,8 +52,8 @@ test('the CLI: a refusal exits 1 with its words on stderr, the pointer untouched
   const args = ['publish', '--dir', tree.out, '--to', `s3://snapshots/${PREFIX}`, '--endpoint', s3.endpoint, '--progress', 'quiet', '--report', report];
   const refused = await runCli(args, { env: S3_CREDENTIALS });
   assert.is(refused.code, 1);
-  assert.match(refused.stderr, 'rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 5 of 25 positions on 2025-11-20 without a price (0.0% → 20.0%)');
-  assert.match(refused.stderr, "it refuses when positions without a price reach 5% of the last day's positions (--max-unpriced)");
+  assert.match(refused.stderr, 'rule unpriced: live 0 of 25 positions on 2025-11-20 without a price of that day, this night 5 of 25 positions on 2025-11-20 without a price of that day (0.0% → 20.0%)');
+  assert.match(refused.stderr, 'it refuses when positions without a price of the last day reach 5% of its positions (--max-unpriced)');
   assert.match(refused.stderr, 'to publish it anyway, once: the same command with --accept unpriced');
   assert.match(fs.readFileSync(report, 'utf8'), /^## publish refused: version \S+ did not go live\n/);
   assert.is(pointerBytes(s3, PREFIX), before);

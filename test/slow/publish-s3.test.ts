@@ -190,12 +190,13 @@ test('the next night uploads only the files that changed and copies the rest ser
   const first = await publish(nights[0]!, location);
   const second = await publish(nights[1]!, location);
   const changed = changedPaths(nights[0]!, nights[1]!);
-  // Every daily document grows a row; meta.json, the page and the build's records name the new day;
-  // the histories stay.
+  // Every daily document grows a row; meta.json, the page, the build's records and the night's
+  // summary name the new day; the histories stay.
   assert.equal(changed, [
     '_snapshot/manifests/1-of-1.json',
     '_snapshot/manifests/1-of-1.sha256',
     '_snapshot/meta.json',
+    '_snapshot/night/1-of-1.json',
     '_snapshot/no-history/daily.json',
     'index.html',
     `v1/address/${A}/portfolio/daily.json`,
@@ -232,8 +233,9 @@ test('throttling (503 SlowDown, 429) and a dropped connection are retried, and t
 test('a publish whose connections drop for good leaves the live version, exits 5, and resumes when run again', async () => {
   const location = freshLocation();
   const first = await publish(nights[0]!, location);
-  // Requests 1-3 read the pointer, list the new version, read the live manifest; then 4 objects go.
-  const proxy = await startFaultyProxy(s3.endpoint, (n) => (n <= 7 ? 'forward' : 'drop'));
+  // Requests 1-4 read the pointer, the live night's summary (the guard), list the new version, read
+  // the live manifest; then 4 objects go.
+  const proxy = await startFaultyProxy(s3.endpoint, (n) => (n <= 8 ? 'forward' : 'drop'));
   try {
     const failed = await runCli(['publish', '--dir', nights[1]!.out, '--to', to(location), '--endpoint', proxy.endpoint, '--max-attempts', '2', '--concurrency', '1', '--progress', 'quiet']);
     assert.equal(failed.code, EXIT_STORAGE, failed.stderr);
