@@ -21,7 +21,7 @@ export function writeBuildReport(summary: BuildSummary, outDir: string, targets:
       [`wallets${shard}`, String(summary.wallets)],
       ...summary.seasons.map((season): [string, string] => [`participants s${season.season}`, `${season.participants} (asOf ${season.asOf ?? 'null'})`]),
       [`total USD value on ${last.date}${shard}`, usd(last.totalValueUsd)],
-      [`positions on ${last.date}`, `${night.positions}, ${night.positionsWithoutPrice} without a price of that day`],
+      [`positions on ${last.date}`, `${night.positions}, ${night.positionsWithoutPrice} without a price`],
       ['daily positions without a price (every day)', String(summary.positionsWithoutPrice)],
       ['balance rows', String(summary.balanceRows)],
       ['files', `${summary.files} (${formatBytes(summary.bytes)})`],

@@ -71,7 +71,7 @@ export class NightGuard {
       [night.shard.count > 1 ? `wallets (shard ${night.shard.index} of ${night.shard.count})` : 'wallets', count(night.wallets)],
       ...night.seasons.map((season): [string, string] => [`participants s${season.season}${season.frozen ? ' (frozen)' : ''}`, `${count(season.participants)} (asOf ${season.asOf ?? 'null'})`]),
       [`total USD value on ${last.date}`, usd(last.totalValueUsd)],
-      [`positions on ${last.date}`, `${count(night.positions)}, ${count(night.positionsWithoutPrice)} without a price of that day`],
+      [`positions on ${last.date}`, `${count(night.positions)}, ${count(night.positionsWithoutPrice)} without a price`],
       ...said.slice(1).filter((line) => line.trim() !== '').map((line): [string, string] => ['publish', line]),
     ];
     const warnings = rows.rows.filter((row) => row.verdict === 'accepted' || row.verdict === 'explained').map((row) => `rule \`${row.rule}\` ${row.verdict === 'accepted' ? 'would refuse, accepted with --accept' : row.note}: ${row.was} → ${row.is} (${row.change})`);

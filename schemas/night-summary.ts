@@ -19,7 +19,7 @@ export const NightSummarySchema = z
     asOf: DateStringSchema.nullable(),
     /** Wallets with a balance history (a portfolio document). */
     wallets: z.number().int().min(0),
-    /** Positions (wallet x chain x token with a non-zero balance) on the last closed day, and those of them with no price dated on that day (an older price carried forward, or none). */
+    /** Positions (wallet x chain x token with a non-zero balance) on the last closed day, and those of them without a price: none dated on or before it, or, when the export has no price at all dated on it (a feed that stopped), none dated on it. */
     positions: z.number().int().min(0),
     positionsWithoutPrice: z.number().int().min(0),
     /** The last SUMMARY_DAYS closed days, oldest first, each with the sum of every wallet's `totalValueUsd`. */

@@ -259,7 +259,7 @@ export function thresholdText(rule: RuleName, thresholds: Thresholds): string {
     case 'day-change':
       return `the last day's total USD value differs from the day before's by more than ${percent(thresholds.dayChange)} (${THRESHOLD_FLAGS.dayChange})`;
     case 'unpriced':
-      return `positions without a price of the last day reach ${percent(thresholds.unpriced)} of its positions (${THRESHOLD_FLAGS.unpriced})`;
+      return `positions without a price reach ${percent(thresholds.unpriced)} of the last day's positions (${THRESHOLD_FLAGS.unpriced})`;
     case 'backwards':
       return "the last closed day or an asOf is earlier than the live night's";
   }
@@ -286,7 +286,7 @@ function percentChange(was: number, is: number, digits = 1): string {
 }
 
 function unpricedText(summary: NightSummary): string {
-  return `${count(summary.positionsWithoutPrice)} of ${count(summary.positions)} positions on ${summary.lastClosedDay} without a price of that day`;
+  return `${count(summary.positionsWithoutPrice)} of ${count(summary.positions)} positions on ${summary.lastClosedDay} without a price`;
 }
 
 function shareText(summary: NightSummary): string {

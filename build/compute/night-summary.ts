@@ -6,7 +6,7 @@
  *   (SPEC 3.3): the end-of-day raw balances of each chain and token are summed over all wallets
  *   first (exactly, as HUGEINTs), then scaled and priced once per chain, token and day, so that
  *   the query never expands a wallet's days;
- * - the positions of the last closed day, and those without a price dated on that day;
+ * - the positions of the last closed day, and those without a price (see below);
  * - each season's participants on each of those days, from the points history's running totals.
  *
  * The sum of values differs from adding up the documents' `totalValueUsd` only by the rounding
@@ -102,15 +102,19 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
        GROUP BY w.day ORDER BY w.day`,
       { first, last },
     );
-    // A position of the last day is without a price of that day when no price of its chain and
-    // token is dated on it: its document carries an older price forward (SPEC 3.3), or has none
-    // (usdPerToken 0). A price feed that stopped shows here, and nowhere else in the tree.
+    // A position of the last day is without a price when no price of its chain and token is dated
+    // on or before it (SPEC 3.3: usdPerToken 0); and when the export holds no price at all dated on
+    // the last day (a price feed that stopped), every position without a price dated on it: the
+    // documents carry the day before's forward, so nothing else in the tree shows it. A token that
+    // skips a day while the others are priced is carried forward as usual and not counted.
     const [positions] = await db.rows<{ positions: number; without_price: number }>(
-      `SELECT count(*)::DOUBLE AS positions,
+      `WITH feed AS (SELECT EXISTS (SELECT 1 FROM prices WHERE date = $last_date::DATE) AS priced_last_day)
+       SELECT count(*)::DOUBLE AS positions,
               count(*) FILTER (WHERE NOT EXISTS (
-                SELECT 1 FROM prices p WHERE p.chain_id = c.chain_id AND p.token = t.token AND p.date = $last_date::DATE
+                SELECT 1 FROM prices p WHERE p.chain_id = c.chain_id AND p.token = t.token
+                  AND (p.date = $last_date::DATE OR (feed.priced_last_day AND p.date < $last_date::DATE))
               ))::DOUBLE AS without_price
-       FROM night_held h
+       FROM feed, night_held h
        JOIN chains c ON c.chain_index = h.chain_index
        JOIN tokens t ON t.chain_id = c.chain_id AND t.token_index = h.token_index
        WHERE h.to_day = $last`,

@@ -75,7 +75,7 @@ export const ALTERED: Record<RuleName, { tables: Tables; now?: string; says: Reg
   },
   unpriced: {
     tables: night((t) => (t.prices = t.prices.filter((row) => row.token !== 'yuty'))),
-    says: [/rule unpriced: live 0 of 25 positions on 2025-11-20 without a price of that day, this night 5 of 25 positions on 2025-11-20 without a price of that day \(0\.0% → 20\.0%\)/, /positions without a price of the last day reach 5% of its positions \(--max-unpriced\)/],
+    says: [/rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 5 of 25 positions on 2025-11-20 without a price \(0\.0% → 20\.0%\)/, /positions without a price reach 5% of the last day's positions \(--max-unpriced\)/],
   },
   backwards: {
     tables: night(),

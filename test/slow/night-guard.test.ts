@@ -34,14 +34,18 @@ for (const rule of ['wallets', 'participants', 'restated', 'unpriced', 'backward
   });
 }
 
-test("the last day's prices missing (a feed that stopped: the day before's carried forward) is refused by unpriced alone", async () => {
+test("the last day's prices missing (a feed that stopped: the day before's carried forward) is refused by unpriced alone; one token skipping the day is not", async () => {
   const tables = night((t) => (t.prices = t.prices.filter((row) => row.date !== '2025-11-20')));
   const tree = await build(tables, { now: NOW });
   const before = pointerBytes(s3, PREFIX);
   const error = await refusal(() => publishTo(s3, tree.out, PREFIX));
-  assert.match(error.message, /1 rule refused the night:\n  - rule unpriced: live 0 of 25 positions on 2025-11-20 without a price of that day, this night 25 of 25 positions on 2025-11-20 without a price of that day \(0\.0% → 100\.0%\)/);
+  assert.match(error.message, /1 rule refused the night:\n  - rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 25 of 25 positions on 2025-11-20 without a price \(0\.0% → 100\.0%\)/);
   assert.is(pointerBytes(s3, PREFIX), before);
   assert.match(await publishTo(s3, tree.out, PREFIX, { accept: ['unpriced'] }), /^published version /);
+  await publishTo(s3, undefined, PREFIX, { rollback: true });
+  // One token without the last day's price, the other priced: carried forward as usual, not counted.
+  const skipped = await build(night((t) => (t.prices = t.prices.filter((row) => !(row.date === '2025-11-20' && row.token === 'yuty')))), { now: NOW });
+  assert.match(await publishTo(s3, skipped.out, PREFIX), /^published version /);
   await publishTo(s3, undefined, PREFIX, { rollback: true });
 });
 
@@ -52,8 +56,8 @@ test('the CLI: a refusal exits 1 with its words on stderr, the pointer untouched
   const args = ['publish', '--dir', tree.out, '--to', `s3://snapshots/${PREFIX}`, '--endpoint', s3.endpoint, '--progress', 'quiet', '--report', report];
   const refused = await runCli(args, { env: S3_CREDENTIALS });
   assert.is(refused.code, 1);
-  assert.match(refused.stderr, 'rule unpriced: live 0 of 25 positions on 2025-11-20 without a price of that day, this night 5 of 25 positions on 2025-11-20 without a price of that day (0.0% → 20.0%)');
-  assert.match(refused.stderr, 'it refuses when positions without a price of the last day reach 5% of its positions (--max-unpriced)');
+  assert.match(refused.stderr, 'rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 5 of 25 positions on 2025-11-20 without a price (0.0% → 20.0%)');
+  assert.match(refused.stderr, "it refuses when positions without a price reach 5% of the last day's positions (--max-unpriced)");
   assert.match(refused.stderr, 'to publish it anyway, once: the same command with --accept unpriced');
   assert.match(fs.readFileSync(report, 'utf8'), /^## publish refused: version \S+ did not go live\n/);
   assert.is(pointerBytes(s3, PREFIX), before);
