@@ -21,6 +21,7 @@ import { describeUnpriced } from './compute/unpriced.ts';
 import { openPreparedFolder, type OpenedPreparedFolder, type PreparedFacts } from './prepared-folder.ts';
 import { runStages, need, type StageContext } from './stages/stage.ts';
 import { SHARD_STAGES, STAGES } from './stages/index.ts';
+import type { NightSummary } from '../schemas/night-summary.ts';
 
 export interface BuildSummary {
   /** The build instant (--now) and the last closed day it gives. */
@@ -41,6 +42,8 @@ export interface BuildSummary {
   peakRssBytes: number;
   balanceRows: number;
   warnings: string[];
+  /** The night's summary written into the tree (SPEC 10): what publish compares with the live version. */
+  night: NightSummary;
 }
 
 export async function buildSnapshot(options: BuildConfig): Promise<BuildSummary> {
@@ -147,6 +150,7 @@ export async function buildSnapshot(options: BuildConfig): Promise<BuildSummary>
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
       balanceRows: values.balanceRows ?? 0,
       warnings,
+      night: need(context, 'night'),
     };
   } catch (error) {
     progress.end();

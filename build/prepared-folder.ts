@@ -111,6 +111,8 @@ export const PreparedFactsSchema = z
     exampleWallet: LowerCaseAddressSchema.nullable(),
     leaderboards: z.array(LeaderboardSchema),
     seasonsIndex: SeasonsIndexSchema,
+    /** Each season's participants among the shard's wallets on each of the night summary's days. */
+    participantsByDay: z.record(z.string().regex(/^[1-9][0-9]*$/), z.array(z.number().int().min(0))),
     /** The sha256 of every Parquet file of the folder, by name. */
     files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
     /** The sha256 of this object's JSON without `seal`: an edit of the facts is refused like an edit of a file. */

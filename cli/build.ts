@@ -6,6 +6,8 @@ import { DISTANT_NOW_DAYS, MAX_THREADS, resolveBuildConfig } from '../build/conf
 import { type ProgressMode } from '../core/progress.ts';
 import { UserError } from '../core/errors.ts';
 import { memorySize, positiveInteger } from './options.ts';
+import { writeBuildReport } from '../build/report.ts';
+import { reportTargets } from '../tree/night-report.ts';
 
 export function buildCommand(): Command {
   return new Command('build')
@@ -19,11 +21,12 @@ export function buildCommand(): Command {
     .option('--shard <k/n>', 'build only the wallets of shard K of N (shared files in every shard)')
     .option('--manifest <file>', 'also write "<sha256>  <path>" for every file written (for incremental uploads)')
     .option('--summary-json <file>', 'also write the closing summary as JSON (for a CI history)')
+    .option('--report <file>', "also write the night's Markdown report to FILE (it goes to $GITHUB_STEP_SUMMARY when that is set)")
     .option('--threads <n>', `threads for DuckDB and for assembling documents, at most ${MAX_THREADS} (or the cores, if more); one more thread writes the files (a CI runner has 2 cores)`, positiveInteger, 2)
     .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 1GB or 512MiB (it spills to disk beyond it)', memorySize, '1GB')
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .option('--no-sync', 'do not flush the new tree to the disk before it goes live (faster; after a power loss --out may point at incomplete files)')
-    .action(async (options: { input?: string; prepared?: string; out: string; now?: string; shard?: string; manifest?: string; summaryJson?: string; threads: number; memoryLimit: string; progress: ProgressMode; sync: boolean; allowEmpty: boolean; allowDistantNow: boolean }) => {
+    .action(async (options: { input?: string; prepared?: string; out: string; now?: string; shard?: string; manifest?: string; summaryJson?: string; report?: string; threads: number; memoryLimit: string; progress: ProgressMode; sync: boolean; allowEmpty: boolean; allowDistantNow: boolean }) => {
       if (options.prepared !== undefined) {
         // The folder holds the night's inputs, instant and shard: options that name others are refused, not ignored.
         const clashing = (['input', 'now', 'shard'] as const).filter((name) => options[name] !== undefined);
@@ -35,8 +38,10 @@ export function buildCommand(): Command {
         process.stderr.write(`wallet-snapshot: warning: --threads ${config.threads} is more than this machine's ${cores} cores; the threads will take turns on them (no faster, more memory)\n`);
       }
       const writeSummaryJson = options.summaryJson ? summaryJsonWriter(options.summaryJson) : null;
+      const report = reportTargets(options.report);
       const summary = await buildSnapshot(config);
       process.stdout.write(formatBuildSummary(summary, config.outDir));
       writeSummaryJson?.(summary);
+      writeBuildReport(summary, config.outDir, report);
     });
 }

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { PublishCommandOptions } from '../publish/index.ts';
 import { abortOnSignals } from '../core/signals.ts';
+import { DEFAULT_THRESHOLDS, parsePercent, parseRuleNames, percent, RULES } from '../tree/night-rules.ts';
 
 export function publishCommand(): Command {
   return new Command('publish')
@@ -15,6 +16,14 @@ export function publishCommand(): Command {
     .option('--concurrency <n>', 'connections to the store at most', wholeNumber, 32)
     .option('--max-attempts <n>', 'attempts per request before giving up (throttling, 5xx and network errors are retried with backoff)', wholeNumber, 8)
     .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
+    // The night's guard (SPEC 10, docs/reliability.md): thresholds, and the rules a known change accepts once.
+    .option('--accept <rules>', `publish even though these rules refuse, once (a known change): ${RULES.join(', ')}, separated by commas`, optionParser(parseRuleNames))
+    .option('--max-wallet-drop <percent>', `refuse when the number of wallets falls by more than this (rule wallets; default ${percent(DEFAULT_THRESHOLDS.walletDrop)})`, optionParser(parsePercent))
+    .option('--max-participant-drop <percent>', `refuse when a season's participants fall by more than this (rule participants; default ${percent(DEFAULT_THRESHOLDS.participantDrop)})`, optionParser(parsePercent))
+    .option('--max-restatement <percent>', `refuse when a past day's total USD value differs from the live night's by more than this (rule restated; default ${percent(DEFAULT_THRESHOLDS.restatement)})`, optionParser(parsePercent))
+    .option('--max-day-change <percent>', `refuse when the last day's total USD value differs from the day before by more than this (rule day-change; default ${percent(DEFAULT_THRESHOLDS.dayChange)})`, optionParser(parsePercent))
+    .option('--max-unpriced <percent>', `refuse when positions without a price reach this share of the last day's positions; a last day with no price at all in the export counts every position (rule unpriced; default ${percent(DEFAULT_THRESHOLDS.unpriced)})`, optionParser(parsePercent))
+    .option('--report <file>', "also write the night's Markdown report to FILE (it goes to $GITHUB_STEP_SUMMARY when that is set)")
     .action(async (options: PublishCommandOptions) => {
       // Loaded here: the S3 client is only for this command, not for every start of the CLI.
       const { runPublish } = await import('../publish/index.ts');
@@ -25,6 +34,16 @@ export function publishCommand(): Command {
         interrupt.dispose();
       }
     });
+}
+
+function optionParser<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
 }
 
 function wholeNumber(text: string): number {

@@ -14,6 +14,7 @@ import { describe, type Location } from './location.ts';
 import { isSharedFile, STORAGE_FORMAT } from './read-tree.ts';
 import { MANIFEST_LINE_PATH_AT } from '../tree/manifest-line.ts';
 import type { LivePointer } from '../tree/live-pointer.ts';
+import { guardCommit, type NightGuard } from './guard.ts';
 import { listStagedShards, listVersions, packOf, readCommit, readShardRecord, writeCommit, type Commit } from './version-store.ts';
 
 export interface CommitSummary {
@@ -27,7 +28,7 @@ export interface CommitSummary {
   seconds: number;
 }
 
-export async function commitVersion(client: S3Client, location: Location, requested: string | undefined, abortSignal?: AbortSignal): Promise<CommitSummary> {
+export async function commitVersion(client: S3Client, location: Location, requested: string | undefined, abortSignal?: AbortSignal, guard?: NightGuard): Promise<CommitSummary> {
   const started = performance.now();
   const where = describe(location);
   const pointer = await readPointer(client, location, abortSignal);
@@ -69,6 +70,8 @@ export async function commitVersion(client: S3Client, location: Location, reques
     summary.files += index === 1 ? files : files - sharedFiles;
   }
   summary.shards = count;
+  // The night's guard (SPEC 10) on the shards' summaries added up: a refusal throws before the pointer.
+  if (guard) await guardCommit(guard, client, location, { version, count, live: pointer?.version ?? null, alreadyLive: summary.alreadyLive }, abortSignal);
 
   if (!summary.alreadyLive) {
     // Before the pointer is written: all N shards are staged and agree.

@@ -13,6 +13,10 @@ import { publishTree } from './publish-tree.ts';
 import { stageShard } from './stage-shard.ts';
 import { rollback } from './rollback.ts';
 import { createStorageClient } from './storage.ts';
+import { NightGuard } from './guard.ts';
+import { readTreeNightSummary } from './night-record.ts';
+import { DEFAULT_THRESHOLDS, type RuleName } from '../tree/night-rules.ts';
+import { reportTargets } from '../tree/night-report.ts';
 import { formatCommitSummary, formatKeepSummary, formatPublishSummary, formatRollbackSummary, formatStageSummary } from './summary.ts';
 
 export interface PublishCommandOptions {
@@ -28,6 +32,14 @@ export interface PublishCommandOptions {
   concurrency: number;
   maxAttempts: number;
   progress: ProgressMode;
+  /** The night's guard (SPEC 10): rules accepted once, thresholds as fractions, the report's file. */
+  accept?: RuleName[];
+  maxWalletDrop?: number;
+  maxParticipantDrop?: number;
+  maxRestatement?: number;
+  maxDayChange?: number;
+  maxUnpriced?: number;
+  report?: string;
 }
 
 export async function runPublish(options: PublishCommandOptions, abortSignal?: AbortSignal): Promise<string> {
@@ -52,24 +64,46 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
     throw new UserError(`--keep ${options.keep}: expected a whole number of at least ${MIN_KEEP} (the live version and the one --rollback returns to)`);
   }
   if (options.endpoint !== undefined) checkEndpoint(options.endpoint, location.bucket);
+  const progress = new Progress(options.progress);
+  const guard = new NightGuard(
+    {
+      thresholds: {
+        walletDrop: options.maxWalletDrop ?? DEFAULT_THRESHOLDS.walletDrop,
+        participantDrop: options.maxParticipantDrop ?? DEFAULT_THRESHOLDS.participantDrop,
+        restatement: options.maxRestatement ?? DEFAULT_THRESHOLDS.restatement,
+        dayChange: options.maxDayChange ?? DEFAULT_THRESHOLDS.dayChange,
+        unpriced: options.maxUnpriced ?? DEFAULT_THRESHOLDS.unpriced,
+      },
+      accept: new Set(options.accept ?? []),
+      report: reportTargets(options.report),
+    },
+    () => progress.stageSeconds,
+  );
   const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: options.maxAttempts, concurrency: options.concurrency });
   try {
     let text: string;
     if (options.rollback) {
       text = formatRollbackSummary(await rollback(client, location, abortSignal), location);
     } else if (options.commit !== undefined) {
-      text = formatCommitSummary(await commitVersion(client, location, requested, abortSignal), location);
+      const committed = await commitVersion(client, location, requested, abortSignal, guard);
+      text = formatCommitSummary(committed, location);
+      guard.report(`wallet-snapshot publish --commit: version ${committed.version} is live`, text.split('\n')[0]!, text.split('\n'));
     } else {
-      const progress = new Progress(options.progress);
       const publishing = { dir: options.dir!, location, client, progress, abortSignal };
       const tree = await readCheckedTree(publishing);
+      guard.night = await readTreeNightSummary(tree.dir, options.dir!, tree.records);
       if (tree.records.shard.count > 1) {
         if (options.keep !== undefined) {
           throw new UserError(`--keep ${options.keep}: a shard's stage never removes versions (the other shards may be staging); give --keep to the --commit that follows`);
         }
-        return formatStageSummary(await stageShard(publishing, tree), location, options.endpoint);
+        const staged = formatStageSummary(await stageShard(publishing, tree, undefined, guard), location, options.endpoint);
+        guard.unjudged = "Not judged at a shard's stage: the rules are judged by publish --commit, on the sum of all shards";
+        guard.report(`wallet-snapshot publish: shard ${tree.records.shard.index} of ${tree.records.shard.count} staged`, staged.split('\n')[0]!, staged.split('\n'));
+        return staged;
       }
-      text = formatPublishSummary(await publishTree(publishing, tree), location);
+      const published = await publishTree(publishing, tree, guard);
+      text = formatPublishSummary(published, location);
+      guard.report(`wallet-snapshot publish: version ${published.version} is live`, text.split('\n')[0]!, text.split('\n'));
     }
     if (options.keep !== undefined) text += formatKeepSummary(await keepVersions(client, location, options.keep, abortSignal), location);
     return text;

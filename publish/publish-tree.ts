@@ -9,6 +9,7 @@ import { goLive } from './commit.ts';
 import { readPointer } from './live-pointer.ts';
 import { manifestText, STORAGE_FORMAT, versionIdOf } from './read-tree.ts';
 import { stageShard, type StageSummary } from './stage-shard.ts';
+import type { NightGuard } from './guard.ts';
 
 export interface PublishSummary {
   version: string;
@@ -23,7 +24,7 @@ export interface PublishSummary {
 }
 
 /** `checked`: the tree read and checked already (by the command, which told a shard's tree apart). */
-export async function publishTree(options: PublishOptions, checked?: CheckedTree): Promise<PublishSummary> {
+export async function publishTree(options: PublishOptions, checked?: CheckedTree, guard?: NightGuard): Promise<PublishSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;
   const tree = checked ?? (await readCheckedTree(options));
@@ -32,10 +33,16 @@ export async function publishTree(options: PublishOptions, checked?: CheckedTree
   progress.start('compare with the live version');
   const pointer = await readPointer(client, location, abortSignal);
   const summary: PublishSummary = { version, replaced: pointer?.version ?? null, alreadyLive: pointer?.version === version, stage: null, files: tree.files.length, seconds: 0 };
-  if (!summary.alreadyLive) {
-    summary.stage = await stageShard(options, tree, version);
+  if (summary.alreadyLive) {
+    if (guard) guard.unjudged = `Version ${version} is live already: nothing moved, nothing judged`;
+  } else {
+    // The night's guard (SPEC 10): a refusal throws here, before anything is sent.
+    await guard?.judge(client, location, { what: 'publish', version, live: pointer?.version ?? null }, abortSignal);
+    summary.stage = await stageShard(options, tree, version, guard);
     progress.start('switch the live version');
-    // Before the pointer is written: the version is staged whole (its archives, index and record).
+    // Before the pointer is written: the version is staged whole (its archives, index and record),
+    // and its night summary stored beside it for the next night's guard.
+    await guard?.record(client, location, version, undefined, abortSignal);
     await goLive(client, location, version, { format: STORAGE_FORMAT, shards: 1, records: [summary.stage.record], committedAt: new Date().toISOString() }, pointer, abortSignal);
   }
   progress.end();

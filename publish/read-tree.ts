@@ -11,6 +11,7 @@ import { describeFiles, TREE_FILE_THREADS } from './tree-file-pool.ts';
 import { UserError, messageOf } from '../core/errors.ts';
 import { ADDRESS_DIR, META_FILE } from '../tree/layout.ts';
 import { MANIFEST_DIR } from '../tree/manifest-files.ts';
+import { NIGHT_DIR } from '../tree/night-summary.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { isPublished } from '../tree/bucket.ts';
 import { manifestLine } from '../tree/manifest-line.ts';
@@ -112,7 +113,7 @@ export function shardedVersionIdOf(lastClosedDay: string, count: number, build: 
   return `${lastClosedDay}-${digest.digest('hex').slice(0, 16)}`;
 }
 
-/** A file every shard of a build writes with the same bytes (not a wallet's, not a shard's own record). */
+/** A file every shard of a build writes with the same bytes (not a wallet's, not a shard's own record or night summary). */
 export function isSharedFile(treePath: string): boolean {
-  return !treePath.startsWith(`${ADDRESS_DIR}/`) && !treePath.startsWith(`${MANIFEST_DIR}/`);
+  return !treePath.startsWith(`${ADDRESS_DIR}/`) && !treePath.startsWith(`${MANIFEST_DIR}/`) && !treePath.startsWith(`${NIGHT_DIR}/`);
 }

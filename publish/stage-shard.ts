@@ -13,9 +13,10 @@ import crypto from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.ts';
 import { objectKey } from './location.ts';
-import { packFolder, PACK_CONTENT_TYPE, RECORD_CACHE_CONTROL } from '../tree/bucket.ts';
+import { packFolder, PACK_CONTENT_TYPE, RECORD_CACHE_CONTROL, shardNightSummaryPath } from '../tree/bucket.ts';
 import type { CheckedTree, PublishOptions } from './checked-tree.ts';
 import { packShard, type PackSummary } from './pack-shard.ts';
+import type { NightGuard } from './guard.ts';
 import { manifestText, shardedVersionIdOf, STORAGE_FORMAT } from './read-tree.ts';
 import { storageFailure, throwIfInterrupted } from './storage.ts';
 import { listObjects, packOf, readCommit, readShardRecord, writeShardRecord, type Commit } from './version-store.ts';
@@ -35,7 +36,7 @@ export interface StageSummary {
 }
 
 /** `version`: a whole tree's own id (publish-tree.ts); a shard's is derived here. */
-export async function stageShard(options: PublishOptions, tree: CheckedTree, version?: string): Promise<StageSummary> {
+export async function stageShard(options: PublishOptions, tree: CheckedTree, version?: string, guard?: NightGuard): Promise<StageSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;
   const { files, records } = tree;
@@ -92,6 +93,8 @@ export async function stageShard(options: PublishOptions, tree: CheckedTree, ver
     },
   );
 
+  // The shard's night summary, for the commit to add up (before the record that makes the shard staged).
+  await guard?.record(client, location, id, shardNightSummaryPath(shard), abortSignal);
   await writeShardRecord(
     client,
     location,

@@ -18,8 +18,8 @@ test('a built tree verifies', async () => {
   const built = await sampleTree();
   const result = await verifyTree(built.out);
   assert.equal(result.failures, []);
-  // meta, the three no-history answers, s1, the seasons index, A's three files and B's two.
-  assert.is(result.files, 11);
+  // meta, the three no-history answers, s1, the seasons index, the night's summary, A's three files and B's two.
+  assert.is(result.files, 12);
 });
 
 test('a daily document with another asOf, a missing leaderboard, an upper-case folder, a schema break', async () => {

@@ -17,6 +17,10 @@
  *                                              in the metadata, written after its index: the shard is staged
  *   versions/<version>/_publish/commit.json    written once all N shards are staged, before the pointer: the
  *                                              version is complete
+ *   versions/<version>/_publish/summary.json   the night's summary (schemas/night-summary.ts), written before the
+ *                                              pointer: what the next night's guard compares with
+ *   versions/<version>/_publish/shards/<K>-of-<N>.summary.json
+ *                                              shard K's summary, written before its manifest; `--commit` adds them up
  *
  * Every shard holds the files every shard writes alike (leaderboards, seasons, meta, the
  * explorer): a reader takes those from shard 1, and a wallet's files from the wallet's shard
@@ -50,6 +54,8 @@ export const SHARDS_FOLDER = `${PUBLISH_FOLDER}/shards/`;
 export const shardRecordPath = (shard: { index: number; count: number }) => `${SHARDS_FOLDER}${shard.index}-of-${shard.count}.sha256.gz`;
 export const SHARD_RECORD_NAME = /^([1-9][0-9]*)-of-([1-9][0-9]*)\.sha256\.gz$/;
 export const COMMIT_PATH = `${PUBLISH_FOLDER}/commit.json`;
+export const NIGHT_SUMMARY_PATH = `${PUBLISH_FOLDER}/summary.json`;
+export const shardNightSummaryPath = (shard: { index: number; count: number }) => `${SHARDS_FOLDER}${shard.index}-of-${shard.count}.summary.json`;
 
 /** Formats that are compressed already gain nothing from gzip. */
 const COMPRESSIBLE = new Set(['.json', '.html', '.js', '.mjs', '.css', '.svg', '.txt', '.sha256', '.map', '.wasm']);

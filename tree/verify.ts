@@ -24,6 +24,7 @@ import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { ManifestCheck } from './verify-manifest.ts';
 import { MANIFEST_DIR } from './manifest-files.ts';
 import { UserError } from '../core/errors.ts';
+import { checkNightSummaries } from './verify-night-summary.ts';
 import { readDocument, type Fail } from './verify-document.ts';
 import { checkWalletBatches } from './verify-pool.ts';
 import type { WalletBatch, WalletBatchResult } from './verify-wallet.ts';
@@ -115,6 +116,8 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
     if (board) checkLeaderboard(leaderboardFile(season), board, season, fail);
     if (board?.season === season) boards.push(board);
   }
+  // The night's summaries (SPEC 10) against the files they summarise.
+  checkNightSummaries(dir, read, meta, boards, fail);
   // A tree of some shards is told apart by `--shard K/N` or by the build's records in it.
   const part = options.shard ? { count: options.shard.count, indexes: [options.shard.index] } : manifest.part;
   // Only a tree without records could be a shard verified without --shard: only then is that a hint.

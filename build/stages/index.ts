@@ -16,6 +16,7 @@ import { probeExportFacts } from './probe-export-facts.ts';
 import { computeLeaderboards } from './compute-leaderboards.ts';
 import { computePointsHistory } from './compute-points-history.ts';
 import { rankPointsHistory } from './rank-points-history.ts';
+import { countParticipantsByDay } from './count-participants-by-day.ts';
 import { splitIntoShards } from './split-into-shards.ts';
 import { loadPrepared } from './load-prepared.ts';
 import { computeSnapshots } from './compute-snapshots.ts';
@@ -25,6 +26,7 @@ import { writeWallets } from './write-wallets.ts';
 import { writePoints } from './write-points.ts';
 import { writePointsHistory } from './write-points-history.ts';
 import { findUnpriced } from './find-unpriced.ts';
+import { summariseNight } from './summarise-night.ts';
 import { writeSharedFiles } from './write-shared-files.ts';
 
 export const STAGES: readonly Stage[] = [
@@ -38,6 +40,7 @@ export const STAGES: readonly Stage[] = [
   computeLeaderboards,
   computePointsHistory,
   rankPointsHistory,
+  countParticipantsByDay,
   splitIntoShards,
   // The cut: `prepare` stops above, `build --prepared` starts below.
   loadPrepared,
@@ -48,6 +51,7 @@ export const STAGES: readonly Stage[] = [
   writePoints,
   writePointsHistory,
   findUnpriced,
+  summariseNight,
   writeSharedFiles,
 ];
 

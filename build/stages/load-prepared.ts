@@ -25,5 +25,7 @@ export const loadPrepared: Stage = {
     context.values.exampleWallet = facts.exampleWallet;
     context.values.leaderboards = facts.leaderboards;
     context.values.seasonsIndex = facts.seasonsIndex;
+    const bySeason = new Map(Object.entries(facts.participantsByDay).map(([season, counts]) => [Number(season), counts]));
+    context.values.participantsByDay = new Map([[facts.shard.index, bySeason]]);
   },
 };

@@ -68,6 +68,7 @@ export const splitIntoShards: Stage = {
         exampleWallet: context.values.exampleWallet ?? null,
         leaderboards: need(context, 'leaderboards'),
         seasonsIndex: need(context, 'seasonsIndex'),
+        participantsByDay: Object.fromEntries(need(context, 'participantsByDay').get(index) ?? []),
         files,
       });
     }

@@ -24,6 +24,8 @@ import type { TreeManifest } from '../write/manifest.ts';
 import type { TreeWriter } from '../write/tree-writer.ts';
 import type { UnpricedSeries } from '../compute/unpriced.ts';
 import type { OpenedPreparedFolder } from '../prepared-folder.ts';
+import type { NightFigures } from '../compute/night-summary.ts';
+import type { NightSummary } from '../../schemas/night-summary.ts';
 
 export type Side = 'night' | 'shard';
 
@@ -61,6 +63,10 @@ export interface StageValues {
   pointsHistory?: PointsWriteResult;
   unpriced?: UnpricedSeries[];
   sharedFiles?: TreeWriter;
+  /** Shard index -> season -> participants on each of the night summary's days (the night's side). */
+  participantsByDay?: Map<number, Map<number, number[]>>;
+  nightFigures?: NightFigures;
+  night?: NightSummary;
 }
 
 export interface StageContext {

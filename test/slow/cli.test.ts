@@ -40,7 +40,7 @@ test('a successful build exits 0 and prints the summary; verify accepts the tree
   const out = path.join(root, 'public');
   const result = await runCli(['build', '--input', input, '--out', out, '--now', PINNED_NOW]);
   assert.is(result.code, 0, result.stderr);
-  assert.match(result.stdout, /built .*public: 1 wallet, 18 files, [\d.]+ (B|KiB) in /);
+  assert.match(result.stdout, /built .*public: 1 wallet, 19 files, [\d.]+ (B|KiB) in /);
   assert.match(result.stdout, 'asOf: daily 2025-11-20; leaderboards s1 null (0 participants)');
   assert.match(result.stdout, /warning: \d+ daily positions had no price/);
   const verify = await runCli(['verify', '--dir', out]);
@@ -56,7 +56,7 @@ test('--summary-json writes the summary; a path that cannot be written fails bef
   const result = await runCli(['build', '--input', input, '--out', out, '--now', PINNED_NOW, '--summary-json', file]);
   assert.is(result.code, 0, result.stderr);
   const summary = JSON.parse(fs.readFileSync(file, 'utf8'));
-  assert.equal([summary.wallets, summary.files, summary.dailyAsOf, summary.lastClosedDay, summary.balanceRows], [1, 17, '2025-11-20', '2025-11-20', 1]);
+  assert.equal([summary.wallets, summary.files, summary.dailyAsOf, summary.lastClosedDay, summary.balanceRows], [1, 18, '2025-11-20', '2025-11-20', 1]);
   assert.equal(Object.keys(summary.stageSeconds).slice(0, 5), ['read inputs', 'check values', 'load inputs', 'check relations', 'compute snapshots']);
   const blocked = path.join(root, 'ci', 'summary.json', 'nested.json');
   const refused = await runCli(['build', '--input', input, '--out', path.join(root, 'other'), '--now', PINNED_NOW, '--summary-json', blocked]);

@@ -36,7 +36,9 @@ test('the Worker serves the live version of a published bucket, and follows a ne
   const env = { ...S3_CREDENTIALS };
   const to = `s3://${BUCKET}/prod`;
   const publish = async (tree: Built) => {
-    const result = await runCli(['publish', '--dir', tree.out, '--to', to, '--endpoint', s3.endpoint, '--progress', 'quiet'], { env });
+    // One price, months before these nights: no position has a price of its last day, which the
+    // night's guard refuses (test/night-guard.test.ts); accepted here, where the subject is serving.
+    const result = await runCli(['publish', '--dir', tree.out, '--to', to, '--endpoint', s3.endpoint, '--progress', 'quiet', '--accept', 'unpriced'], { env });
     assert.is(result.code, 0, result.stderr);
   };
   const daily = `/v1/address/${A}/portfolio/daily`;

@@ -8,6 +8,8 @@ import { verifyTree } from '../../tree/verify.ts';
 import { buildSnapshot } from '../../build/index.ts';
 import { resolveBuildConfig } from '../../build/config.ts';
 import { generateDataset } from '../../data/generate.ts';
+import { addShardSummaries } from '../../tree/night-summary.ts';
+import type { NightSummary } from '../../schemas/night-summary.ts';
 
 
 test('4 shards, each started later the same day: disjoint wallets, identical shared files, union equal to the unsharded tree', async () => {
@@ -18,9 +20,10 @@ test('4 shards, each started later the same day: disjoint wallets, identical sha
   const summary = await buildSnapshot(resolveBuildConfig({ input, out: whole, now, progress: 'quiet' }));
   const expected = treeHashes(whole);
 
-  // Each build records what it wrote in a file of its own (_snapshot/manifests/K-of-N.*): the
-  // rest of the union is the unsharded tree.
-  const isRecord = (file: string) => file.startsWith('_snapshot/manifests/');
+  // Each build records what it wrote, and its night's summary, in files of its own
+  // (_snapshot/manifests/K-of-N.*, _snapshot/night/K-of-N.json): the rest of the union is the unsharded tree.
+  const isRecord = (file: string) => file.startsWith('_snapshot/manifests/') || file.startsWith('_snapshot/night/');
+  const nights: NightSummary[] = [];
   const union = new Map<string, string>();
   const unionDir = path.join(root, 'union');
   let wallets = 0;
@@ -35,6 +38,7 @@ test('4 shards, each started later the same day: disjoint wallets, identical sha
     fs.cpSync(out, unionDir, { recursive: true, dereference: true });
     assert.ok(shard.wallets > 30 && shard.wallets < 120, `shard ${k} has ${shard.wallets} wallets`);
     wallets += shard.wallets;
+    nights.push(shard.night);
     for (const [file, hash] of treeHashes(out)) {
       if (isRecord(file)) continue;
       const isWalletFile = file.startsWith('v1/address/');
@@ -46,6 +50,10 @@ test('4 shards, each started later the same day: disjoint wallets, identical sha
     }
   }
   assert.is(wallets, summary.wallets);
+  // The shards' night summaries add up to the whole night's (the sums of doubles to a relative 1e-12).
+  const added = addShardSummaries(nights);
+  assert.equal({ ...added, days: [] }, { ...summary.night, days: [] });
+  added.days.forEach((day, i) => assert.ok(Math.abs(day.totalValueUsd - summary.night.days[i]!.totalValueUsd) <= 1e-12 * summary.night.days[i]!.totalValueUsd, day.date));
   assert.equal([...union.entries()].sort(), [...expected.entries()].filter(([file]) => !isRecord(file)).sort());
   // The union holds all four records: it verifies as the whole tree, and a wallet lost is caught.
   const united = await verifyTree(unionDir);

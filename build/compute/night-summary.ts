@@ -1,0 +1,171 @@
+/**
+ * The figures of the night's summary (schemas/night-summary.ts, SPEC 10), each one query, set-based
+ * over whole tables, for the build's own wallets (its shard's, so that N shards add up):
+ * - wallets: those with a snapshot, as the wallet stream counts them (build/write/wallets.ts);
+ * - for each of the last SUMMARY_DAYS closed days, the sum of every wallet's `totalValueUsd`
+ *   (SPEC 3.3): the end-of-day raw balances of each chain and token are summed over all wallets
+ *   first (exactly, as HUGEINTs), then scaled and priced once per chain, token and day, so that
+ *   the query never expands a wallet's days;
+ * - the positions of the last closed day, and those without a price (see below);
+ * - each season's participants on each of those days, from the points history's running totals:
+ *   a fact of the night's side, counted per shard there (participantsByDayOfShards), since a
+ *   prepared shard holds no running totals of wallets that are not participants.
+ *
+ * The sum of values differs from adding up the documents' `totalValueUsd` only by the rounding
+ * of doubles (a relative 1e-12 or less): exact enough for thresholds of a percent, and a sum the
+ * document threads need not carry back (docs/reliability.md).
+ */
+import type { Database } from '../database.ts';
+import type { Shard } from '../../core/shard.ts';
+import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
+import { shardFilterSql, shardNumberSql } from './shard-filter.ts';
+import { dayNumber, dayText } from './days.ts';
+import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, tokenIndexSql, walletOfSeriesSql } from './series-key.ts';
+
+export interface NightFigures {
+  wallets: number;
+  positions: number;
+  positionsWithoutPrice: number;
+  days: { date: string; totalValueUsd: number }[];
+  /** season -> participants on each of `days`. */
+  participantsByDay: Map<number, number[]>;
+}
+
+/** The figures of the shard's own wallets: all but the participants, which the night's side counts. */
+export async function computeNightFigures(db: Database, lastClosedDay: string, shard: Shard | null): Promise<Omit<NightFigures, 'participantsByDay'>> {
+  const last = dayNumber(lastClosedDay);
+  const first = last - SUMMARY_DAYS + 1;
+  // A shard's build holds its own wallets' snapshots only; the filter keeps that true whatever
+  // the tables hold (as unpriced.ts does), and costs a join only in a shard's build.
+  const snapshots = shard === null
+    ? 'snapshots'
+    : `(SELECT s.* FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')} WHERE ${shardFilterSql(shard, 'a.address')})`;
+  const [{ wallets } = { wallets: 0 }] = await db.rows<{ wallets: number }>(`SELECT count(DISTINCT ${walletOfSeriesSql('series')})::INTEGER AS wallets FROM ${snapshots}`);
+
+  // Rule (SPEC 3.3): the end-of-day balance of a day is that of the latest snapshot in transaction
+  // order dated on or before it (exact even when a later transaction carries an earlier day); it
+  // holds until the next day with a snapshot, or L. Only the window's days matter, so the days
+  // before it are one row per series (its latest snapshot before the window, standing for the day
+  // before it), grouped without a sort; a running arg_max orders the few rows left. Only the spans
+  // that reach the window and hold a non-zero balance (a position) count.
+  await db.run(
+    `CREATE TEMPORARY TABLE night_held AS
+     WITH
+     before_window AS (
+       SELECT series, $first - 1 AS day, max(number) AS number, arg_max(raw_balance, number) AS raw
+       FROM ${snapshots} WHERE day < $first GROUP BY series
+     ),
+     in_window AS (
+       SELECT series, day, max(number) AS number, arg_max(raw_balance, number) AS raw
+       FROM ${snapshots} WHERE day BETWEEN $first AND $last GROUP BY series, day
+     ),
+     held AS (
+       SELECT series, day AS from_day, coalesce(lead(day) OVER in_days - 1, $last) AS to_day,
+              arg_max(raw, number) OVER (in_days ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS raw
+       FROM (SELECT * FROM before_window UNION ALL SELECT * FROM in_window)
+       WINDOW in_days AS (PARTITION BY series ORDER BY day)
+     )
+     SELECT ${chainIndexOfSeriesSql('series')} AS chain_index, ${tokenIndexOfSeriesSql('series')} AS token_index,
+            greatest(from_day, $first)::INTEGER AS from_day, to_day::INTEGER AS to_day, raw
+     FROM held WHERE raw <> 0`,
+    { first, last },
+  );
+  try {
+    // Each chain and token's summed raw balance on each day of the window: a span adds its balance
+    // from its first day and takes it back the day after its last; a running sum adds the changes.
+    // Then `valueUsd = balance * usdPerToken` with the latest price dated on or before the day
+    // (an as-of join), 0 without one.
+    const days = await db.rows<{ day: number; total: number }>(
+      `WITH
+       changes AS (
+         SELECT chain_index, token_index, from_day AS day, raw AS change FROM night_held
+         UNION ALL
+         SELECT chain_index, token_index, to_day + 1 AS day, -raw AS change FROM night_held WHERE to_day < $last
+       ),
+       per_day AS (SELECT chain_index, token_index, day, sum(change) AS change FROM changes GROUP BY ALL),
+       window_days AS (SELECT unnest(range($first, $last + 1))::INTEGER AS day),
+       grid AS (SELECT k.chain_index, k.token_index, w.day FROM (SELECT DISTINCT chain_index, token_index FROM per_day) k CROSS JOIN window_days w),
+       balances AS (
+         SELECT g.chain_index, g.token_index, g.day, DATE '1970-01-01' + g.day AS date,
+                sum(coalesce(p.change, 0)) OVER (PARTITION BY g.chain_index, g.token_index ORDER BY g.day) AS raw
+         FROM grid g LEFT JOIN per_day p ON p.chain_index = g.chain_index AND p.token_index = g.token_index AND p.day = g.day
+       ),
+       priced AS (
+         SELECT b.day, b.raw, t.decimals, c.chain_id, b.token_index, b.date FROM balances b
+         JOIN chains c ON c.chain_index = b.chain_index
+         JOIN tokens t ON t.chain_id = c.chain_id AND t.token_index = b.token_index
+       ),
+       valued AS (
+         SELECT q.day, q.raw::DOUBLE / pow(10::DOUBLE, q.decimals) * coalesce(p.usd_price, 0) AS value
+         FROM priced q ASOF LEFT JOIN (SELECT chain_id, ${tokenIndexSql('token')} AS token_index, date, usd_price FROM prices) p
+           ON p.chain_id = q.chain_id AND p.token_index = q.token_index AND p.date <= q.date
+       )
+       SELECT w.day, coalesce(sum(v.value), 0)::DOUBLE AS total
+       FROM window_days w LEFT JOIN valued v ON v.day = w.day
+       GROUP BY w.day ORDER BY w.day`,
+      { first, last },
+    );
+    // A position of the last day is without a price when no price of its chain and token is dated
+    // on or before it (SPEC 3.3: usdPerToken 0); and when the export holds no price at all dated on
+    // the last day (a price feed that stopped), every position without a price dated on it: the
+    // documents carry the day before's forward, so nothing else in the tree shows it. A token that
+    // skips a day while the others are priced is carried forward as usual and not counted.
+    const [positions] = await db.rows<{ positions: number; without_price: number }>(
+      `WITH feed AS (SELECT EXISTS (SELECT 1 FROM prices WHERE date = $last_date::DATE) AS priced_last_day)
+       SELECT count(*)::DOUBLE AS positions,
+              count(*) FILTER (WHERE NOT EXISTS (
+                SELECT 1 FROM prices p WHERE p.chain_id = c.chain_id AND p.token = t.token
+                  AND (p.date = $last_date::DATE OR (feed.priced_last_day AND p.date < $last_date::DATE))
+              ))::DOUBLE AS without_price
+       FROM feed, night_held h
+       JOIN chains c ON c.chain_index = h.chain_index
+       JOIN tokens t ON t.chain_id = c.chain_id AND t.token_index = h.token_index
+       WHERE h.to_day = $last`,
+      { last, last_date: lastClosedDay },
+    );
+    return {
+      wallets,
+      positions: Number(positions!.positions),
+      positionsWithoutPrice: Number(positions!.without_price),
+      days: days.map((row) => ({ date: dayText(row.day), totalValueUsd: row.total })),
+    };
+  } finally {
+    await db.run('DROP TABLE night_held');
+  }
+}
+
+/**
+ * Rule (SPEC 3.7): a wallet is a participant of a season on day d when its points dated <= d add up
+ * to more than 0; after the season's day A its standing is A's. The points history holds every
+ * wallet-season's running total for each day from its first day to A (its `last_day`,
+ * build/compute/points-history.ts): counted per season on the window's days and on A.
+ */
+export async function participantsByDayOfShards(db: Database, lastClosedDay: string, shards: number): Promise<Map<number, Map<number, number[]>>> {
+  const last = dayNumber(lastClosedDay);
+  const first = last - SUMMARY_DAYS + 1;
+  const rows = await db.rows<{ shard: number; season: number; day: number; last_day: number; participants: number }>(
+    `SELECT ${shardNumberSql(shards, 'h.address')} AS shard, h.season::INTEGER AS season, t.day, h.last_day, count(*)::DOUBLE AS participants
+     FROM history_totals t JOIN history_wallets h ON h.wallet = t.wallet
+     WHERE t.total_points > 0 AND (t.day BETWEEN $first AND $last OR t.day = h.last_day)
+     GROUP BY ALL`,
+    { first, last },
+  );
+  // shard -> season -> day -> participants; a season's A is the same for all its wallets.
+  const counts = new Map<number, Map<number, { last: number; byDay: Map<number, number> }>>();
+  for (const row of rows) {
+    const seasons = counts.get(row.shard) ?? new Map<number, { last: number; byDay: Map<number, number> }>();
+    const season = seasons.get(row.season) ?? { last: row.last_day, byDay: new Map<number, number>() };
+    season.byDay.set(row.day, Number(row.participants));
+    seasons.set(row.season, season);
+    counts.set(row.shard, seasons);
+  }
+  const byShard = new Map<number, Map<number, number[]>>();
+  for (let shard = 1; shard <= shards; shard++) {
+    const bySeason = new Map<number, number[]>();
+    for (const [season, { last: seasonLast, byDay }] of counts.get(shard) ?? []) {
+      bySeason.set(season, Array.from({ length: last - first + 1 }, (_, i) => byDay.get(Math.min(first + i, seasonLast)) ?? 0));
+    }
+    byShard.set(shard, bySeason);
+  }
+  return byShard;
+}
