@@ -15,7 +15,7 @@ import { verifyCommand } from './verify.ts';
 import { serveCommand } from './serve.ts';
 import { publishCommand } from './publish.ts';
 
-const { version } = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(fs.readFileSync(packageManifest(), 'utf8')) as { version: string };
 
 const program = new Command('wallet-snapshot')
   .description('Static JSON snapshots of wallet portfolios and points leaderboards, from Parquet exports')
@@ -58,4 +58,10 @@ function exitCodeOf(error: unknown): number {
   process.stderr.write(`wallet-snapshot: internal error: ${messageOf(error)}\n`);
   process.stderr.write(debug && error instanceof Error ? `${error.stack}\n` : '(run again with --debug for the stack)\n');
   return EXIT_INTERNAL;
+}
+
+/** The package's package.json: one folder up from the sources (cli/), two from the compiled dist/cli/. */
+function packageManifest(): URL {
+  const beside = new URL('../package.json', import.meta.url);
+  return fs.existsSync(beside) ? beside : new URL('../../package.json', import.meta.url);
 }
