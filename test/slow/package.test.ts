@@ -162,8 +162,14 @@ async function serve(args: string[]): Promise<{ url: string; stop(): Promise<voi
   return {
     url,
     stop: async () => {
-      process.kill(-child.pid!, 'SIGKILL');
-      await exited;
+      // SIGTERM to the group lets serve stop its workerd; whatever is left is killed after.
+      process.kill(-child.pid!, 'SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The whole group is gone already.
+      }
     },
   };
 }
