@@ -79,7 +79,7 @@ export async function buildSnapshot(options: BuildConfig): Promise<BuildSummary>
     const work = claimed.work;
     interruption.throwIfInterrupted();
     // Opened first, so that a manifest path that cannot be written fails before any work.
-    const manifest = config.manifest ? new ManifestWriter(config.manifest) : null;
+    const manifest = config.manifest ? await ManifestWriter.open(config.manifest) : null;
     unpublishedManifest = manifest;
     const record = new TreeManifest(work.tree, config.shard, manifest);
     db = await openDatabase({

@@ -17,7 +17,7 @@ import { publishCommand } from './publish.ts';
 import { prepareCommand } from './prepare.ts';
 import { stopWhenOrphaned } from '../core/signals.ts';
 
-const { version } = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(fs.readFileSync(packageManifest(), 'utf8')) as { version: string };
 
 const program = new Command('wallet-snapshot')
   .description('Static JSON snapshots of wallet portfolios and points leaderboards, from Parquet exports')
@@ -69,4 +69,10 @@ function printCauses(cause: unknown, indent: string): void {
     process.stderr.write(`${indent}caused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`);
     if (cause instanceof AggregateError) for (const each of cause.errors) printCauses(each, `${indent}  `);
   }
+}
+
+/** The package's package.json: one folder up from the sources (cli/), two from the compiled dist/cli/. */
+function packageManifest(): URL {
+  const beside = new URL('../package.json', import.meta.url);
+  return fs.existsSync(beside) ? beside : new URL('../../package.json', import.meta.url);
 }

@@ -16,7 +16,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import pLimit from 'p-limit';
 import { packFolder, POINTER_CACHE_CONTROL, POINTER_KEY, versionPrefix } from '../tree/bucket.ts';
@@ -34,7 +33,14 @@ import { readLiveVersion } from '../publish/read-version.ts';
 import { META_FILE } from '../tree/layout.ts';
 import { answerUnparsedRequests, refuseMissingHost } from '../server/index.ts';
 
-const WORKER_SOURCE = fileURLToPath(new URL('../server/worker.ts', import.meta.url));
+const WORKER_SOURCE = new URL('../server/worker.ts', import.meta.url);
+/** The Worker bundled at pack time, in the package (dist/preview/): it has no sources to bundle. */
+const PACKED_WORKER = new URL('./worker-bundle.js', import.meta.url);
+/**
+ * The bundler of the sources (esbuild, a devDependency): never loaded by the package, which has no
+ * sources. Named through a constant because knip's production check follows a literal URL.
+ */
+const FROM_SOURCES = './worker-from-sources.ts';
 /** The compatibility date the Worker is written for (also in wrangler.toml). */
 export const COMPATIBILITY_DATE = '2025-09-01';
 const BINDING = 'TREE';
@@ -49,20 +55,16 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
-/** The Worker as one ES module, bundled the way wrangler bundles it for deployment. */
-export async function bundleWorker(entry = WORKER_SOURCE): Promise<string> {
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    mainFields: ['module', 'main'],
-    conditions: ['workerd', 'worker', 'browser', 'import'],
-    write: false,
-    logLevel: 'silent',
-  });
-  return result.outputFiles[0]!.text;
+/**
+ * The Worker as one ES module, bundled the way wrangler bundles it for deployment: from its sources
+ * in the repository (worker-from-sources.ts, esbuild being a devDependency), as bundled at pack
+ * time in the installed package. docs/decisions.md, "Sources or compiled".
+ */
+async function bundleWorker(entry?: string): Promise<string> {
+  if (entry === undefined && !fs.existsSync(WORKER_SOURCE)) return fs.readFileSync(PACKED_WORKER, 'utf8');
+  const fromSources = new URL(FROM_SOURCES, import.meta.url).href;
+  const { bundleWorkerSources } = (await import(fromSources)) as { bundleWorkerSources(entry: string): Promise<string> };
+  return bundleWorkerSources(entry ?? fileURLToPath(WORKER_SOURCE));
 }
 
 /**

@@ -1,8 +1,20 @@
-// Entry of publish's tree-file threads (piscina): like bin/wallet-snapshot.js, load TypeScript
-// through tsx, then hand piscina the task function.
-import { register } from 'tsx/esm/api';
+// Entry of publish's tree-file threads (piscina): the task function from its source through tsx in
+// the repository, else compiled (the installed package); then handed to piscina.
+// docs/decisions.md, "Sources or compiled".
+import fs from 'node:fs';
 
-register();
-const { runTreeFileTask } = await import('./tree-file-task.ts');
+// tsx is a devDependency, loaded only beside the sources, never by the installed package; named
+// through a constant because knip's production check counts every literal import as a run-time one.
+const TSX = 'tsx/esm/api';
 
-export default runTreeFileTask;
+const source = new URL('./tree-file-task.ts', import.meta.url);
+let task;
+if (fs.existsSync(source)) {
+  const { register } = await import(TSX);
+  register();
+  task = await import(source.href);
+} else {
+  task = await import(new URL('./tree-file-task.js', import.meta.url).href);
+}
+
+export default task.runTreeFileTask;

@@ -16,7 +16,7 @@ test('every declared package is used, and every package used is declared', () =>
   assert.is(result.status, 0, `${result.stdout}${result.stderr}`);
 });
 
-test('what the CLI, the Worker and the explorer need at run time is in dependencies (npm ci --omit=dev)', () => {
+test('what the CLI, the Worker and the explorer need at run time is in dependencies (what the installed package gets)', () => {
   // The entries marked `!` in knip.json are the production ones; --strict ignores devDependencies.
   const result = knip('--production', '--strict');
   assert.is(result.status, 0, `${result.stdout}${result.stderr}`);

@@ -12,7 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from '../../core/errors.ts';
-import { FileLock } from '../swap/lock.ts';
+import { FileLock, lockFiles } from '../swap/lock.ts';
 import type { Shard } from '../../core/shard.ts';
 import { TreeManifestSchema, type TreeManifest as TreeManifestSummary } from '../../schemas/manifest.ts';
 import { manifestListFile, manifestSummaryFile } from '../../tree/manifest-files.ts';
@@ -21,28 +21,32 @@ import { manifestLine } from '../../tree/manifest-line.ts';
 
 export class ManifestWriter {
   private readonly stream: fs.WriteStream;
-  private readonly partial: string;
   private failure: Error | null = null;
-  /** Held on the partial file while it is written: what no live build holds is abandoned. */
-  private readonly lock: FileLock;
 
-  constructor(private readonly destination: string) {
+  /**
+   * Opens the partial file beside `destination`, holding a lock of its own (`<partial>.lock`)
+   * while it is written: a partial whose lock no live build holds is abandoned.
+   */
+  static async open(destination: string): Promise<ManifestWriter> {
     const folder = path.dirname(destination);
     const prefix = `.${path.basename(destination)}.partial-`;
-    this.partial = path.join(folder, `${prefix}${crypto.randomBytes(6).toString('hex')}`);
+    const partial = path.join(folder, `${prefix}${crypto.randomBytes(6).toString('hex')}`);
     let fd: number;
     let lock: FileLock | null;
     try {
       if (fs.existsSync(destination) && fs.statSync(destination).isDirectory()) throw new Error('it is a directory');
       fs.mkdirSync(folder, { recursive: true });
-      removeAbandonedPartials(folder, prefix);
-      lock = FileLock.tryAcquire(this.partial);
-      fd = fs.openSync(this.partial, 'w');
+      await removeAbandonedPartials(folder, prefix);
+      lock = await FileLock.tryAcquire(partialLock(partial));
+      fd = fs.openSync(partial, 'w');
     } catch (error) {
       throw new UserError(`--manifest ${destination} cannot be written (${messageOf(error)})`, 1, { cause: error });
     }
-    if (lock === null) throw new UserError(`--manifest ${destination}: its partial file ${this.partial} is held by another build`);
-    this.lock = lock;
+    if (lock === null) throw new UserError(`--manifest ${destination}: its partial file ${partial} is held by another build`);
+    return new ManifestWriter(destination, partial, lock, fd);
+  }
+
+  private constructor(private readonly destination: string, private readonly partial: string, private readonly lock: FileLock, fd: number) {
     this.stream = fs.createWriteStream('', { fd });
     // Kept for close(): an error event with no listener would end the process.
     this.stream.on('error', (error) => {
@@ -74,25 +78,42 @@ export class ManifestWriter {
   /** Once the tree is published: the manifest takes its place. */
   moveIntoPlace(): void {
     fs.renameSync(this.partial, this.destination);
-    this.lock.release();
+    this.releaseLock();
   }
 
   /** After a failure: nothing is left beside the destination. */
   discard(): void {
     this.stream.destroy();
     fs.rmSync(this.partial, { force: true });
+    this.releaseLock();
+  }
+
+  /** The partial's lock file is its own (a random name): it goes once released. */
+  private releaseLock(): void {
     this.lock.release();
+    for (const file of lockFiles(partialLock(this.partial))) fs.rmSync(file, { force: true });
   }
 }
 
+const partialLock = (partial: string) => `${partial}.lock`;
+
 /**
- * Partial manifests left by builds killed outright (SIGKILL, power loss): the ones whose lock no
- * live build holds, whatever machine or PID namespace wrote them.
+ * Partial manifests left by builds killed outright (SIGKILL, power loss), and their lock files:
+ * the ones whose lock no live build holds, whatever machine or PID namespace wrote them.
  */
-function removeAbandonedPartials(folder: string, prefix: string): void {
-  for (const name of fs.readdirSync(folder)) {
-    const file = path.join(folder, name);
-    if (name.startsWith(prefix) && !FileLock.isHeld(file)) fs.rmSync(file, { force: true });
+async function removeAbandonedPartials(folder: string, prefix: string): Promise<void> {
+  const names = fs.readdirSync(folder).filter((name) => name.startsWith(prefix));
+  for (const name of names) {
+    if (name.includes('.lock')) continue;
+    const partial = path.join(folder, name);
+    const lock = partialLock(partial);
+    if (await FileLock.isHeld(lock)) continue;
+    for (const file of [partial, ...lockFiles(lock)]) fs.rmSync(file, { force: true });
+  }
+  // Lock files whose partial is gone (a build killed between the two removals).
+  for (const name of names) {
+    const partial = path.join(folder, name.replace(/\.lock(\.owner)?$/, ''));
+    if (name.includes('.lock') && !fs.existsSync(partial) && !(await FileLock.isHeld(partialLock(partial)))) fs.rmSync(path.join(folder, name), { force: true });
   }
 }
 

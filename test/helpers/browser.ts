@@ -74,8 +74,12 @@ function findChromium(): Found | Promise<Found> {
  * first on the browser's library path, so it needs nothing from the system but glibc.
  */
 async function bundledChromium(entry: string): Promise<Found> {
-  const { default: Chromium, inflate } = (await import(entry)) as typeof import('@sparticuz/chromium');
-  const { version } = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../package.json', entry)), 'utf8'));
+  const { default: Chromium } = (await import(entry)) as typeof import('@sparticuz/chromium');
+  // The package's own decompressor (its index exports it only from version 147, which needs Node 22).
+  const { inflate } = (await import(new URL('./lambdafs.js', entry).href)) as { inflate(file: string): Promise<string> };
+  // The package's own folder, however deep its entry module sits (build/ or build/esm/).
+  const root = entry.slice(0, entry.lastIndexOf('/@sparticuz/chromium/') + '/@sparticuz/chromium/'.length);
+  const { version } = JSON.parse(fs.readFileSync(fileURLToPath(new URL('package.json', root)), 'utf8'));
   const tmp = os.tmpdir();
   const unpacked = path.join(tmp, `chromium-${version}.unpacked`);
   // Two test processes starting at once must not both write the same files, and the package
@@ -84,7 +88,7 @@ async function bundledChromium(entry: string): Promise<Found> {
     if (fs.existsSync(unpacked)) return;
     for (const leftover of ['chromium', 'al2023', 'fonts']) fs.rmSync(path.join(tmp, leftover), { recursive: true, force: true });
     Chromium.setGraphicsMode = false; // no WebGL, so no SwiftShader libraries in the temporary folder
-    await Promise.all([Chromium.executablePath(), inflate(fileURLToPath(new URL('../bin/al2023.tar.br', entry)))]);
+    await Promise.all([Chromium.executablePath(), inflate(fileURLToPath(new URL('bin/al2023.tar.br', root)))]);
     fs.writeFileSync(unpacked, '');
   });
   const libraries = [path.join(tmp, 'al2023', 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');

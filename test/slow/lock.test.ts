@@ -1,17 +1,20 @@
 /**
- * One build at a time per --out, decided by an OS lock (flock) that holds across PID namespaces
- * and containers: a second build refuses (exit 75) and never touches the first one's work.
+ * One build at a time per --out, decided by an OS lock (an fcntl lock DuckDB takes on a lock file)
+ * that holds across PID namespaces and containers and dies with its holder: a second build
+ * refuses (exit 75) and never touches the first one's work. No command is needed for it.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { PINNED_NOW as now, tempDir } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/process.ts';
 import { verifyTree } from '../../tree/verify.ts';
 import { generateDataset } from '../../data/generate.ts';
-import { FileLock } from '../../build/swap/lock.ts';
+import { FileLock, readOwner } from '../../build/swap/lock.ts';
+
+const LOCK_MODULE = new URL('../../build/swap/lock.ts', import.meta.url).href;
 
 const canUnshare = spawnSync('unshare', ['--pid', '--fork', 'true']).status === 0;
 
@@ -54,19 +57,62 @@ test('a build in another PID namespace holds --out: a second build refuses at on
   assert.equal(verified.failures, []);
 });
 
-test('the lock dies with its holder; a lock file nobody holds is free', () => {
+/** A process that takes the lock on `file`, says so on stdout, and waits to be killed. */
+function holdInChild(file: string): Promise<ChildProcess> {
+  const script = `const { FileLock } = await import(${JSON.stringify(LOCK_MODULE)}); const lock = await FileLock.tryAcquire(${JSON.stringify(file)}, 'the child'); process.stdout.write(lock ? 'held\\n' : 'refused\\n'); setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.once('data', (data) => (String(data) === 'held\n' ? resolve(child) : reject(new Error(`the child said ${data}`))));
+    child.once('exit', (code) => reject(new Error(`the child exited with ${code}`)));
+  });
+}
+
+test('the lock holds between processes and dies with its holder, even killed with SIGKILL', async () => {
+  const file = path.join(tempDir(), '.public.lock');
+  const child = await holdInChild(file);
+  assert.is(await FileLock.tryAcquire(file), null);
+  assert.ok(await FileLock.isHeld(file));
+  assert.is(readOwner(file), 'the child');
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+  assert.not.ok(await FileLock.isHeld(file));
+  const taken = (await FileLock.tryAcquire(file, 'this test'))!;
+  assert.ok(taken);
+  assert.is(readOwner(file), 'this test');
+  taken.release();
+});
+
+test('in one process: a lock held is refused a second time, and released once', async () => {
   const file = path.join(tempDir(), 'lock');
-  const held = FileLock.tryAcquire(file, 'test')!;
+  const held = (await FileLock.tryAcquire(file, 'test'))!;
   assert.ok(held);
-  assert.is(FileLock.tryAcquire(file), null);
-  assert.ok(FileLock.isHeld(file));
+  assert.is(await FileLock.tryAcquire(file), null);
+  assert.ok(await FileLock.isHeld(file));
   held.release();
-  assert.not.ok(FileLock.isHeld(file));
-  // A process that took the lock and died holds nothing.
-  spawnSync('flock', ['-x', file, 'true']);
-  const again = FileLock.tryAcquire(file);
-  assert.ok(again);
-  again!.release();
+  held.release();
+  assert.not.ok(await FileLock.isHeld(file));
+  assert.not.ok(await FileLock.isHeld(path.join(path.dirname(file), 'no-such-lock')));
+});
+
+test("an earlier version's lock file (text, flock(2)ed) is replaced by one this version locks", async () => {
+  const file = path.join(tempDir(), '.public.lock');
+  fs.writeFileSync(file, 'pid 12 on runner-7, started 2025-11-21T17:00:03.120Z\n');
+  const taken = (await FileLock.tryAcquire(file))!;
+  assert.ok(taken);
+  assert.is(fs.readFileSync(file).subarray(8, 12).toString(), 'DUCK');
+  taken.release();
+  assert.equal(fs.readdirSync(path.dirname(file)), ['.public.lock']);
+});
+
+test('no flock, sync or other command on PATH: a build takes its lock, flushes its tree, goes live and verifies', async () => {
+  const root = tempDir();
+  const out = path.join(root, 'public');
+  const empty = path.join(root, 'empty-path');
+  fs.mkdirSync(empty);
+  const built = await runCli(['build', '--out', out, '--now', now], { env: { PATH: empty } });
+  assert.is(built.code, 0, built.stderr);
+  assert.match(built.stdout, `live: ${out} -> `);
+  assert.equal((await verifyTree(out)).failures, []);
 });
 
 test.run();

@@ -235,8 +235,10 @@ test('work folders and partial manifests abandoned by a killed build are removed
   const held = path.join(root, 'upload', '.manifest.sha256.partial-held');
   fs.mkdirSync(path.dirname(partial));
   fs.writeFileSync(partial, 'half a manifest');
+  // Its lock file stays too, held by nobody (the build that made it was killed).
+  (await FileLock.tryAcquire(`${partial}.lock`))!.release();
   fs.writeFileSync(held, 'a manifest being written');
-  const holder = FileLock.tryAcquire(held)!;
+  const holder = (await FileLock.tryAcquire(`${held}.lock`))!;
   try {
     const input = await writeInputs(path.join(root, 'input'), {});
     await buildSnapshot(resolveBuildConfig({ input, out, now, manifest, progress: 'quiet' }));
@@ -244,7 +246,7 @@ test('work folders and partial manifests abandoned by a killed build are removed
     holder.release();
   }
   assert.not.ok(fs.existsSync(abandoned));
-  assert.equal(fs.readdirSync(path.dirname(manifest)).sort(), ['.manifest.sha256.partial-held', 'manifest.sha256']);
+  assert.equal(fs.readdirSync(path.dirname(manifest)).sort(), ['.manifest.sha256.partial-held', '.manifest.sha256.partial-held.lock', 'manifest.sha256']);
 });
 
 test.run();

@@ -3,11 +3,14 @@
  * then the curl example) and its publish example are run here and compared line by line, and so
  * are docs/publishing.md's examples (a whole tree's publish, a shard's stage, the commit). What
  * changes from run to run (paths, instants, days, seconds, sizes, the port, version and build
- * ids) is compared by shape; every word and every count is compared as written.
+ * ids) is compared by shape; every word and every count is compared as written. The examples of
+ * docs/input.md (writing an input with the script it shows) and docs/hosting.md (a local S3
+ * server, publish and `serve --from` against it) run as written too.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/fixtures.ts';
@@ -130,6 +133,89 @@ test('docs/publishing.md: the sample published whole, then as 4 shards staged an
     assertShows(shownCommit, asShown(committed.stdout), 'commit');
   } finally {
     await s3.close();
+  }
+});
+
+/** The text of the first fenced block after `marker` in a page of docs/. */
+function docBlock(page: string, marker: string): string {
+  const text = fs.readFileSync(path.join(ROOT, 'docs', page), 'utf8');
+  const at = text.indexOf(marker);
+  assert.ok(at >= 0, `docs/${page} has no "${marker}"`);
+  return /```\w*\n([\s\S]*?)```/.exec(text.slice(at + marker.length))![1]!;
+}
+
+/** A documented command line run here: `npx wallet-snapshot` is this checkout's CLI. */
+const asHere = (line: string) => line.replaceAll('npx wallet-snapshot', `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)}`);
+
+test('docs/input.md: its statements, run by the script it shows, write an input whose build gives the history it shows', () => {
+  const folder = tempDir('ws-input-doc-');
+  fs.writeFileSync(path.join(folder, 'exports.sql'), docBlock('input.md', '## Example: writing valid input with DuckDB'));
+  fs.writeFileSync(path.join(folder, 'run-sql.mjs'), docBlock('input.md', '(`run-sql.mjs`, beside `exports.sql`)'));
+  // The package's own dependencies, as in a repository that installed wallet-snapshot.
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(folder, 'node_modules'));
+  const commands = docBlock('input.md', 'Then, from the folder holding both files:');
+  const ran = spawnSync('bash', ['-euc', asHere(commands)], { cwd: folder, encoding: 'utf8' });
+  assert.is(ran.status, 0, ran.stderr);
+  const history = docBlock('input.md', '/portfolio.json`, is');
+  assert.is(fs.readFileSync(path.join(folder, 'public/v1/address/0xa11ce00000000000000000000000000000000002/portfolio.json'), 'utf8'), history.trim());
+  assert.not.ok(fs.existsSync(path.join(folder, 'public/v1/address/0xb0b0000000000000000000000000000000000001/portfolio.json')));
+});
+
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test('docs/hosting.md: the local S3 server it shows, publish to it, and serve --from it', async () => {
+  const port = String(await freePort());
+  const data = tempDir('ws-s3rver-doc-');
+  const local = (line: string) => asHere(line).replaceAll('127.0.0.1:9000', `127.0.0.1:${port}`).replaceAll('-p 9000', `-p ${port}`).replaceAll('/tmp/s3rver', data);
+  const serverLine = docBlock('hosting.md', '### A local S3 server');
+  // A process group of its own: npx and the server it starts stop together.
+  const s3 = spawn('bash', ['-euc', local(serverLine)], { cwd: ROOT, detached: true, stdio: 'ignore' });
+  try {
+    let up = false;
+    for (let i = 0; i < 100 && !up; i++) {
+      up = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+      if (!up) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.ok(up, 's3rver never answered');
+    const [exports, publish, serve] = docBlock('hosting.md', 'Then, in another terminal:').trim().split('\n');
+    const published = spawnSync('bash', ['-euc', local(`${exports}\n${publish}`).replaceAll('--dir public', `--dir ${out}`)], { cwd: ROOT, encoding: 'utf8' });
+    assert.is(published.status, 0, published.stderr);
+    assert.match(published.stdout, 'to s3://wallet-snapshot/prod in ');
+    const serving = spawn('bash', ['-euc', `${local(exports!)}\nexec ${local(serve!).replace('--port 8787', '--port 0')}`], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        serving.stdout!.on('data', (chunk) => {
+          text += chunk;
+          const found = / at (http:\/\/\S+)/.exec(text);
+          if (found) resolve(found[1]!);
+        });
+        serving.once('exit', (code) => reject(new Error(`serve --from exited with ${code}: ${text}`)));
+      });
+      const answer = await fetch(`${url}/v1/seasons`);
+      assert.is(answer.status, 200);
+      assert.is(await answer.text(), fs.readFileSync(path.join(out, 'v1/seasons.json'), 'utf8'));
+    } finally {
+      // SIGTERM lets serve stop its workerd; the group is killed after, whatever is left.
+      const exited = new Promise((resolve) => serving.once('exit', resolve));
+      serving.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      try {
+        process.kill(-serving.pid!, 'SIGKILL');
+      } catch {
+        // The whole group is gone already.
+      }
+    }
+    // The same credentials on one line, as the page's serve --from example gives them.
+    assert.match(fs.readFileSync(path.join(ROOT, 'docs/hosting.md'), 'utf8'), `${exports!.replace('export ', '')} npx wallet-snapshot serve --runtime workerd --from s3://wallet-snapshot/prod`);
+  } finally {
+    process.kill(-s3.pid!, 'SIGKILL');
   }
 });
 
