@@ -63,7 +63,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
     inputs = await openInputs(config.inputDir, interruption.signal);
     const inputsDigest = fingerprintInputs(inputs);
     inputsDigest.catch(() => {});
-    lock = claimNight(night, config.inputDir);
+    lock = await claimNight(night, config.inputDir);
     work = path.join(night, `${WORK_PREFIX}${crypto.randomBytes(6).toString('hex')}`);
     await fsp.mkdir(path.join(work, 'scratch'), { recursive: true });
     db = await openDatabase({
@@ -126,7 +126,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
  * NIGHT made if need be and locked; refused when it is a file, or would hold the exports or be
  * held by them. Work folders of a prepare killed outright are removed (the lock says none runs).
  */
-function claimNight(night: string, inputDir: string): FileLock {
+async function claimNight(night: string, inputDir: string): Promise<FileLock> {
   const inside = (child: string, parent: string) => child === parent || child.startsWith(`${parent}${path.sep}`);
   if (inside(inputDir, night) || inside(night, inputDir)) {
     throw new UserError(`--out ${night} and --input ${inputDir} overlap: prepare writes its shard folders into --out, which must be a folder of its own (e.g. --out night)`);
@@ -137,7 +137,7 @@ function claimNight(night: string, inputDir: string): FileLock {
     throw new UserError(`--out ${night} cannot be made (${messageOf(error)})`, undefined, { cause: error });
   }
   if (!fs.statSync(night).isDirectory()) throw new UserError(`--out ${night} is not a folder: prepare writes one folder per shard into it`);
-  const lock = FileLock.tryAcquire(path.join(night, LOCK_FILE));
+  const lock = await FileLock.tryAcquire(path.join(night, LOCK_FILE));
   if (lock === null) throw new UserError(`--out ${night} is being prepared by another prepare; run again when it has ended`, EXIT_BUSY);
   for (const name of fs.readdirSync(night)) {
     if (name.startsWith(WORK_PREFIX)) fs.rmSync(path.join(night, name), { recursive: true, force: true });

@@ -23,7 +23,7 @@ import { generateDataset } from '../../data/generate.ts';
 import { createStorageClient } from '../../publish/storage.ts';
 import { parseLocation } from '../../publish/location.ts';
 import { readPointer } from '../../publish/live-pointer.ts';
-import { readPublishedVersion } from '../../publish/read-version.ts';
+import { readLiveVersion } from '../../publish/read-version.ts';
 import { POINTER_CACHE_CONTROL, POINTER_KEY } from '../../tree/bucket.ts';
 import { JSON_CONTENT_TYPE } from '../../tree/http-headers.ts';
 import { SEASONS_FILE } from '../../tree/layout.ts';
@@ -258,10 +258,8 @@ test("publish from the package to a local S3 server; a user's Worker re-exportin
         // The pointer where publish wrote it; the version's objects only where the Worker will find them.
         await bucket.put(`${prefix}/${POINTER_KEY}`, JSON.stringify(pointer), { httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL } });
         if (treePrefix === prefix) {
-          for await (const object of readPublishedVersion(client, location, pointer.version)) {
-            const httpMetadata = Object.fromEntries(Object.entries(object.httpMetadata).filter(([, value]) => value !== undefined));
-            await bucket.put(object.key, new Uint8Array(object.body), { httpMetadata, customMetadata: object.customMetadata });
-          }
+          // A packed version: its archives and indexes, read by range (publish/read-version.ts).
+          for await (const object of (await readLiveVersion(client, location)).objects) await bucket.put(object.key, object.body, {});
         }
         const answer = await miniflare.dispatchFetch('http://localhost/v1/seasons');
         if (treePrefix === prefix) {
