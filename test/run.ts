@@ -22,7 +22,7 @@ const TEST_DIR = path.dirname(fileURLToPath(import.meta.url));
 const SLOW_DIR = path.join(TEST_DIR, 'slow');
 const UVU = path.join(TEST_DIR, '..', 'node_modules', 'uvu', 'bin.js');
 /** Suites that take longest (browsers, child processes, many builds): started first. */
-const SLOW_FIRST = ['explorer', 'explorer-workerd', 'http', 'server-node', 'cli', 'publish-s3', 'publish-shards', 'publish-parts', 'publish', 'readme', 'cdn', 'reference', 'verify', 'shard', 'input-contract'];
+const SLOW_FIRST = ['explorer', 'explorer-workerd', 'http', 'server-node', 'cli', 'publish-s3', 'publish-shards', 'publish', 'readme', 'cdn', 'reference', 'verify', 'shard', 'input-contract'];
 
 const arguments_ = process.argv.slice(2);
 const tier = arguments_.includes('--slow') ? 'slow' : arguments_.includes('--all') ? 'all' : 'fast';

@@ -75,7 +75,7 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
     // from its first day and takes it back the day after its last; a running sum adds the changes.
     // Then `valueUsd = balance * usdPerToken` with the latest price dated on or before the day
     // (an as-of join), 0 without one.
-    const days = await db.rows<{ day: number; total: number }>(
+    const values = await db.rows<{ day: number; value: number | null }>(
       `WITH
        changes AS (
          SELECT chain_index, token_index, from_day AS day, raw AS change FROM night_held
@@ -96,15 +96,23 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
          JOIN tokens t ON t.chain_id = c.chain_id AND t.token_index = b.token_index
        ),
        valued AS (
-         SELECT q.day, q.raw::DOUBLE / pow(10::DOUBLE, q.decimals) * coalesce(p.usd_price, 0) AS value
+         SELECT q.day, q.chain_id, q.token_index, q.raw::DOUBLE / pow(10::DOUBLE, q.decimals) * coalesce(p.usd_price, 0) AS value
          FROM priced q ASOF LEFT JOIN (SELECT chain_id, ${tokenIndexSql('token')} AS token_index, date, usd_price FROM prices) p
            ON p.chain_id = q.chain_id AND p.token_index = q.token_index AND p.date <= q.date
        )
-       SELECT w.day, coalesce(sum(v.value), 0)::DOUBLE AS total
+       SELECT w.day, v.value
        FROM window_days w LEFT JOIN valued v ON v.day = w.day
-       GROUP BY w.day ORDER BY w.day`,
+       ORDER BY w.day, v.chain_id, v.token_index`,
       { first, last },
     );
+    // Each day's values added in one fixed order (chain, then token): a sum of doubles depends on
+    // its order, and DuckDB's parallel sum has none, so the same night would not always write the
+    // same bytes. A day has one row per chain and token.
+    const days: { day: number; total: number }[] = [];
+    for (const row of values) {
+      if (days.at(-1)?.day !== row.day) days.push({ day: row.day, total: 0 });
+      days.at(-1)!.total += row.value ?? 0;
+    }
     // A position of the last day is without a price when no price of its chain and token is dated
     // on or before it (SPEC 3.3: usdPerToken 0); and when the export holds no price at all dated on
     // the last day (a price feed that stopped), every position without a price dated on it: the

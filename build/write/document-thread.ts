@@ -4,6 +4,7 @@
  * (JavaScript, and the WebAssembly module of document-bytes.ts) runs on as many threads as there
  * are cores; writing is kernel work that runs best from one thread (see file-thread.ts).
  */
+import { manifestLine } from '../../tree/manifest-line.ts';
 import crypto from 'node:crypto';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { historyDocument } from './history-document.ts';
@@ -87,7 +88,7 @@ function assemble(id: number, batch: WalletBatch, sample: boolean): AssembledBat
     const history = buffer.subarray(start, ends[2 * w]!);
     const daily = buffer.subarray(ends[2 * w]!, length);
     if (sample && w === 0) checkSampleDocuments([{ wallet, history: history.toString('latin1'), daily: daily.toString('latin1') }]);
-    if (manifest) manifestLines += `${sha256(history)}  ${portfolioFile(wallet)}\n${sha256(daily)}  ${dailyFile(wallet)}\n`;
+    if (manifest) manifestLines += manifestLine(sha256(history), portfolioFile(wallet)) + manifestLine(sha256(daily), dailyFile(wallet));
     w++;
   }
   capacity = Math.max(1 << 20, Math.ceil(length * 1.25));

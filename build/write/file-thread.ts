@@ -7,6 +7,7 @@
  * of 100k wallets took as long as one and burned twice the system CPU, CPU that the document
  * threads need (bench/MEASUREMENTS.md).
  */
+import { manifestLine } from '../../tree/manifest-line.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -89,7 +90,7 @@ function writePointsDocuments(batch: PointsBatch): FileReply {
     fs.writeFileSync(path.join(folder, kind === 'history' ? POINTS_HISTORY_FILE_NAME : POINTS_FILE_NAME), document);
     if (manifest) {
       const file = kind === 'history' ? pointsHistoryFile(batch.wallets[w]!) : pointsFile(batch.wallets[w]!);
-      manifestLines += `${crypto.createHash('sha256').update(document).digest('hex')}  ${file}\n`;
+      manifestLines += manifestLine(crypto.createHash('sha256').update(document).digest('hex'), file);
     }
     start = batch.ends[w]!;
   }
