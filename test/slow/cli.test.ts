@@ -57,7 +57,7 @@ test('--summary-json writes the summary; a path that cannot be written fails bef
   assert.is(result.code, 0, result.stderr);
   const summary = JSON.parse(fs.readFileSync(file, 'utf8'));
   assert.equal([summary.wallets, summary.files, summary.dailyAsOf, summary.lastClosedDay, summary.balanceRows], [1, 18, '2025-11-20', '2025-11-20', 1]);
-  assert.equal(Object.keys(summary.stageSeconds).slice(0, 5), ['read inputs', 'check values', 'load inputs', 'check relations', 'compute snapshots']);
+  assert.equal(Object.keys(summary.stageSeconds).slice(0, 5), ['read inputs', 'check values', 'load inputs', 'check relations', 'number chains']);
   const blocked = path.join(root, 'ci', 'summary.json', 'nested.json');
   const refused = await runCli(['build', '--input', input, '--out', path.join(root, 'other'), '--now', PINNED_NOW, '--summary-json', blocked]);
   assert.is(refused.code, 1);

@@ -112,8 +112,8 @@ test('a committed sharded version answers through the Worker exactly as the tree
   try {
     for (const shard of shards) await stage(shard, location, { endpoint: proxy.endpoint });
     await commit(location);
-    // Each stage: its archive, its index, its record; the commit: the commit record and the pointer.
-    assert.is(writeRequests(proxy.requests).length, 3 * 3);
+    // Each stage: its archive, its index, its night summary, its record (the commit went directly).
+    assert.is(writeRequests(proxy.requests).length, 3 * 4);
     assert.ok(writeRequests(proxy.requests).length + 2 <= nightBound(proxy.requests));
   } finally {
     await proxy.close();
@@ -253,7 +253,7 @@ test('every object in the bucket carries its Cache-Control and Content-Type; a v
       kinds.add(key === 'live.json' ? 'pointer' : key.replace(/^versions\/[^/]+\//, '').replace(/\d+-of-\d+/, 'K-of-N'));
     }
   });
-  assert.equal([...kinds].sort(), ['_publish/commit.json', '_publish/shards/K-of-N.sha256.gz', 'pack/K-of-N/00001.tar', 'pack/K-of-N/index', 'pointer']);
+  assert.equal([...kinds].sort(), ['_publish/commit.json', '_publish/shards/K-of-N.sha256.gz', '_publish/shards/K-of-N.summary.json', '_publish/summary.json', 'pack/K-of-N/00001.tar', 'pack/K-of-N/index', 'pointer']);
 });
 
 test('the CLI: a stage prints staged, the shard and the version; --commit --version is not the program version', async () => {

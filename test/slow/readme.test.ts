@@ -104,9 +104,9 @@ test('the publish example: what the sample tree\'s first publish prints', async 
 test('docs/publishing.md: the sample published whole, then as 4 shards staged and committed', async () => {
   const folder = tempDir('ws-publishing-');
   const whole = path.join(folder, 'whole');
-  assert.is((await runCli(['build', '--out', whole, '--now', '2026-11-20T17:00:00Z', '--progress', 'quiet'])).code, 0);
+  assert.is((await runCli(['build', '--out', whole, '--now', '2025-11-20T17:00:00Z', '--progress', 'quiet'])).code, 0);
   const shards = [1, 2, 3, 4].map((k) => path.join(folder, `shard-${k}`));
-  for (const [i, out] of shards.entries()) assert.is((await runCli(['build', '--out', out, '--now', '2026-11-21T17:00:00Z', '--shard', `${i + 1}/4`, '--progress', 'quiet'])).code, 0);
+  for (const [i, out] of shards.entries()) assert.is((await runCli(['build', '--out', out, '--now', '2025-11-21T17:00:00Z', '--shard', `${i + 1}/4`, '--progress', 'quiet'])).code, 0);
   const s3 = await startS3Server(undefined, 'wallet-snapshot');
   // The documents show R2's endpoint; the run names the local server's.
   const asShown = (text: string) => text.replaceAll(s3.endpoint, 'https://<ACCOUNT_ID>.r2.cloudflarestorage.com').trimEnd().split('\n');
