@@ -1,13 +1,12 @@
 /**
- * build/write/document-bytes.wasm: its numbers are JavaScript's text for the same double, its dates
- * are the calendar's, and the committed module is what its source (assembly/document-bytes.ts)
- * compiles to.
+ * build/write/document-bytes.wasm: its numbers are JavaScript's text for the same double and its
+ * dates are the calendar's. That the committed module is what its source compiles to is checked
+ * in the slow tier (test/slow/wasm-source.test.ts): compiling it costs more than the rest.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import { DOCUMENT_BYTES_WASM } from '../build/write/document-bytes.ts';
-import { compileDocumentBytes } from '../assembly/compile.ts';
 
 const { exports } = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(DOCUMENT_BYTES_WASM)), {});
 const memory = exports.memory as WebAssembly.Memory;
@@ -79,10 +78,6 @@ test('dates from year 1 to 9999 are written as toISOString writes them', () => {
     formatDate(at, day);
     assert.is(Buffer.from(memory.buffer, at, 10).toString('latin1'), new Date(day * 86_400_000).toISOString().slice(0, 10));
   }
-});
-
-test('the committed module is what its source compiles to', async () => {
-  assert.equal(await compileDocumentBytes(), new Uint8Array(fs.readFileSync(DOCUMENT_BYTES_WASM)));
 });
 
 test.run();

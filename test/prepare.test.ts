@@ -50,6 +50,12 @@ test('each prepared folder, alone in a fresh place, builds the tree build --inpu
   const nightDir = path.join(root, 'night');
   const prepared = await prepareNight({ ...resolveBuildConfig({ input, out: nightDir, now, ...quiet }), shards: 2 });
   assert.equal(prepared.folders, [1, 2].map((k) => path.join(nightDir, `shard-${k}-of-2`)));
+  // The facts of the whole export every shard writes (the daily asOf, the example wallet), as the
+  // whole build finds them on its own snapshots (build/compute/export-facts.ts).
+  const whole = path.join(root, 'whole');
+  await buildSnapshot(resolveBuildConfig({ input, out: whole, now, ...quiet }));
+  const meta = fs.readFileSync(path.join(whole, '_snapshot/meta.json'), 'utf8');
+  assert.is(JSON.parse(meta).exampleWallet, address('a', 3));
   let wallets = 0;
   for (let k = 1; k <= 2; k++) {
     // Copied without its siblings, under another name, and the night removed.
@@ -61,6 +67,7 @@ test('each prepared folder, alone in a fresh place, builds the tree build --inpu
     await buildSnapshot(resolveBuildConfig({ input, out: fromInput, now, shard: `${k}/2`, ...quiet }));
     assert.equal(treeHashes(fromFolder), treeHashes(fromInput), `shard ${k}`);
     assert.equal((await verifyTree(fromFolder)).failures, []);
+    assert.is(fs.readFileSync(path.join(fromFolder, '_snapshot/meta.json'), 'utf8'), meta, `shard ${k}: meta.json`);
     assert.is(summary.now, now);
     wallets += summary.wallets;
   }

@@ -5,8 +5,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { balance, build, type Row } from './helpers/fixtures.ts';
-import { shardOf } from '../core/shard.ts';
+import { balance, build, type Row } from '../helpers/fixtures.ts';
+import { shardOf } from '../../core/shard.ts';
 
 const address = (prefix: string, i: number) => `0x${prefix}${i.toString(16).padStart(39, '0')}`;
 /** Today in New York at the pinned --now (2025-11-21T17:00:00Z): after L = 2025-11-20, before now. */
