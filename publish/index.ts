@@ -14,7 +14,8 @@ import { stageShard } from './stage-shard.ts';
 import { rollback } from './rollback.ts';
 import { createStorageClient } from './storage.ts';
 import { NightGuard } from './guard.ts';
-import { readTreeNightSummary } from './night-record.ts';
+import { readNightRecord, readTreeNightSummary } from './night-record.ts';
+import { NIGHT_SUMMARY_PATH } from '../tree/bucket.ts';
 import { DEFAULT_THRESHOLDS, type RuleName } from '../tree/night-rules.ts';
 import { reportTargets } from '../tree/night-report.ts';
 import { formatCommitSummary, formatKeepSummary, formatPublishSummary, formatRollbackSummary, formatStageSummary } from './summary.ts';
@@ -83,7 +84,14 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
   try {
     let text: string;
     if (options.rollback) {
-      text = formatRollbackSummary(await rollback(client, location, abortSignal), location);
+      const rolled = await rollback(client, location, abortSignal);
+      text = formatRollbackSummary(rolled, location);
+      // The night readers see again, in the report too (a version published before the guard has no summary).
+      guard.night = await readNightRecord(client, location, rolled.to, NIGHT_SUMMARY_PATH, abortSignal);
+      if (guard.night) {
+        guard.unjudged = `A rollback: readers see version ${rolled.to} again, as published; nothing judged`;
+        guard.report(`wallet-snapshot publish --rollback: version ${rolled.to} is live again`, text.split('\n')[0]!, text.split('\n'));
+      }
     } else if (options.commit !== undefined) {
       const committed = await commitVersion(client, location, requested, abortSignal, guard);
       text = formatCommitSummary(committed, location);

@@ -153,6 +153,16 @@ test('rule day-change: refused naming it, the pointer untouched; another rule ac
   await publishTo(s3, undefined, PREFIX, { rollback: true });
 });
 
+test('a rollback writes its report too: the night readers see again, nothing judged', async () => {
+  const tree = await build(ALTERED['day-change'].tables, { now: NOW });
+  await publishTo(s3, tree.out, PREFIX, { accept: ['day-change'] });
+  const report = path.join(tempDir(), 'rollback.md');
+  assert.match(await publishTo(s3, undefined, PREFIX, { rollback: true, report }), /^rolled back /);
+  const text = fs.readFileSync(report, 'utf8');
+  assert.match(text, /publish --rollback: version 2025-11-20-[0-9a-f]{16} is live again/);
+  assert.match(text, 'A rollback: readers see version');
+});
+
 test('a normal night goes live; --report FILE and $GITHUB_STEP_SUMMARY hold the rules table and charts Mermaid parses', async () => {
   // The next night's exports: the same, and the next day's prices.
   const next = await build(night((t) => t.prices.push({ chain_id: 1, token: 'uty', date: '2025-11-21', usd_price: 1 }, { chain_id: 1, token: 'yuty', date: '2025-11-21', usd_price: 2 })), { now: '2025-11-22T17:00:00Z' });
