@@ -21,6 +21,7 @@ import type { Shard } from '../core/shard.ts';
 import { LeaderboardSchema } from '../schemas/leaderboard.ts';
 import { SeasonsIndexSchema } from '../schemas/seasons.ts';
 import { DateStringSchema, LowerCaseAddressSchema } from '../schemas/common.ts';
+import { hashThroughHandle } from './input/fingerprint.ts';
 
 export const PREPARED_FACTS_FILE = 'prepared.json';
 
@@ -205,12 +206,6 @@ export async function openPreparedFolder(folder: string): Promise<OpenedPrepared
 
 async function sha256OfHandle(handle: fsp.FileHandle): Promise<string> {
   const hash = crypto.createHash('sha256');
-  const buffer = Buffer.allocUnsafe(1 << 20);
-  for (let position = 0; ; ) {
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-    if (bytesRead === 0) break;
-    hash.update(buffer.subarray(0, bytesRead));
-    position += bytesRead;
-  }
+  await hashThroughHandle(handle, hash);
   return hash.digest('hex');
 }

@@ -9,18 +9,22 @@ import type { PrepareSummary } from './prepare.ts';
 import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from '../core/errors.ts';
 import { countOf, formatBytes, formatSeconds } from '../core/format.ts';
 
-export function formatBuildSummary(summary: BuildSummary, outDir: string): string {
+/** The lines a build and a prepare both print: the night's asOf and leaderboards, each stage's seconds. */
+function nightLines(summary: Pick<BuildSummary, 'dailyAsOf' | 'seasons' | 'stageSeconds'>): string[] {
   const seasons = summary.seasons
     .map((season) => `s${season.season} ${season.asOf ?? 'null'} (${countOf(season.participants, 'participant')})`)
     .join(', ');
   const stages = Object.entries(summary.stageSeconds)
     .map(([stage, seconds]) => `${stage} ${formatSeconds(seconds)}`)
     .join(', ');
+  return [`asOf: daily ${summary.dailyAsOf ?? 'null'}; leaderboards ${seasons || 'none'}`, `stages: ${stages}`];
+}
+
+export function formatBuildSummary(summary: BuildSummary, outDir: string): string {
   const lines = [
     `built ${outDir}: ${countOf(summary.wallets, 'wallet')}, ${countOf(summary.files, 'file')}, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}, peak RSS ${formatBytes(summary.peakRssBytes)}`,
     `now: ${summary.now} (last closed day ${summary.lastClosedDay})`,
-    `asOf: daily ${summary.dailyAsOf ?? 'null'}; leaderboards ${seasons || 'none'}`,
-    `stages: ${stages}`,
+    ...nightLines(summary),
     `live: ${outDir} -> ${summary.build}${summary.previousBuild ? ` (the tree it replaced, ${summary.previousBuild}, is kept beside it for a rollback)` : ''}`,
     ...(summary.warnings.length ? summary.warnings.map((warning) => `warning: ${warning}`) : ['warnings: none']),
   ];
@@ -28,17 +32,10 @@ export function formatBuildSummary(summary: BuildSummary, outDir: string): strin
 }
 
 export function formatPrepareSummary(summary: PrepareSummary): string {
-  const seasons = summary.seasons
-    .map((season) => `s${season.season} ${season.asOf ?? 'null'} (${countOf(season.participants, 'participant')})`)
-    .join(', ');
-  const stages = Object.entries(summary.stageSeconds)
-    .map(([stage, seconds]) => `${stage} ${formatSeconds(seconds)}`)
-    .join(', ');
   const lines = [
     `prepared ${summary.night}: ${countOf(summary.shards, 'shard')}, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}, peak RSS ${formatBytes(summary.peakRssBytes)}`,
     `now: ${summary.now} (last closed day ${summary.lastClosedDay})`,
-    `asOf: daily ${summary.dailyAsOf ?? 'null'}; leaderboards ${seasons || 'none'}`,
-    `stages: ${stages}`,
+    ...nightLines(summary),
     ...summary.folders.map((folder) => `shard: ${folder} (build it with: wallet-snapshot build --prepared ${folder})`),
   ];
   return `${lines.join('\n')}\n`;

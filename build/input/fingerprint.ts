@@ -4,7 +4,8 @@
  * path meanwhile). Recorded in the tree with the build instant, it names one build of one night:
  * the shards of that build share it, and two builds of different exports never do.
  */
-import crypto from 'node:crypto';
+import crypto, { type Hash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
 import type { OpenedInput } from './read.ts';
 
 export async function fingerprintInputs(inputs: OpenedInput[]): Promise<string> {
@@ -14,13 +15,7 @@ export async function fingerprintInputs(inputs: OpenedInput[]): Promise<string> 
     // From offset 0 through the descriptor, without moving or closing it (DuckDB reads it too).
     const handle = input.handle;
     if (handle) {
-      const buffer = Buffer.allocUnsafe(1 << 20);
-      for (let position = 0; ; ) {
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-        if (bytesRead === 0) break;
-        hash.update(buffer.subarray(0, bytesRead));
-        position += bytesRead;
-      }
+      await hashThroughHandle(handle, hash);
     } else {
       const { createReadStream } = await import('node:fs');
       for await (const chunk of createReadStream(input.file)) hash.update(chunk as Buffer);
@@ -28,4 +23,15 @@ export async function fingerprintInputs(inputs: OpenedInput[]): Promise<string> 
     whole.update(`${hash.digest('hex')}  ${input.contract.file}\n`);
   }
   return whole.digest('hex');
+}
+
+/** Feeds `hash` with a file's bytes read through `handle` from offset 0, without moving or closing it. */
+export async function hashThroughHandle(handle: FileHandle, hash: Hash): Promise<void> {
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  for (let position = 0; ; ) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) break;
+    hash.update(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
 }
