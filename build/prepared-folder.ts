@@ -12,7 +12,6 @@
  * `prepare` wrote it is refused, by name, and one replaced during the build changes nothing.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -22,6 +21,7 @@ import { LeaderboardSchema } from '../schemas/leaderboard.ts';
 import { SeasonsIndexSchema } from '../schemas/seasons.ts';
 import { DateStringSchema, LowerCaseAddressSchema } from '../schemas/common.ts';
 import { hashThroughHandle } from './input/fingerprint.ts';
+import { FD_PATHS } from './input/read.ts';
 
 export const PREPARED_FACTS_FILE = 'prepared.json';
 
@@ -89,12 +89,20 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
 
 export const tableFile = (table: PreparedTable) => `${table.name}.parquet`;
 
+/** The tables a prepared folder carries: what `load prepared` makes, and the night must have made. */
+export const PREPARED_TABLE_NAMES = PREPARED_TABLES.map((table) => table.name);
+
 /**
- * A column as Parquet stores it: Parquet has no 128-bit integer (DuckDB would write a HUGEINT as
- * a DOUBLE), and every raw balance is below 10^38, so it goes as DECIMAL(38,0), exactly.
+ * A table's columns as Parquet stores them: Parquet has no 128-bit integer (DuckDB would write a
+ * HUGEINT as a DOUBLE), and every raw balance is below 10^38, so it goes as DECIMAL(38,0), exactly.
  */
-export function storedColumnSql(name: string, type: string): string {
-  return type === 'HUGEINT' ? `CAST(${name} AS DECIMAL(38,0)) AS ${name}` : `CAST(${name} AS ${type}) AS ${name}`;
+export function storedColumnsSql(table: PreparedTable): string {
+  return table.columns.map(([name, type]) => `CAST(${name} AS ${type === 'HUGEINT' ? 'DECIMAL(38,0)' : type}) AS ${name}`).join(', ');
+}
+
+/** A table's columns as read back, each in the type the night's side made it in. */
+export function loadedColumnsSql(table: PreparedTable): string {
+  return table.columns.map(([name, type]) => `CAST(${name} AS ${type}) AS ${name}`).join(', ');
 }
 
 const ShardSchema = z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict();
@@ -150,8 +158,6 @@ export interface OpenedPreparedFolder {
   close(): Promise<void>;
 }
 
-/** Where the kernel lets a process open its own descriptors by path (Linux). */
-const FD_PATHS = fs.existsSync('/proc/self/fd');
 
 /**
  * Opens `folder` (given as `--prepared`) and refuses, naming the file, anything `prepare` did not

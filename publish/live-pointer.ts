@@ -2,25 +2,19 @@
  * `PREFIX/live.json` in object storage (its format: tree/live-pointer.ts). It is written last:
  * until it changes, every reader keeps serving the version it names, whole.
  */
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.ts';
 import { describe, pointerKey, type Location } from './location.ts';
 import { POINTER_CACHE_CONTROL } from '../tree/bucket.ts';
 import { parsePointer, pointerText, type LivePointer } from '../tree/live-pointer.ts';
-import { storageFailure } from './storage.ts';
+import { readObjectText, storageFailure } from './storage.ts';
 
 export type { LivePointer } from '../tree/live-pointer.ts';
 
 /** The pointer, or null when nothing was ever published under the prefix. */
 export async function readPointer(client: S3Client, location: Location, abortSignal?: AbortSignal): Promise<LivePointer | null> {
-  let text: string;
-  try {
-    const answer = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: pointerKey(location) }), { abortSignal });
-    text = await answer.Body!.transformToString('utf8');
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return null;
-    throw storageFailure(error, location, `reading ${pointerKey(location)}`);
-  }
+  const text = await readObjectText(client, location, pointerKey(location), abortSignal);
+  if (text === null) return null;
   const pointer = parsePointer(text);
   if (!pointer) {
     throw new UserError(

@@ -7,13 +7,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.ts';
 import { RECORD_CACHE_CONTROL } from '../tree/bucket.ts';
 import { addShardSummaries, nightSummaryFile, nightSummaryText, parseNightSummary } from '../tree/night-summary.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
 import { describe, objectKey, type Location } from './location.ts';
-import { storageFailure } from './storage.ts';
+import { readObjectText, storageFailure } from './storage.ts';
 import type { BuildRecords } from './build-records.ts';
 
 /** The tree's summary (a union of N shards' trees: their N summaries added up), as its build wrote it. */
@@ -49,14 +49,8 @@ export async function writeNightRecord(client: S3Client, location: Location, ver
 /** null when there is none (a version published before publish kept one). */
 export async function readNightRecord(client: S3Client, location: Location, version: string, treePath: string, abortSignal?: AbortSignal): Promise<NightSummary | null> {
   const key = objectKey(location, version, treePath);
-  let text: string;
-  try {
-    const answer = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
-    text = await answer.Body!.transformToString('utf8');
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return null;
-    throw storageFailure(error, location, `reading ${key}`);
-  }
+  const text = await readObjectText(client, location, key, abortSignal);
+  if (text === null) return null;
   try {
     return parseNightSummary(text, `${describe(location)}: ${key}`);
   } catch (error) {

@@ -7,7 +7,7 @@
  * retry quota. Its adaptive mode is not used: it slows every request after a single throttle
  * (figures in bench/MEASUREMENTS.md), so the bounded concurrency is the only rate limit.
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_STORAGE, UserError, messageOf } from '../core/errors.ts';
 import { describe, type Location } from './location.ts';
 
@@ -103,4 +103,15 @@ export function storageFailure(error: unknown, location: Location, doing: string
 /** Stops local work (reading, hashing) once a signal asked to stop. */
 export function throwIfInterrupted(abortSignal: AbortSignal | undefined, doing: string): void {
   if (abortSignal?.aborted) throw new UserError(`interrupted while ${doing}; ${RESUMABLE}`, EXIT_INTERRUPTED);
+}
+
+/** An object's text, or null when the bucket has no object at `key`; any other failure is the store's. */
+export async function readObjectText(client: S3Client, location: Location, key: string, abortSignal?: AbortSignal): Promise<string | null> {
+  try {
+    const answer = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
+    return await answer.Body!.transformToString('utf8');
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NoSuchKey') return null;
+    throw storageFailure(error, location, `reading ${key}`);
+  }
 }

@@ -15,7 +15,7 @@ import { UserError } from '../core/errors.ts';
 import { describe, objectKey, versionPrefix, versionsPrefix, type Location } from './location.ts';
 import { COMMIT_PATH, RECORD_CACHE_CONTROL, SHARD_RECORD_NAME, shardRecordPath, SHARDS_FOLDER, VERSION_ID_PATTERN } from '../tree/bucket.ts';
 import { PackedShardSchema, type PackedShard } from '../tree/live-pointer.ts';
-import { storageFailure } from './storage.ts';
+import { readObjectText, storageFailure } from './storage.ts';
 
 /** Every key under `prefix`, one page of up to 1,000 at a time. */
 export async function* listKeys(client: S3Client, location: Location, prefix: string, abortSignal?: AbortSignal): AsyncGenerator<string> {
@@ -102,14 +102,8 @@ export type Commit = z.infer<typeof CommitSchema>;
 
 export async function readCommit(client: S3Client, location: Location, version: string, abortSignal?: AbortSignal): Promise<Commit | null> {
   const key = objectKey(location, version, COMMIT_PATH);
-  let text: string;
-  try {
-    const answer = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
-    text = await answer.Body!.transformToString('utf8');
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return null;
-    throw storageFailure(error, location, `reading ${key}`);
-  }
+  const text = await readObjectText(client, location, key, abortSignal);
+  if (text === null) return null;
   const parsed = CommitSchema.safeParse(safeJson(text));
   if (!parsed.success) throw new UserError(`${describe(location)}: ${key} is not a commit written by wallet-snapshot publish; remove version ${version} or publish it again`);
   return parsed.data;

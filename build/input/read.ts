@@ -150,7 +150,7 @@ function cannotOpen(contract: FileContract, file: string, error: unknown): UserE
 }
 
 /** Where the kernel lets a process open its own descriptors by path (Linux). */
-const FD_PATHS = fs.existsSync('/proc/self/fd');
+export const FD_PATHS = fs.existsSync('/proc/self/fd');
 
 function notRegular(contract: FileContract, file: string, stat: fs.Stats): UserError {
   const kind = stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isDirectory() ? 'a directory' : stat.isSocket() ? 'a socket' : 'a device';

@@ -2,9 +2,8 @@
  * Shard, `build --prepared` only: the tables and facts of a folder `prepare` wrote, each file read
  * through the descriptor that was hashed when the folder was opened (build/prepared-folder.ts).
  */
-import { PREPARED_TABLES } from '../prepared-folder.ts';
+import { loadedColumnsSql, PREPARED_TABLE_NAMES, PREPARED_TABLES } from '../prepared-folder.ts';
 import type { Stage } from './stage.ts';
-import { PREPARED_TABLE_NAMES } from './split-into-shards.ts';
 import { literalPathSql } from '../database.ts';
 
 export const loadPrepared: Stage = {
@@ -17,8 +16,7 @@ export const loadPrepared: Stage = {
     if (context.mode.kind !== 'prepared') return;
     const prepared = context.mode.folder;
     for (const table of PREPARED_TABLES) {
-      const columns = table.columns.map(([name, type]) => `CAST(${name} AS ${type}) AS ${name}`).join(', ');
-      await context.db.run(`CREATE TABLE ${table.name} AS SELECT ${columns} FROM read_parquet(${literalPathSql(prepared.readPaths.get(table.name)!)})`);
+      await context.db.run(`CREATE TABLE ${table.name} AS SELECT ${loadedColumnsSql(table)} FROM read_parquet(${literalPathSql(prepared.readPaths.get(table.name)!)})`);
     }
     const { facts } = prepared;
     context.values.dailyAsOf = facts.dailyAsOf;

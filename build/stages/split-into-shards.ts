@@ -11,15 +11,13 @@ import {
   PREPARED_TABLES,
   preparedFolderName,
   sha256OfFile,
-  storedColumnSql,
+  storedColumnsSql,
+  PREPARED_TABLE_NAMES,
   tableFile,
   writePreparedFacts,
   type PreparedTable,
 } from '../prepared-folder.ts';
 import { need, type Stage, type StageContext } from './stage.ts';
-
-/** What `load prepared` makes from a folder: the tables the shard's side needs from the night's. */
-export const PREPARED_TABLE_NAMES = PREPARED_TABLES.map((table) => table.name);
 
 export const splitIntoShards: Stage = {
   name: 'split into shards',
@@ -40,7 +38,7 @@ export const splitIntoShards: Stage = {
     await fsp.mkdir(parts, { recursive: true });
     for (const table of PREPARED_TABLES) {
       if (context.signal.aborted) throw context.signal.reason;
-      const columns = table.columns.map(([name, type]) => storedColumnSql(name, type)).join(', ');
+      const columns = storedColumnsSql(table);
       if (table.cut === null) {
         // Small, and the same in every shard: written once, copied.
         const once = path.join(parts, tableFile(table));
@@ -87,7 +85,7 @@ async function gatherShard(context: StageContext, table: PreparedTable, partitio
     await fsp.rename(path.join(partition, files[0]!), destination);
     return;
   }
-  const columns = table.columns.map(([name, type]) => storedColumnSql(name, type)).join(', ');
+  const columns = storedColumnsSql(table);
   const source = files.length === 0
     ? `(SELECT ${columns} FROM ${table.name} WHERE false)`
     : `(SELECT ${columns} FROM read_parquet([${files.map((name) => literalPathSql(path.join(partition, name))).join(', ')}]))`;
