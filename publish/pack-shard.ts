@@ -11,15 +11,15 @@
 import crypto from 'node:crypto';
 import type { Progress } from '../core/progress.ts';
 import { ARCHIVE_MAX_BYTES, archiveName, INDEX_NAME } from '../tree/bucket.ts';
-import { ARCHIVE_END, memberHeader, memberName, memberPadding } from '../tree/pack-archive.ts';
-import { buildIndex, pathHashOf, type IndexEntry } from '../tree/pack-index.ts';
+import { ARCHIVE_END } from '../tree/pack-archive.ts';
+import { buildIndex, type IndexEntry } from '../tree/pack-index.ts';
 import type { PackedShard } from '../tree/live-pointer.ts';
-import { membersOf, TREE_FILE_THREADS } from './tree-file-pool.ts';
+import { packRun, TREE_FILE_THREADS } from './tree-file-pool.ts';
 import type { TreeFile } from './tree-file.ts';
 
 /** Files per task of the tree-file threads, and tasks in flight: as for hashing (read-tree.ts). */
-const MEMBER_BATCH = 64;
-const MEMBER_TASKS_IN_FLIGHT = 2 * TREE_FILE_THREADS;
+const PACK_BATCH = 64;
+const PACK_TASKS_IN_FLIGHT = 2 * TREE_FILE_THREADS;
 /** Archives being sent at once: each holds up to 64 MiB in memory until it is stored. */
 const ARCHIVES_IN_FLIGHT = 2;
 
@@ -92,40 +92,47 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
   };
 
   const batches: TreeFile[][] = [];
-  for (let start = 0; start < files.length; start += MEMBER_BATCH) batches.push(files.slice(start, start + MEMBER_BATCH));
-  // Tasks start in order, a few ahead of the one being packed; a batch's members are let go once
-  // packed (held until the end, they would keep the whole compressed tree in memory).
-  const pending = new Map<number, Promise<Awaited<ReturnType<typeof membersOf>>>>();
+  for (let start = 0; start < files.length; start += PACK_BATCH) batches.push(files.slice(start, start + PACK_BATCH));
+  // Tasks start in order, a few ahead of the one being placed; a run is let go once placed (held
+  // until the end, runs would keep the whole compressed tree in memory).
+  const pending = new Map<number, ReturnType<typeof packRun>>();
   let started = 0;
   const startNext = () => {
     const batch = batches[started];
-    if (batch) pending.set(started, membersOf(options.dir, batch));
+    if (batch) pending.set(started, packRun(options.dir, batch));
     started++;
   };
-  for (let i = 0; i < MEMBER_TASKS_IN_FLIGHT; i++) startNext();
+  for (let i = 0; i < PACK_TASKS_IN_FLIGHT; i++) startNext();
   let done = 0;
   try {
     for (let b = 0; b < batches.length; b++) {
       options.checkInterrupted();
-      const answer = await pending.get(b)!;
+      const run = await pending.get(b)!;
       pending.delete(b);
       startNext();
-      if ('changed' in answer) throw options.changed(answer.changed);
+      if ('changed' in run) throw options.changed(run.changed);
       const batch = batches[b]!;
-      const hashes = await Promise.all(batch.map((file) => pathHashOf(file.path)));
+      // The run goes into the archive whole, or cut between members where an archive fills up;
+      // `from` is where the run's bytes not yet placed start.
+      let from = 0;
+      const place = (to: number) => {
+        if (to > from) parts.push(run.bytes.subarray(from, to));
+        size += to - from;
+        from = to;
+      };
       for (let i = 0; i < batch.length; i++) {
+        const member = run.members[i]!;
+        const memberStart = i === 0 ? 0 : run.members[i - 1]!.end;
+        const filled = size + (memberStart - from);
+        if (filled > 0 && filled + (member.end - memberStart) + ARCHIVE_END.length > ARCHIVE_MAX_BYTES) {
+          place(memberStart);
+          await closeArchive();
+        }
         const file = batch[i]!;
-        const member = answer.members[i]!;
-        const header = memberHeader(memberName(file.path, member.gzip), member.body.length, file.mtimeMs);
-        const padding = memberPadding(member.body.length);
-        const memberBytes = header.length + member.body.length + padding;
-        if (size > 0 && size + memberBytes + ARCHIVE_END.length > ARCHIVE_MAX_BYTES) await closeArchive();
-        entries.push({ pathHash: hashes[i]!, archive, offset: size + header.length, length: member.body.length, gzip: member.gzip, mtimeMs: file.mtimeMs, sha256: file.sha256 });
-        parts.push(header, member.body);
-        if (padding > 0) parts.push(new Uint8Array(padding));
-        size += memberBytes;
+        entries.push({ pathHash: member.pathHash, archive, offset: size + (member.dataStart - from), length: member.length, gzip: member.gzip, mtimeMs: file.mtimeMs, sha256: file.sha256 });
         summary.rawBytes += file.size;
       }
+      place(run.bytes.length);
       done += batch.length;
       options.progress.tick(done, files.length, 'files');
       if (failure !== null) throw failure;

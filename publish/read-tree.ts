@@ -93,7 +93,7 @@ export function manifestText(files: readonly TreeFile[]): string {
  * of how files are stored (the archives, the index, the encoding) never resumes into a version
  * stored the old way.
  */
-export const STORAGE_FORMAT = 'wallet-snapshot publish 3: packed, tar archives of at most 64 MiB and a hash index per shard, gzip level 6 for each text file';
+export const STORAGE_FORMAT = 'wallet-snapshot publish 4: packed, tar archives of at most 64 MiB and a hash index per shard, gzip level 2 for each text file';
 
 /** `<last closed day>-<16 hex digits of the digest of the format and the manifest>`. */
 export function versionIdOf(lastClosedDay: string, manifest: string): string {

@@ -8,7 +8,7 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { TreeFile } from './tree-file.ts';
-import type { Member, TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
+import type { PackedRun, TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
 
 /** Threads at most: each is a V8 isolate with TypeScript loaded (about 75 MB), and the requests keep the main thread busy. */
 const MAX_THREADS = 4;
@@ -38,10 +38,10 @@ export async function describeFiles(dir: string, paths: string[]): Promise<TreeF
 }
 
 /**
- * Each file's member of an archive, from a read of its bytes now, in the order given; or the path
- * of the first file whose bytes are not the ones described at the start (the caller says what that
- * means to its user).
+ * The files packed into one run of tar members (tree-file-task.ts), from a read of their bytes
+ * now, in the order given; or the path of the first file whose bytes are not the ones described
+ * at the start (the caller says what that means to its user).
  */
-export async function membersOf(dir: string, files: TreeFile[]): Promise<{ members: Member[] } | { changed: string }> {
-  return (await threads().run({ kind: 'members', dir, files })) as { members: Member[] } | { changed: string };
+export async function packRun(dir: string, files: TreeFile[]): Promise<PackedRun | { changed: string }> {
+  return (await threads().run({ kind: 'pack', dir, files })) as PackedRun | { changed: string };
 }

@@ -51,10 +51,14 @@ export interface IndexEntry {
   sha256: string;
 }
 
-/** The first 8 bytes of sha256 of the path, as an unsigned 64-bit integer (web crypto: the Worker and Node alike). */
+/** The first 8 bytes of sha256 of the UTF-8 path, as an unsigned 64-bit integer (web crypto: the Worker and Node alike). */
 export async function pathHashOf(treePath: string): Promise<bigint> {
-  const digest = new DataView(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(treePath)));
-  return digest.getBigUint64(0);
+  return pathHashFromDigest(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(treePath))));
+}
+
+/** A path's hash from the sha256 of its UTF-8 bytes, however computed (publish's threads hash with node:crypto, synchronously). */
+export function pathHashFromDigest(digest: Uint8Array): bigint {
+  return new DataView(digest.buffer, digest.byteOffset, digest.byteLength).getBigUint64(0);
 }
 
 function homeSlot(pathHash: bigint, slots: number): number {
