@@ -1,8 +1,12 @@
 /**
- * The test runner: each suite in a uvu process of its own, two at a time (the machine's cores),
- * longest known suites first. Each suite's output is printed whole when it ends, with its seconds,
- * and the run ends with one line `N passed, N failed`. A suite passes when its process exits 0
- * having run tests and passed them all; the run exits 1 when any suite fails.
+ * The test runner: uvu processes two at a time (the machine's cores), longest known suites first.
+ * The fast tier runs its suites in four groups, one uvu process each: a process that loads tsx,
+ * DuckDB and the build costs about 1.3 CPU-s before its first test, which one process per suite
+ * paid 33 times (bench/MEASUREMENTS.md, "the fast tier's CPU"). The slow tier keeps a process per
+ * suite: its suites kill, signal and starve whole processes. Each process's output is printed
+ * whole when it ends, with its seconds, and the run ends with one line `N passed, N failed`. A
+ * process passes when it exits 0 having run tests and passed them all; the run exits 1 when any
+ * fails.
  *
  * The tiers are folders: `npm test` runs `test/*.test.ts` (the fast tier, what a contributor runs
  * after every change), `npm run test:slow` (`--slow`) runs `test/slow/*.test.ts`: whole processes
@@ -33,6 +37,8 @@ const files = [...(tier === 'slow' ? [] : suitesIn(TEST_DIR)), ...(tier === 'fas
   .filter(({ name }) => !only || only.test(name))
   .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
 const parallel = Math.max(1, Math.min(Number(process.env.TEST_PARALLEL ?? os.availableParallelism()), 4));
+/** Processes the fast tier's suites share: twice the processes run at once, so that a long group does not finish alone. */
+const FAST_GROUPS = 4;
 
 let passed = 0;
 let failed = 0;
@@ -41,7 +47,7 @@ const started = performance.now();
 // `--typecheck`: the type checks run beside the first suites instead of before them.
 const jobs: (() => Promise<void>)[] = [
   ...(arguments_.includes('--typecheck') ? [typeCheck([]), typeCheck(['-p', 'explorer'])] : []),
-  ...files.map((file) => () => runSuite(file)),
+  ...processes(files).map((group) => () => runSuites(group)),
 ];
 let next = 0;
 await Promise.all(Array.from({ length: parallel }, async () => {
@@ -73,11 +79,29 @@ function rank(name: string): number {
   return index === -1 ? SLOW_FIRST.length : index;
 }
 
-function runSuite({ dir, name }: { dir: string; name: string }): Promise<void> {
+type Suite = { dir: string; name: string };
+
+/** The uvu processes to run: a slow suite alone; the fast ones dealt, longest first, into FAST_GROUPS groups of one folder. */
+function processes(suites: Suite[]): Suite[][] {
+  const slow = suites.filter(({ dir }) => dir === SLOW_DIR).map((suite) => [suite]);
+  const fast = suites.filter(({ dir }) => dir !== SLOW_DIR);
+  const groups: Suite[][] = Array.from({ length: Math.min(FAST_GROUPS, fast.length) }, () => []);
+  // Dealt back and forth (0 1 2 3 3 2 1 0 ...), so that the longest suites do not all land in the first group.
+  fast.forEach((suite, i) => {
+    const round = Math.floor(i / groups.length);
+    const at = i % groups.length;
+    groups[round % 2 === 0 ? at : groups.length - 1 - at]!.push(suite);
+  });
+  return [...slow, ...groups];
+}
+
+function runSuites(suites: Suite[]): Promise<void> {
   const suiteStarted = performance.now();
-  const label = path.relative(TEST_DIR, path.join(dir, name));
+  const dir = suites[0]!.dir;
+  const label = suites.map(({ name }) => path.relative(TEST_DIR, path.join(dir, name))).join(', ');
+  const names = suites.map(({ name }) => name.replaceAll('.', '\\.')).join('|');
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', UVU, dir, `^${name.replaceAll('.', '\\.')}$`], {
+    const child = spawn(process.execPath, ['--import', 'tsx', UVU, dir, `^(${names})$`], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },
     });

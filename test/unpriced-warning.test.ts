@@ -14,6 +14,8 @@ test('each chain and token without a price: its days and positions; the total is
     balances: [
       // A holds uty on chain 1 from 11-10; its first price is dated 11-13: 11-10, 11-11, 11-12 have none.
       balance({ address: A, block_number: 1, balance: '5', timestamp: noon('2025-11-10') }),
+      // ... and more from 11-14, priced: a snapshot after the first price adds no unpriced day.
+      balance({ address: A, block_number: 6, balance: '6', timestamp: noon('2025-11-14') }),
       // B holds venueALp on chain 10 from 11-15, sells all on 11-17 and buys on 11-19: never priced.
       balance({ address: B, block_number: 2, balance: '7', timestamp: noon('2025-11-15'), chain_id: 10, token: 'venueALp' }),
       balance({ address: B, block_number: 3, balance: '0', timestamp: noon('2025-11-17'), chain_id: 10, token: 'venueALp' }),

@@ -22,14 +22,26 @@ export interface UnpricedSeries {
 export async function findUnpricedPositions(db: Database, lastClosedDay: string, shard: Shard | null): Promise<UnpricedSeries[]> {
   const rows = await db.rows<{ chain_id: string; token_index: number; positions: number; first_day: number; last_day: number }>(`
     WITH
+    -- The first price of each chain and token dated on or before L: days before it have none.
+    first_prices AS (
+      SELECT chain_id, ${tokenIndexSql('token')} AS token_index, min(date - DATE '1970-01-01')::INTEGER AS first_day
+      FROM prices WHERE date <= $last_date::DATE GROUP BY ALL
+    ),
+    first_price_days AS (
+      SELECT c.chain_index, p.token_index, p.first_day FROM first_prices p JOIN chains c ON c.chain_id = p.chain_id
+    ),
     -- The end-of-day balance changes only on a day with a snapshot: the latest snapshot in
     -- transaction order dated on or before it (a running arg_max, exact even when a later
-    -- transaction carries an earlier day). It holds until the next such day, or L.
+    -- transaction carries an earlier day). It holds until the next such day, or L. Only the
+    -- snapshots dated before their token's first price can hold an unpriced day, and the days
+    -- before a cut depend only on the snapshots before it: the rest are left out before the
+    -- window, which over every snapshot of a 1,000,000-wallet shard outgrew 1 GB.
     days AS (
-      SELECT series, day, max(number) AS number, arg_max(raw_balance, number) AS raw
+      SELECT s.series, s.day, max(s.number) AS number, arg_max(s.raw_balance, s.number) AS raw
       FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')}
-      WHERE day <= $last AND ${shardFilterSql(shard, 'a.address')}
-      GROUP BY series, day
+      LEFT JOIN first_price_days p ON p.chain_index = ${chainIndexOfSeriesSql('s.series')} AND p.token_index = ${tokenIndexOfSeriesSql('s.series')}
+      WHERE s.day <= $last AND s.day < coalesce(p.first_day, $last + 1) AND ${shardFilterSql(shard, 'a.address')}
+      GROUP BY s.series, s.day
     ),
     held AS (
       SELECT series, day AS from_day,
@@ -37,11 +49,6 @@ export async function findUnpricedPositions(db: Database, lastClosedDay: string,
              arg_max(raw, number) OVER (in_days ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS raw
       FROM days
       WINDOW in_days AS (PARTITION BY series ORDER BY day)
-    ),
-    -- The first price of each chain and token dated on or before L: days before it have none.
-    first_prices AS (
-      SELECT chain_id, ${tokenIndexSql('token')} AS token_index, min(date - DATE '1970-01-01')::INTEGER AS first_day
-      FROM prices WHERE date <= $last_date::DATE GROUP BY ALL
     ),
     unpriced AS (
       SELECT c.chain_id, ${tokenIndexOfSeriesSql('h.series')} AS token_index, h.from_day,
