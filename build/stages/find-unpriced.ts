@@ -12,6 +12,12 @@ export const findUnpriced: Stage = {
   writes: [],
   when: (context) => need(context, 'wallets').positionsWithoutPrice > 0,
   async run(context) {
-    context.values.unpriced = await findUnpricedPositions(context.db, context.config.lastClosedDay, context.config.shard);
+    const unpriced = await findUnpricedPositions(context.db, context.config.lastClosedDay, context.config.shard);
+    // Two rules of SPEC 3.3 that must agree, one in SQL here and one in the documents' assembly:
+    // a difference is a bug of one of them, found before the tree goes live.
+    const found = unpriced.reduce((sum, series) => sum + series.positions, 0);
+    const written = need(context, 'wallets').positionsWithoutPrice;
+    if (found !== written) throw new Error(`the positions without a price found by SQL (${found}) are not those the documents wrote with usdPerToken 0 (${written})`);
+    context.values.unpriced = unpriced;
   },
 };
