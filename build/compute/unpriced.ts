@@ -22,13 +22,11 @@ export interface UnpricedSeries {
 export async function findUnpricedPositions(db: Database, lastClosedDay: string, shard: Shard | null): Promise<UnpricedSeries[]> {
   const rows = await db.rows<{ chain_id: string; token_index: number; positions: number; first_day: number; last_day: number }>(`
     WITH
-    -- The first price of each chain and token dated on or before L: days before it have none.
-    first_prices AS (
-      SELECT chain_id, ${tokenIndexSql('token')} AS token_index, min(date - DATE '1970-01-01')::INTEGER AS first_day
-      FROM prices WHERE date <= $last_date::DATE GROUP BY ALL
-    ),
+    -- The first price of each chain (by its index) and token dated on or before L: days before it have none.
     first_price_days AS (
-      SELECT c.chain_index, p.token_index, p.first_day FROM first_prices p JOIN chains c ON c.chain_id = p.chain_id
+      SELECT c.chain_index, ${tokenIndexSql('p.token')} AS token_index, min(p.date - DATE '1970-01-01')::INTEGER AS first_day
+      FROM prices p JOIN chains c ON c.chain_id = p.chain_id
+      WHERE p.date <= $last_date::DATE GROUP BY ALL
     ),
     -- The end-of-day balance changes only on a day with a snapshot: the latest snapshot in
     -- transaction order dated on or before it (a running arg_max, exact even when a later
@@ -55,7 +53,7 @@ export async function findUnpricedPositions(db: Database, lastClosedDay: string,
              least(h.to_day, coalesce(p.first_day - 1, h.to_day)) AS to_day
       FROM held h
       JOIN chains c ON c.chain_index = ${chainIndexOfSeriesSql('h.series')}
-      LEFT JOIN first_prices p ON p.chain_id = c.chain_id AND p.token_index = ${tokenIndexOfSeriesSql('h.series')}
+      LEFT JOIN first_price_days p ON p.chain_index = c.chain_index AND p.token_index = ${tokenIndexOfSeriesSql('h.series')}
       WHERE h.raw <> 0
     )
     SELECT chain_id::VARCHAR AS chain_id, token_index, sum(to_day - from_day + 1)::DOUBLE AS positions,
