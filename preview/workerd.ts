@@ -22,8 +22,8 @@ import { packFolder, POINTER_CACHE_CONTROL, POINTER_KEY, versionPrefix } from '.
 import { JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
 import { pointerText, type PackedShard } from '../tree/live-pointer.ts';
 import { Progress } from '../core/progress.ts';
-import { UserError } from '../core/errors.ts';
 import { readCheckedTree } from '../publish/checked-tree.ts';
+import { editedSinceBuild } from '../publish/build-records.ts';
 import { packShard } from '../publish/pack-shard.ts';
 import { manifestText, versionIdOf } from '../publish/read-tree.ts';
 import { createStorageClient } from '../publish/storage.ts';
@@ -275,9 +275,9 @@ interface LocalBucket {
 }
 
 /**
- * The tree into the local bucket as `publish` stores it, by publish's own code: read, hashed and
- * checked against the build's records (readCheckedTree), then packed into archives and an index
- * (pack-shard.ts), as shard 1 of 1 whatever the tree (a sharded build's union, too). Returns the
+ * The tree into the local bucket as `publish` stores it, by publish's own code: listed and checked
+ * against the build's records (readCheckedTree), then packed into archives and an index, each
+ * file's bytes checked as it is read (pack-shard.ts), as shard 1 of 1 whatever the tree (a sharded build's union, too). Returns the
  * version id publish would give it and its pack, for the pointer.
  */
 async function loadTree(bucket: LocalBucket, dir: string, shownDir: string): Promise<{ version: string; shards: PackedShard[] }> {
@@ -290,7 +290,7 @@ async function loadTree(bucket: LocalBucket, dir: string, shownDir: string): Pro
       dir: tree.dir,
       progress,
       checkInterrupted: () => {},
-      changed: (treePath) => new UserError(`${shownDir}: ${treePath} changed while it was being loaded into the local bucket (a build replaced the tree?)`),
+      edited: (treePath, sentBefore) => editedSinceBuild(shownDir, treePath, 'serve', sentBefore),
     },
     tree.files,
     {

@@ -1,7 +1,7 @@
 /**
  * What the build recorded in the tree (`_snapshot/manifests/K-of-N.{json,sha256}`), read by
  * `publish` before anything is sent: which shard of which build the tree is, and the sha256 of
- * every file it wrote. Publish hashes every file anyway; comparing those hashes with the record
+ * every file it wrote. Publish checks each file's bytes against that record as it packs it: this
  * is what keeps a tree edited after its build (one digit of one balance) from going live.
  */
 import crypto from 'node:crypto';
@@ -11,7 +11,7 @@ import { UserError } from '../core/errors.ts';
 import { TreeManifestSchema, type TreeManifest } from '../schemas/manifest.ts';
 import { MANIFEST_DIR, MANIFEST_NAME, manifestListFile, manifestSummaryFile } from '../tree/manifest-files.ts';
 import { parseManifestLine } from '../tree/manifest-line.ts';
-import type { TreeFile } from './read-tree.ts';
+import { describeFile, type TreeFile } from './tree-file.ts';
 
 export interface BuildRecords {
   /** The shard the tree holds; 1 of 1 for a whole tree (an unsharded build, or all N shards). */
@@ -74,28 +74,53 @@ export async function readBuildRecords(dir: string, shownDir: string, taker: Tre
 }
 
 /**
- * Every hashed file is the one the build recorded, and every recorded file is there: the files a
- * static host reads but the store does not (`isPublished`) are listed as present.
+ * The tree's files as its build recorded them: every listed file was written by the build and
+ * every recorded file is there (the files a static host reads but the store does not,
+ * `isPublished`, are listed as present), each with the sha256 its bytes must have when they are
+ * packed. The records themselves record no hash of their own: theirs is taken now (they were
+ * checked against each other when read).
  */
-export function checkAgainstRecords(records: BuildRecords, files: readonly TreeFile[], unpublished: readonly string[], shownDir: string, taker: TreeTaker = 'publish'): void {
-  const present = new Set(unpublished);
+export function checkAgainstRecords(
+  records: BuildRecords,
+  tree: { dir: string; paths: readonly string[]; unpublished: readonly string[] },
+  shownDir: string,
+  taker: TreeTaker = 'publish',
+): TreeFile[] {
+  const present = new Set(tree.unpublished);
   const problems: string[] = [];
-  for (const file of files) {
-    present.add(file.path);
-    if (file.path.startsWith(`${MANIFEST_DIR}/`)) continue;
-    const recorded = records.files.get(file.path);
-    if (recorded === undefined) problems.push(`${file.path}: not written by the build`);
-    else if (recorded !== file.sha256) problems.push(`${file.path}: edited since the build (its bytes are not the ones the build wrote)`);
+  const files: TreeFile[] = [];
+  for (const treePath of tree.paths) {
+    present.add(treePath);
+    if (treePath.startsWith(`${MANIFEST_DIR}/`)) {
+      files.push(describeFile(tree.dir, treePath));
+      continue;
+    }
+    const recorded = records.files.get(treePath);
+    if (recorded === undefined) problems.push(`${treePath}: not written by the build`);
+    else files.push({ path: treePath, sha256: recorded });
   }
   for (const file of records.files.keys()) if (!present.has(file)) problems.push(`${file}: missing`);
-  if (problems.length > 0) {
-    const shown = problems.slice(0, 5).map((problem) => `  - ${problem}`).join('\n');
-    throw new UserError(
-      `--dir ${shownDir} is not the tree its build wrote (${problems.length} problem${problems.length === 1 ? '' : 's'}; ` +
-        `${taker === 'publish' ? 'nothing was sent and the live version is untouched' : 'serve --runtime workerd serves a tree only as its build wrote it'}):\n${shown}\n` +
-        `run wallet-snapshot verify --dir ${shownDir} for the whole list, and build the tree again`,
-    );
-  }
+  if (problems.length > 0) throw notAsBuilt(shownDir, problems, taker);
+  return files;
+}
+
+/**
+ * The refusal of a file found, as it was packed, with bytes that are not the ones its build
+ * recorded: edited since the build, or replaced by a build while it was being taken. `sentBefore`
+ * archives went before it (each only of checked files, into a version that is not staged).
+ */
+export function editedSinceBuild(shownDir: string, treePath: string, taker: TreeTaker, sentBefore: number): UserError {
+  const where = sentBefore === 0 ? undefined : `the ${sentBefore} archive${sentBefore === 1 ? '' : 's'} sent before it hold only files checked against the build's record, in a version not staged that a publish of the tree as built resumes from and --keep removes,`;
+  return notAsBuilt(shownDir, [`${treePath}: edited since the build (its bytes are not the ones the build wrote)`], taker, where);
+}
+
+function notAsBuilt(shownDir: string, problems: string[], taker: TreeTaker, sent = 'nothing was sent'): UserError {
+  const shown = problems.slice(0, 5).map((problem) => `  - ${problem}`).join('\n');
+  return new UserError(
+    `--dir ${shownDir} is not the tree its build wrote (${problems.length} problem${problems.length === 1 ? '' : 's'}; ` +
+      `${taker === 'publish' ? `${sent} and the live version is untouched` : 'serve --runtime workerd serves a tree only as its build wrote it'}):\n${shown}\n` +
+      `run wallet-snapshot verify --dir ${shownDir} for the whole list, and build the tree again`,
+  );
 }
 
 function refusal(shownDir: string, why: string, taker: TreeTaker): UserError {

@@ -1,7 +1,8 @@
 /**
- * A tree as publish takes it: read, hashed and checked against what its build recorded (a tree
- * edited after its build is refused before anything is sent), and the options every publish
- * step shares.
+ * A tree as publish takes it: listed and checked against what its build recorded before anything
+ * is sent (a file missing or added since the build is refused), each file with the sha256 its
+ * bytes must have when they are packed (a file edited since is refused then, before any archive
+ * holding it is sent), and the options every publish step shares.
  */
 import fs from 'node:fs';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -20,9 +21,9 @@ export interface PublishOptions {
   abortSignal?: AbortSignal;
 }
 
-/** A tree read, hashed and checked against what its build recorded: what may be published. */
+/** A tree listed and checked against what its build recorded: what may be published. */
 export interface CheckedTree {
-  /** The real path (a build that swaps --out while publish runs is noticed by the second hash). */
+  /** The real path (a build that swaps --out while publish runs is noticed when a file's bytes are not the recorded ones). */
   dir: string;
   lastClosedDay: string;
   records: BuildRecords;
@@ -34,13 +35,10 @@ export async function readCheckedTree(options: Pick<PublishOptions, 'dir' | 'pro
   const dir = realTree(options.dir);
   const meta = await readMeta(dir);
   const records = await readBuildRecords(dir, options.dir, taker);
-  options.progress.start('hash the tree');
-  const { files, unpublished } = await readTree(dir, (done, total) => {
-    throwIfInterrupted(options.abortSignal, 'hashing the tree');
-    options.progress.tick(done, total, 'files');
-  });
-  // Nothing unverified goes live: every byte is the build's, nothing is missing or extra.
-  checkAgainstRecords(records, files, unpublished, options.dir, taker);
+  options.progress.start('list the tree');
+  const { paths, unpublished } = await readTree(dir, () => throwIfInterrupted(options.abortSignal, 'listing the tree'));
+  // Nothing unverified goes live: nothing is missing or extra, and every byte is checked as it is packed.
+  const files = checkAgainstRecords(records, { dir, paths, unpublished }, options.dir, taker);
   return { dir, lastClosedDay: meta.lastClosedDay, records, files };
 }
 

@@ -1,7 +1,9 @@
 /**
  * One shard of a tree packed (tree/bucket.ts): its files, in tree path order, as members of tar
  * archives of at most 64 MiB (tree/pack-archive.ts), each archive sent as it fills up, then the
- * index of where each file is (tree/pack-index.ts). Publish sends them to object storage;
+ * index of where each file is (tree/pack-index.ts). Each file is read once, and checked against
+ * the sha256 its build recorded before its archive can be sent: an archive holds only checked
+ * bytes, and the first file that fails stops the packing. Publish sends them to object storage;
  * `serve --runtime workerd` puts them into its local bucket: both through this one code.
  *
  * The archives are the same bytes each time the same tree is packed (files in path order, gzip
@@ -17,7 +19,7 @@ import type { PackedShard } from '../tree/live-pointer.ts';
 import { packRun, TREE_FILE_THREADS } from './tree-file-pool.ts';
 import type { TreeFile } from './tree-file.ts';
 
-/** Files per task of the tree-file threads, and tasks in flight: as for hashing (read-tree.ts). */
+/** Files per task of the tree-file threads (enough that handing a task over costs little), and tasks in flight (each thread has the next one waiting). */
 const PACK_BATCH = 64;
 const PACK_TASKS_IN_FLIGHT = 2 * TREE_FILE_THREADS;
 /** Archives being sent at once: each holds up to 64 MiB in memory until it is stored. */
@@ -27,6 +29,7 @@ const ARCHIVES_IN_FLIGHT = 2;
 export interface PackTarget {
   /** What the shard's pack folder holds already, by its path in the folder: size and MD5 (a one-request upload's ETag). */
   stored: Map<string, { size: number; md5: string }>;
+  /** Stores the bytes; they are reused once the promise settles (copy them to keep them). */
   put(pathInFolder: string, bytes: Uint8Array): Promise<void>;
 }
 
@@ -48,8 +51,11 @@ export interface PackOptions {
   progress: Progress;
   /** Stops the packing: throws when asked to stop. */
   checkInterrupted(): void;
-  /** The error for a file whose bytes changed since it was hashed, in the caller's words. */
-  changed(treePath: string): Error;
+  /**
+   * The error for a file whose bytes are not the ones its build recorded, in the caller's words;
+   * `sentBefore`: the archives sent before it was found (each holding only checked files).
+   */
+  edited(treePath: string, sentBefore: number): Error;
 }
 
 export async function packShard(options: PackOptions, files: readonly TreeFile[], target: PackTarget): Promise<PackSummary> {
@@ -57,17 +63,22 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
   const entries: IndexEntry[] = [];
   const sending = new Set<Promise<void>>();
   let failure: unknown = null;
-  const send = async (name: string, bytes: Uint8Array) => {
+  /** `release`: called once the bytes are no longer needed (stored, skipped or failed). */
+  const send = async (name: string, bytes: Uint8Array, release = () => {}) => {
     summary.storedBytes += bytes.length;
     const stored = target.stored.get(name);
     if (stored && stored.size === bytes.length && stored.md5 === crypto.createHash('md5').update(bytes).digest('hex')) {
       summary.skipped.objects++;
       summary.skipped.bytes += bytes.length;
+      release();
       return;
     }
     while (sending.size >= ARCHIVES_IN_FLIGHT) await Promise.race(sending);
-    if (failure !== null) throw failure;
-    const put = target.put(name, bytes).then(
+    if (failure !== null) {
+      release();
+      throw failure;
+    }
+    const put = target.put(name, bytes).finally(release).then(
       () => {
         summary.sent.objects++;
         summary.sent.bytes += bytes.length;
@@ -83,9 +94,15 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
   let archive = 1;
   let parts: Uint8Array[] = [];
   let size = 0;
+  // An archive's bytes are gathered into a buffer reused once its upload is done: a fresh 64 MiB
+  // for each archive cost its page faults, and made V8 collect garbage more often (bench/MEASUREMENTS.md).
+  const spare: Uint8Array<ArrayBuffer>[] = [];
   const closeArchive = async () => {
     parts.push(ARCHIVE_END);
-    await send(archiveName(archive), concat(parts, size + ARCHIVE_END.length));
+    const length = size + ARCHIVE_END.length;
+    const reused = spare.pop();
+    const buffer = reused && reused.length >= length ? reused : new Uint8Array(Math.max(length, ARCHIVE_MAX_BYTES));
+    await send(archiveName(archive), gather(parts, buffer), () => spare.push(buffer));
     archive++;
     parts = [];
     size = 0;
@@ -110,7 +127,10 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
       const run = await pending.get(b)!;
       pending.delete(b);
       startNext();
-      if ('changed' in run) throw options.changed(run.changed);
+      if ('edited' in run) {
+        await Promise.allSettled(sending);
+        throw options.edited(run.edited, summary.sent.objects);
+      }
       const batch = batches[b]!;
       // The run goes into the archive whole, or cut between members where an archive fills up;
       // `from` is where the run's bytes not yet placed start.
@@ -128,9 +148,8 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
           place(memberStart);
           await closeArchive();
         }
-        const file = batch[i]!;
-        entries.push({ pathHash: member.pathHash, archive, offset: size + (member.dataStart - from), length: member.length, gzip: member.gzip, mtimeMs: file.mtimeMs, sha256: file.sha256 });
-        summary.rawBytes += file.size;
+        entries.push({ pathHash: member.pathHash, archive, offset: size + (member.dataStart - from), length: member.length, gzip: member.gzip, mtimeMs: member.mtimeMs, sha256: batch[i]!.sha256 });
+        summary.rawBytes += member.size;
       }
       place(run.bytes.length);
       done += batch.length;
@@ -151,12 +170,12 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
   }
 }
 
-function concat(parts: Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(length);
+/** The parts one after the other at the start of `buffer`, as a view of their length. */
+function gather(parts: Uint8Array[], buffer: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
   let at = 0;
   for (const part of parts) {
-    bytes.set(part, at);
+    buffer.set(part, at);
     at += part.length;
   }
-  return bytes;
+  return buffer.subarray(0, at);
 }

@@ -1,13 +1,11 @@
 /**
- * The files of a built tree with the sha256 of each, in path order: what a night publishes, and
- * the digest that names its version.
+ * The files of a built tree in path order, what a night publishes, and the digest that names its
+ * version.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import pLimit from 'p-limit';
 import { resolveInTree, type TreeFile } from './tree-file.ts';
-import { describeFiles, TREE_FILE_THREADS } from './tree-file-pool.ts';
 import { UserError, messageOf } from '../core/errors.ts';
 import { ADDRESS_DIR, META_FILE } from '../tree/layout.ts';
 import { MANIFEST_DIR } from '../tree/manifest-files.ts';
@@ -18,11 +16,6 @@ import { GZIP_LEVEL } from './compress.ts';
 import { manifestLine } from '../tree/manifest-line.ts';
 
 export type { TreeFile } from './tree-file.ts';
-
-/** Files per task of the tree-file threads: enough that handing a task over costs little. */
-const DESCRIBE_BATCH = 64;
-/** Tasks handed to the threads at once: each thread has the next one waiting, and an interruption stops the rest. */
-const DESCRIBE_TASKS_IN_FLIGHT = 2 * TREE_FILE_THREADS;
 
 /** The tree's `_snapshot/meta.json`: publishing a folder without one is refused. */
 export async function readMeta(dir: string): Promise<SnapshotMeta> {
@@ -46,37 +39,16 @@ export async function readMeta(dir: string): Promise<SnapshotMeta> {
 }
 
 /**
- * Every file to publish, sorted by path, each hashed (on the tree-file threads). `onFile` counts
- * progress, and may throw to stop.
+ * Every file of the tree by its tree path, sorted, those to publish and those a static host reads
+ * but the store does not (`isPublished`) apart. Listing only: publish reads each file's bytes
+ * once, as it packs it (pack-shard.ts). `onTurn` is called between turns of the listing, and may
+ * throw to stop.
  */
-export async function readTree(dir: string, onFile: (done: number, total: number) => void): Promise<{ files: TreeFile[]; unpublished: string[] }> {
+export async function readTree(dir: string, onTurn: () => void): Promise<{ paths: string[]; unpublished: string[] }> {
   const paths: string[] = [];
   const unpublished: string[] = [];
-  for await (const treePath of listTree(dir)) (isPublished(treePath) ? paths : unpublished).push(treePath);
-  paths.sort();
-  const batches: string[][] = [];
-  for (let start = 0; start < paths.length; start += DESCRIBE_BATCH) batches.push(paths.slice(start, start + DESCRIBE_BATCH));
-  const limit = pLimit(DESCRIBE_TASKS_IN_FLIGHT);
-  let done = 0;
-  let stopped = false;
-  const described = await Promise.all(
-    batches.map((batch) =>
-      limit(async () => {
-        if (stopped) return [];
-        try {
-          const files = await describeFiles(dir, batch);
-          done += batch.length;
-          onFile(done, paths.length);
-          return files;
-        } catch (error) {
-          // The batches still queued return at once (an interruption, or a file that cannot be read).
-          stopped = true;
-          throw error;
-        }
-      }),
-    ),
-  );
-  return { files: described.flat(), unpublished };
+  for await (const treePath of listTree(dir, onTurn)) (isPublished(treePath) ? paths : unpublished).push(treePath);
+  return { paths: paths.sort(), unpublished };
 }
 
 /** Folders listed between two turns of the event loop, so that a signal is heard while a large tree is listed. */
@@ -87,7 +59,7 @@ const FOLDERS_A_TURN = 1000;
  * `fs.readdir`'s recursive promise and a `path.relative` per entry took 25 of the 34 seconds of
  * hashing a 1,000,000-wallet shard's tree (871,766 entries); this takes about 4.
  */
-async function* listTree(dir: string): AsyncGenerator<string> {
+async function* listTree(dir: string, onTurn: () => void): AsyncGenerator<string> {
   const folders = [''];
   for (let listed = 1; folders.length > 0; listed++) {
     const folder = folders.pop()!;
@@ -97,7 +69,10 @@ async function* listTree(dir: string): AsyncGenerator<string> {
       else if (entry.isFile()) yield treePath;
       else throw new UserError(`--dir ${dir}: ${treePath} is not a regular file; a built tree holds only files and folders`);
     }
-    if (listed % FOLDERS_A_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (listed % FOLDERS_A_TURN === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      onTurn();
+    }
   }
 }
 

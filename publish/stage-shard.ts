@@ -11,9 +11,9 @@
  */
 import crypto from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { UserError } from '../core/errors.ts';
 import { objectKey } from './location.ts';
 import { packFolder, PACK_CONTENT_TYPE, RECORD_CACHE_CONTROL, shardNightSummaryPath } from '../tree/bucket.ts';
+import { editedSinceBuild } from './build-records.ts';
 import type { CheckedTree, PublishOptions } from './checked-tree.ts';
 import { packShard, type PackSummary } from './pack-shard.ts';
 import type { NightGuard } from './guard.ts';
@@ -55,13 +55,13 @@ export async function stageShard(options: PublishOptions, tree: CheckedTree, ver
   const stagedPack = staged?.metadata.sha256 === digest ? packOf(staged.metadata) : null;
   if (stagedPack) {
     const committed = (await readCommit(client, location, id, abortSignal)) !== null;
-    const rawBytes = files.reduce((sum, file) => sum + file.size, 0);
     return finish({
       version: id,
       shard,
       alreadyStaged: true,
       committed,
-      pack: { files: files.length, rawBytes, sent: { objects: 0, bytes: 0 }, skipped: { objects: 0, bytes: 0 }, storedBytes: 0 },
+      // Nothing of the tree was read: its record matches the one stored.
+      pack: { files: files.length, rawBytes: 0, sent: { objects: 0, bytes: 0 }, skipped: { objects: 0, bytes: 0 }, storedBytes: 0 },
       record: { shard: shard.index, sha256: digest, files: files.length, pack: stagedPack },
     });
   }
@@ -77,7 +77,7 @@ export async function stageShard(options: PublishOptions, tree: CheckedTree, ver
       dir: tree.dir,
       progress,
       checkInterrupted: () => throwIfInterrupted(abortSignal, 'publishing'),
-      changed: (treePath) => new UserError(`--dir ${options.dir}: ${treePath} changed while it was being published (a build replaced the tree?); publish again once the tree is complete`),
+      edited: (treePath, sentBefore) => editedSinceBuild(options.dir, treePath, 'publish', sentBefore),
     },
     files,
     {

@@ -1,5 +1,5 @@
 /**
- * The threads that read, hash and compress a tree's files for publish (piscina), so that the main
+ * The threads that read, check and compress a tree's files for publish (piscina), so that the main
  * thread spends its time on requests: at 10,000 wallets it was busy 46 of a publish's 50 seconds,
  * a third of that reading, hashing and compressing (bench/MEASUREMENTS.md, "publish's file work
  * on threads"). One pool per process, started at its first task; its idle threads do not keep the
@@ -8,7 +8,7 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { TreeFile } from './tree-file.ts';
-import type { PackedRun, TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
+import type { TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
 
 /** Threads at most: each is a V8 isolate with TypeScript loaded (about 75 MB), and the requests keep the main thread busy. */
 const MAX_THREADS = 4;
@@ -31,17 +31,11 @@ function threads(): Piscina<TreeFileTask, TreeFileAnswer> {
   return pool;
 }
 
-/** Each file of `paths` described (size, mtime, sha256), in the order given. */
-export async function describeFiles(dir: string, paths: string[]): Promise<TreeFile[]> {
-  const answer = await threads().run({ kind: 'describe', dir, paths });
-  return (answer as { files: TreeFile[] }).files;
-}
-
 /**
- * The files packed into one run of tar members (tree-file-task.ts), from a read of their bytes
- * now, in the order given; or the path of the first file whose bytes are not the ones described
- * at the start (the caller says what that means to its user).
+ * The files packed into one run of tar members (tree-file-task.ts), from one read of their bytes,
+ * in the order given; or the path of the first file whose bytes are not the ones its build
+ * recorded (the caller says what that means to its user).
  */
-export async function packRun(dir: string, files: TreeFile[]): Promise<PackedRun | { changed: string }> {
-  return (await threads().run({ kind: 'pack', dir, files })) as PackedRun | { changed: string };
+export async function packRun(dir: string, files: TreeFile[]): Promise<TreeFileAnswer> {
+  return threads().run({ dir, files });
 }

@@ -1,9 +1,11 @@
 /**
- * A task of the tree-file threads (tree-file-pool.ts): describe a batch of files, or read a batch
- * again and pack it: each file's tar member (header, its bytes as stored, gzip for text, padding)
- * one after the other in one buffer, moved (not copied) to the main thread, which only places runs
- * of members into archives. Everything here is synchronous: a thread does one task at a time, and
- * synchronous reads, hashes and gzip cost less CPU than their asynchronous forms.
+ * The task of the tree-file threads (tree-file-pool.ts): read a batch of files once, check each
+ * against the sha256 its build recorded, and pack it: each file's tar member (header, its bytes as
+ * stored, gzip for text, padding) one after the other in one buffer, moved (not copied) to the
+ * main thread, which only places runs of members into archives. A batch holding a file whose bytes
+ * are not the recorded ones returns that file's path instead, so no archive ever holds unchecked
+ * bytes. Everything here is synchronous: a thread does one task at a time, and synchronous reads,
+ * hashes and gzip cost less CPU than their asynchronous forms.
  */
 import crypto from 'node:crypto';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
@@ -11,7 +13,7 @@ import { isCompressible } from '../tree/bucket.ts';
 import { memberHeader, memberName, memberPadding } from '../tree/pack-archive.ts';
 import { pathHashFromDigest } from '../tree/pack-index.ts';
 import { gzip } from './compress.ts';
-import { describeFile, readTreeFileSync, sha256Hex, type TreeFile } from './tree-file.ts';
+import { readTreeFileSync, sha256Hex, type TreeFile } from './tree-file.ts';
 
 /** A file's member in a packed run. */
 export interface PackedMember {
@@ -24,6 +26,9 @@ export interface PackedMember {
   gzip: boolean;
   /** The path's hash in the index (tree/pack-index.ts). */
   pathHash: bigint;
+  /** The file's size and modification time, from the read that packed it. */
+  size: number;
+  mtimeMs: number;
 }
 
 /** A batch of files packed: their members, in the order given, in one buffer. */
@@ -32,28 +37,28 @@ export interface PackedRun {
   members: PackedMember[];
 }
 
-export type TreeFileTask =
-  | { kind: 'describe'; dir: string; paths: string[] }
-  | { kind: 'pack'; dir: string; files: TreeFile[] };
+export interface TreeFileTask {
+  dir: string;
+  files: TreeFile[];
+}
 
-/** `pack`: the path of the first file whose bytes are no longer those described (a build replaced the tree?) instead of a run. */
-export type TreeFileAnswer = { files: TreeFile[] } | PackedRun | { changed: string };
+/** A packed run, or the path of the first file whose bytes are not the ones its build recorded (edited, or a build replaced the tree). */
+export type TreeFileAnswer = PackedRun | { edited: string };
 
 export function runTreeFileTask(task: TreeFileTask): TreeFileAnswer {
-  if (task.kind === 'describe') return { files: task.paths.map((treePath) => describeFile(task.dir, treePath)) };
   const parts: Uint8Array[] = [];
   const members: PackedMember[] = [];
   let size = 0;
   for (const file of task.files) {
-    const { bytes } = readTreeFileSync(task.dir, file.path);
-    if (sha256Hex(bytes) !== file.sha256) return { changed: file.path };
+    const { bytes, mtimeMs } = readTreeFileSync(task.dir, file.path);
+    if (sha256Hex(bytes) !== file.sha256) return { edited: file.path };
     const compressed = isCompressible(file.path);
     const body = compressed ? gzip(bytes) : bytes;
-    const header = memberHeader(memberName(file.path, compressed), body.length, file.mtimeMs);
+    const header = memberHeader(memberName(file.path, compressed), body.length, mtimeMs);
     parts.push(header, body);
     const dataStart = size + header.length;
     size = dataStart + body.length + memberPadding(body.length);
-    members.push({ end: size, dataStart, length: body.length, gzip: compressed, pathHash: pathHashFromDigest(crypto.createHash('sha256').update(file.path).digest()) });
+    members.push({ end: size, dataStart, length: body.length, gzip: compressed, pathHash: pathHashFromDigest(crypto.createHash('sha256').update(file.path).digest()), size: bytes.length, mtimeMs });
   }
   // A buffer of its own (never Node's shared pool), so that moving it detaches nothing else.
   const bytes = new Uint8Array(size);

@@ -1,6 +1,7 @@
 /**
- * A file of a tree as publish sees it, and the synchronous work of describing one (size, mtime,
- * sha256): run on the tree-file threads (tree-file-pool.ts).
+ * A file of a tree as publish takes it: its path and the sha256 its build recorded, which its
+ * bytes must have when they are read to be packed; and the synchronous reads of one file (run on
+ * the tree-file threads, tree-file-pool.ts).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -9,10 +10,7 @@ import path from 'node:path';
 export interface TreeFile {
   /** Tree-relative, with forward slashes. */
   path: string;
-  size: number;
-  /** Modification time in whole milliseconds since the epoch. */
-  mtimeMs: number;
-  /** Hex sha256 of the file's (uncompressed) bytes. */
+  /** Hex sha256 of the file's (uncompressed) bytes, as its build recorded it. */
   sha256: string;
 }
 
@@ -30,10 +28,9 @@ export function readTreeFileSync(dir: string, treePath: string): { bytes: Buffer
 
 export const sha256Hex = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
 
-/** A file of the tree, hashed. */
+/** A file of the tree with the sha256 of its bytes now (the build's own records, which record no hash of themselves). */
 export function describeFile(dir: string, treePath: string): TreeFile {
-  const { bytes, size, mtimeMs } = readTreeFileSync(dir, treePath);
-  return { path: treePath, size, mtimeMs, sha256: sha256Hex(bytes) };
+  return { path: treePath, sha256: sha256Hex(readTreeFileSync(dir, treePath).bytes) };
 }
 
 /** The file of a tree path (always `/`-separated) under the tree folder `dir`. */

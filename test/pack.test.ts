@@ -13,7 +13,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Progress } from '../core/progress.ts';
 import { packShard, type PackTarget } from '../publish/pack-shard.ts';
-import { describeFiles } from '../publish/tree-file-pool.ts';
+import { describeFile } from '../publish/tree-file.ts';
 import { archiveName, INDEX_NAME, packFolder, versionPrefix } from '../tree/bucket.ts';
 import { pointerText, type PackedShard } from '../tree/live-pointer.ts';
 import { buildIndex, ENTRY_BYTES, findEntry, pathHashOf, windowOf } from '../tree/pack-index.ts';
@@ -45,10 +45,12 @@ function makeTree(): { dir: string; files: Record<string, Buffer> } {
 
 function memoryTarget(stored: PackTarget['stored'] = new Map()): PackTarget & { objects: Map<string, Uint8Array> } {
   const objects = new Map<string, Uint8Array>();
-  return { stored, objects, put: async (name, bytes) => void objects.set(name, bytes) };
+  return { stored, objects, put: async (name, bytes) => void objects.set(name, bytes.slice()) };
 }
 
-const options = (dir: string) => ({ dir, progress: new Progress('quiet'), checkInterrupted: () => {}, changed: (file: string) => new Error(`${file} changed`) });
+const options = (dir: string) => ({ dir, progress: new Progress('quiet'), checkInterrupted: () => {}, edited: (file: string, sentBefore: number) => new Error(`${file} edited, ${sentBefore} sent before`) });
+/** The files as a build records them: each with the sha256 of its bytes. */
+const recorded = (dir: string, paths: string[]) => paths.map((treePath) => describeFile(dir, treePath));
 const md5 = (bytes: Uint8Array) => crypto.createHash('md5').update(bytes).digest('hex');
 
 let tree: ReturnType<typeof makeTree>;
@@ -56,7 +58,7 @@ let packed: { shape: PackedShard; objects: Map<string, Uint8Array> };
 
 test.before(async () => {
   tree = makeTree();
-  const files = await describeFiles(tree.dir, Object.keys(tree.files).sort());
+  const files = recorded(tree.dir, Object.keys(tree.files).sort());
   const target = memoryTarget();
   const summary = await packShard(options(tree.dir), files, target);
   packed = { shape: summary.shape, objects: target.objects };
@@ -106,7 +108,7 @@ test('an index of 100,000 entries: 85 bytes an entry, every entry within a windo
 });
 
 test('a second run sends only what is not stored whole: a stored archive of other bytes is sent again', async () => {
-  const files = await describeFiles(tree.dir, Object.keys(tree.files).sort());
+  const files = recorded(tree.dir, Object.keys(tree.files).sort());
   const first = packed.objects.get('00001.tar')!;
   const second = packed.objects.get('00002.tar')!;
   const target = memoryTarget(new Map([
@@ -119,17 +121,45 @@ test('a second run sends only what is not stored whole: a stored archive of othe
   assert.ok(target.objects.get('00002.tar')!.every((byte, i) => byte === second[i]), 'the same bytes as the first run');
 });
 
-test('a file changed since it was hashed stops the packing with the caller\'s words', async () => {
-  const files = await describeFiles(tree.dir, ['v1/seasons.json']);
+test('a file whose bytes are not the recorded ones stops the packing before its archive is sent, in the caller\'s words', async () => {
+  const files = recorded(tree.dir, ['v1/seasons.json']);
   const dir = tempDir('ws-pack-changed-');
   fs.mkdirSync(path.join(dir, 'v1'));
   fs.writeFileSync(path.join(dir, 'v1/seasons.json'), '{"seasons":[1]}');
+  const target = memoryTarget();
   try {
-    await packShard(options(dir), files, memoryTarget());
+    await packShard(options(dir), files, target);
     assert.unreachable();
   } catch (error) {
-    assert.is((error as Error).message, 'v1/seasons.json changed');
+    assert.is((error as Error).message, 'v1/seasons.json edited, 0 sent before');
   }
+  assert.is(target.objects.size, 0);
+});
+
+test('a file edited in a later batch: the archives sent before it hold only checked files, and are counted', async () => {
+  const dir = tempDir('ws-pack-edited-late-');
+  const write = (file: string, bytes: Buffer) => {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), bytes);
+  };
+  write('explorer/a.png', tree.files['explorer/a.png']!);
+  write('explorer/b.png', tree.files['explorer/b.png']!);
+  // More files than one task packs (64), so that the edited one is read after the first archive is sent.
+  const small = Array.from({ length: 70 }, (_, i) => `v1/address/${String(i).padStart(2, '0')}.json`);
+  for (const file of small) write(file, Buffer.from('{}'));
+  const files = recorded(dir, ['explorer/a.png', 'explorer/b.png', ...small]);
+  write(small.at(-1)!, Buffer.from('{"edited":true}'));
+  const target = memoryTarget();
+  try {
+    await packShard(options(dir), files, target);
+    assert.unreachable();
+  } catch (error) {
+    assert.is((error as Error).message, `${small.at(-1)} edited, 1 sent before`);
+  }
+  assert.equal([...target.objects.keys()], ['00001.tar']);
+  const folder = tempDir('ws-pack-edited-tar-');
+  fs.writeFileSync(path.join(folder, '00001.tar'), target.objects.get('00001.tar')!);
+  assert.equal(execFileSync('tar', ['-tf', path.join(folder, '00001.tar')], { encoding: 'utf8' }).trim().split('\n'), ['explorer/a.png']);
 });
 
 /** An R2 bucket over the packed objects of version `v` (one shard), counting reads. */
