@@ -79,7 +79,8 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
     name: 'points_history_rows',
     columns: [['wallet', 'INTEGER'], ['address', 'VARCHAR'], ['season', 'INTEGER'], ['day', 'INTEGER'], ['points', 'DOUBLE'],
       ['total_points', 'DOUBLE'], ['rank', 'INTEGER']],
-    cut: (shardOf) => `SELECT r.*, ${shardOf('r.address')} AS shard FROM points_history_rows r`,
+    // The shard of each wallet-season once, not of each of its days (an md5 per row of about 365M at 1M wallets).
+    cut: (shardOf) => `SELECT r.*, s.shard FROM points_history_rows r JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM history_wallets) s ON s.wallet = r.wallet`,
   },
   { name: 'tokens', columns: [['chain_id', 'BIGINT'], ['token', 'VARCHAR'], ['decimals', 'BIGINT'], ['token_index', 'TINYINT']], cut: null },
   { name: 'token_names', columns: [['token', 'VARCHAR'], ['token_index', 'TINYINT']], cut: null },

@@ -152,8 +152,9 @@ export async function participantsByDayOfShards(db: Database, lastClosedDay: str
   const last = dayNumber(lastClosedDay);
   const first = last - SUMMARY_DAYS + 1;
   const rows = await db.rows<{ shard: number; season: number; day: number; last_day: number; participants: number }>(
-    `SELECT ${shardNumberSql(shards, 'h.address')} AS shard, h.season::INTEGER AS season, t.day, h.last_day, count(*)::DOUBLE AS participants
-     FROM history_totals t JOIN history_wallets h ON h.wallet = t.wallet
+    // Each wallet-season's shard once, not once for each of its days.
+    `SELECT h.shard, h.season::INTEGER AS season, t.day, h.last_day, count(*)::DOUBLE AS participants
+     FROM history_totals t JOIN (SELECT wallet, season, last_day, ${shardNumberSql(shards, 'address')} AS shard FROM history_wallets) h ON h.wallet = t.wallet
      WHERE t.total_points > 0 AND (t.day BETWEEN $first AND $last OR t.day = h.last_day)
      GROUP BY ALL`,
     { first, last },
