@@ -7,8 +7,8 @@
  *
  * The sums are the leaderboard's exact sums (exact-sum.ts), the double nearest the true sum: in
  * units of the lowest bin (of 8 bits) of a wallet's values in a season, each of its rows is an
- * exact integer; they are added as one exact HUGEINT per day, the running sum is a window sum of
- * those, and both are rounded once to the nearest double in SQL. So the row of day A has the same
+ * exact integer; the day's sum and the running sum are exact HUGEINT window sums over the rows,
+ * and both are rounded once to the nearest double in SQL. So the row of day A has the same
  * bytes as the standing's `totalPoints` and `dailyRate`. The few wallet-seasons whose values span
  * too many bits for a HUGEINT (or reach subnormal doubles) are summed in JS with BigInt instead.
  */
@@ -66,32 +66,42 @@ export async function computePointsHistory(db: Database): Promise<void> {
     FROM history_written h JOIN history_wallets w ON w.season = h.season AND w.address = lower(h.address_as_written)`);
 
   // Rule: `points` of day d = the sum of the wallet's rows dated d (rows repeating (season, date,
-  // address) add up), summed as one exact HUGEINT per day: each row in units of the wallet's
-  // lowest bin (2^(8 * lowest_bin)) is an integer below 2^103 (a power of two scales a double
-  // exactly, and DuckDB casts an integral DOUBLE to HUGEINT exactly).
-  await db.run(`
-    CREATE TABLE history_day_sums AS
-    SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS day,
-           sum((p.points * pow(2::DOUBLE, -8 * k.lowest_bin))::HUGEINT) AS day_sum,
-           -- A day of one row (the common case) has that row's value as its sum, with nothing to round.
-           CASE WHEN count(*) = 1 THEN any_value(p.points) END AS single_value
-    FROM points p
-    JOIN history_written_keys k ON k.season = p.season AND k.address_as_written = p.address_as_written
-    JOIN season_days d ON d.season = p.season AND p.date <= d.day
-    WHERE k.fits
-    GROUP BY k.wallet, p.date`);
-
-  // Rule: `totalPoints` = the sum of the wallet's rows dated <= d (the running sum of the day
-  // sums), both rounded once to the nearest double; one row for every day from F to A, no gaps:
-  // each day with rows stands for itself and the days without rows up to the next one (points 0,
-  // the same total).
+  // address) add up), and `totalPoints` = the sum of its rows dated <= d, each summed exactly as
+  // HUGEINT: each row in units of the wallet's lowest bin (2^(8 * lowest_bin)) is an integer below
+  // 2^103 (a power of two scales a double exactly, and DuckDB casts an integral DOUBLE to HUGEINT
+  // exactly). One window over the rows, in wallet and day order, gives both sums at each row (the
+  // day's rows are its peers), and the day's last row stands for the day: no grouping of the rows
+  // by wallet-day before the window sorts them (that grouping spilled at 1,000,000 wallets).
+  // Both sums are rounded once to the nearest double; there is one row for every day from F to A,
+  // no gaps: each day with rows stands for itself and the days without rows up to the next one
+  // (points 0, the same total).
   await db.run(`
     CREATE TABLE history_totals AS
-    WITH running AS (
-      SELECT s.wallet, s.day, w.lowest_bin, s.single_value, CASE WHEN s.single_value IS NULL THEN s.day_sum END AS day_sum,
-             sum(s.day_sum) OVER (PARTITION BY s.wallet ORDER BY s.day ROWS UNBOUNDED PRECEDING) AS running_sum,
-             coalesce(lead(s.day) OVER (PARTITION BY s.wallet ORDER BY s.day), w.last_day + 1) AS next_day
-      FROM history_day_sums s JOIN history_wallets w ON w.wallet = s.wallet
+    WITH parts AS (
+      SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS day, k.lowest_bin, p.points,
+             (p.points * pow(2::DOUBLE, -8 * k.lowest_bin))::HUGEINT AS part
+      FROM points p
+      JOIN history_written_keys k ON k.season = p.season AND k.address_as_written = p.address_as_written
+      JOIN season_days d ON d.season = p.season AND p.date <= d.day
+      WHERE k.fits
+    ),
+    windowed AS (
+      SELECT wallet, day, lowest_bin, points,
+             sum(part) OVER (by_day RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS running_sum,
+             sum(part) OVER (by_day RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS day_total,
+             count(*) OVER (by_day RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS day_rows,
+             lead(day) OVER by_day AS next_row_day
+      FROM parts
+      WINDOW by_day AS (PARTITION BY wallet ORDER BY day)
+    ),
+    running AS (
+      -- A day's last row stands for the day; a day of one row (the common case) has that row's
+      -- value as its sum, with nothing to round.
+      SELECT w.wallet, w.day, w.lowest_bin, CASE WHEN w.day_rows = 1 THEN w.points END AS single_value,
+             CASE WHEN w.day_rows > 1 THEN w.day_total END AS day_sum, w.running_sum,
+             coalesce(w.next_row_day, h.last_day + 1) AS next_day
+      FROM windowed w JOIN history_wallets h ON h.wallet = w.wallet
+      WHERE w.next_row_day IS DISTINCT FROM w.day
     ),
     ${nearestDoubleStages('running', ['day_sum', 'running_sum'])},
     rounded AS (

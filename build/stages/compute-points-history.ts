@@ -6,7 +6,7 @@ export const computePointsHistory: Stage = {
   name: 'compute points history',
   side: 'night',
   reads: ['points', 'season_days'],
-  writes: ['history_written', 'history_wallets', 'history_written_keys', 'history_day_sums', 'history_totals'],
+  writes: ['history_written', 'history_wallets', 'history_written_keys', 'history_totals'],
   async run(context) {
     await pointsHistoryOf(context.db);
   },
