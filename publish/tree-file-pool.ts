@@ -13,8 +13,13 @@ import type { TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
 /** Threads at most: each is a V8 isolate with TypeScript loaded (about 75 MB), and the requests keep the main thread busy. */
 const MAX_THREADS = 4;
 
-/** How many threads the pool has: callers keep about twice as many tasks in flight. */
-export const TREE_FILE_THREADS = Math.max(1, Math.min(os.availableParallelism(), MAX_THREADS));
+/**
+ * How many threads the pool has: twice the cores, at most 4. A tree just built is larger than
+ * the page cache of a runner, so a thread often waits for the disk, and another then has its
+ * core: at 100,000 wallets read cold, 4 threads on 2 cores published in 118 s, 2 in 152
+ * (bench/MEASUREMENTS.md). Callers keep about twice as many tasks in flight.
+ */
+export const TREE_FILE_THREADS = Math.max(1, Math.min(2 * os.availableParallelism(), MAX_THREADS));
 
 let pool: Piscina<TreeFileTask, TreeFileAnswer> | null = null;
 /** A thread that failed outside any task (e.g. while loading): reported by the next task. */
