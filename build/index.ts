@@ -15,6 +15,7 @@ import { abandonWorkNow, claimOutput, completeTrees, goLive, releaseOutput, remo
 import { closeInputs, inputReadError, openInputs, type OpenedInput } from './input/read.ts';
 import { Interruption } from './interruption.ts';
 import { WriterPool } from './write/writer-pool.ts';
+import type { ThreadCache } from './write/thread-cache.ts';
 import { ManifestWriter, TreeManifest } from './write/manifest.ts';
 import { fingerprintInputs } from './input/fingerprint.ts';
 import { describeUnpriced } from './compute/unpriced.ts';
@@ -46,7 +47,8 @@ export interface BuildSummary {
   night: NightSummary;
 }
 
-export async function buildSnapshot(options: BuildConfig): Promise<BuildSummary> {
+/** `threadCache`: writing threads kept between the builds of one process (build/write/thread-cache.ts). */
+export async function buildSnapshot(options: BuildConfig, runtime: { threadCache?: ThreadCache } = {}): Promise<BuildSummary> {
   const started = performance.now();
   let config = options;
   const progress = new Progress(config.progress);
@@ -96,7 +98,7 @@ export async function buildSnapshot(options: BuildConfig): Promise<BuildSummary>
       signal: interruption.signal,
       inputs,
       // One pool writes every per-wallet file (build/write/writer-pool.ts).
-      tree: { root: work.tree, record, pool: () => (writers.pool ??= new WriterPool({ root: work.tree, documentThreads: config.threads, onManifestLines: (lines) => record.append(lines) })) },
+      tree: { root: work.tree, record, pool: () => (writers.pool ??= new WriterPool({ root: work.tree, documentThreads: config.threads, onManifestLines: (lines) => record.append(lines), threadCache: runtime.threadCache })) },
       values: {},
       inputsDigest,
     };

@@ -27,7 +27,9 @@ export interface DocumentSetup {
 export type DocumentRequest =
   | { type: 'port'; files: MessagePort }
   | { type: 'setup'; setup: DocumentSetup }
-  | { type: 'batch'; id: number; batch: WalletBatch; sample: boolean };
+  | { type: 'batch'; id: number; batch: WalletBatch; sample: boolean }
+  /** The build is done and this thread is kept for the next one (thread-cache.ts): its state goes. */
+  | { type: 'reset' };
 
 /** A batch's documents, as they go to the file thread. */
 export interface AssembledBatch {
@@ -107,6 +109,13 @@ parentPort?.on('message', (request: DocumentRequest) => {
   if (request.type === 'setup') {
     setup = request.setup;
     documentBytes = new DocumentBytes(setup.prices, setup.format.chains);
+    return;
+  }
+  if (request.type === 'reset') {
+    files?.close();
+    files = null;
+    setup = null;
+    documentBytes = null;
     return;
   }
   let assembled: AssembledBatch;

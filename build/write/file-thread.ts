@@ -36,7 +36,9 @@ export interface PointsBatch {
 export type FileRequest =
   | { type: 'setup'; root: string; manifest: boolean }
   | { type: 'documents'; port: MessagePort }
-  | { type: 'points'; batch: PointsBatch };
+  | { type: 'points'; batch: PointsBatch }
+  /** The build is done and this thread is kept for the next one (thread-cache.ts): its state goes. */
+  | { type: 'reset' };
 
 export interface FileReply {
   id: number;
@@ -50,6 +52,8 @@ export interface FileReply {
 
 let addressDir = '';
 let manifest = false;
+/** The document threads' ports of the current build. */
+let documentPorts: MessagePort[] = [];
 
 /** Each wallet's folder and its `portfolio` folder, then its two files (the layout of tree/layout.ts). */
 function writeWalletDocuments(batch: AssembledBatch): FileReply {
@@ -119,6 +123,12 @@ parentPort?.on('message', (request: FileRequest) => {
     fs.mkdirSync(addressDir, { recursive: true });
   } else if (request.type === 'documents') {
     request.port.on('message', (batch: AssembledBatch) => settle(batch.id, batch.failure, () => writeWalletDocuments(batch)));
+    documentPorts.push(request.port);
+  } else if (request.type === 'reset') {
+    for (const port of documentPorts) port.close();
+    documentPorts = [];
+    addressDir = '';
+    manifest = false;
   } else {
     settle(request.batch.id, null, () => writePointsDocuments(request.batch));
   }

@@ -14,15 +14,18 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { fromCrossing } from '../../core/errors.ts';
 import { transferList, type WalletBatch } from './wallet-batch.ts';
 import { InBatchOrder } from './manifest-order.ts';
+import type { ThreadCache } from './thread-cache.ts';
 import type { DocumentRequest, DocumentSetup } from './document-thread.ts';
 import type { FileReply, FileRequest, PointsBatch } from './file-thread.ts';
 
 const PENDING_PER_THREAD = 2;
 
-const startThread = (module: string) => new Worker(new URL('./thread-entry.js', import.meta.url), { workerData: { module } });
+const FILE_THREAD = './file-thread.ts';
+const DOCUMENT_THREAD = './document-thread.ts';
 
 interface Thread {
   worker: Worker;
+  module: string;
   /** Batches handed to this thread and not yet written. */
   pending: number;
 }
@@ -31,6 +34,8 @@ export interface WriterPoolOptions {
   root: string;
   documentThreads: number;
   onManifestLines?: (lines: string) => void;
+  /** Threads kept between the builds of one process (thread-cache.ts); none: they stop with the build. */
+  threadCache?: ThreadCache;
 }
 
 export class WriterPool {
@@ -46,21 +51,26 @@ export class WriterPool {
   private nextThread = 0;
   private nextId = 0;
   private failure: Error | null = null;
+  private readonly cache: ThreadCache | null;
+  private stopped = false;
 
   constructor(options: WriterPoolOptions) {
     this.manifest = Boolean(options.onManifestLines);
     this.manifestLines = options.onManifestLines ? new InBatchOrder(options.onManifestLines) : null;
-    this.fileThread = { worker: startThread('./file-thread.ts'), pending: 0 };
+    this.cache = options.threadCache ?? null;
+    const startThread = (module: string) =>
+      this.cache?.take(module) ?? new Worker(new URL('./thread-entry.js', import.meta.url), { workerData: { module } });
+    this.fileThread = { worker: startThread(FILE_THREAD), module: FILE_THREAD, pending: 0 };
     this.fileThread.worker.postMessage({ type: 'setup', root: options.root, manifest: this.manifest } satisfies FileRequest);
     this.fileThread.worker.on('message', (reply: FileReply) => this.settle(reply));
     this.fileThread.worker.on('error', (error) => this.fail(error));
     this.documentThreads = Array.from({ length: options.documentThreads }, () => {
-      const worker = startThread('./document-thread.ts');
+      const worker = startThread(DOCUMENT_THREAD);
       const channel = new MessageChannel();
       worker.postMessage({ type: 'port', files: channel.port1 } satisfies DocumentRequest, [channel.port1]);
       this.fileThread.worker.postMessage({ type: 'documents', port: channel.port2 } satisfies FileRequest, [channel.port2]);
       worker.on('error', (error) => this.fail(error));
-      return { worker, pending: 0 };
+      return { worker, module: DOCUMENT_THREAD, pending: 0 };
     });
   }
 
@@ -100,7 +110,7 @@ export class WriterPool {
   async stopDocumentThreads(): Promise<void> {
     const threads = this.documentThreads;
     this.documentThreads = [];
-    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    await Promise.all(threads.map((thread) => this.release(thread)));
     // Batches they still held (the stage failed) will never be written.
     this.abandon(new Error('the document threads were stopped with wallet batches unwritten'), (thread) => threads.includes(thread));
   }
@@ -108,7 +118,19 @@ export class WriterPool {
   /** Stops every thread at once (also after a failure elsewhere); stopping twice is harmless. */
   async stop(): Promise<void> {
     await this.stopDocumentThreads();
-    await this.fileThread.worker.terminate();
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.release(this.fileThread);
+  }
+
+  /** A thread of a build that did not fail, with nothing in flight, goes back to the cache, emptied; any other stops. */
+  private async release(thread: Thread): Promise<void> {
+    if (this.cache && this.failure === null && thread.pending === 0) {
+      thread.worker.postMessage({ type: 'reset' } satisfies FileRequest | DocumentRequest);
+      this.cache.give(thread.module, thread.worker);
+      return;
+    }
+    await thread.worker.terminate();
   }
 
   private async dispatch(thread: Thread, id: number, post: (id: number) => void): Promise<void> {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { buildSnapshot, type BuildSummary } from '../../build/index.ts';
 import { resolveBuildConfig } from '../../build/config.ts';
+import { ThreadCache } from '../../build/write/thread-cache.ts';
 import { sqlString } from '../../build/database.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
@@ -127,6 +128,9 @@ export async function thrown(action: () => Promise<unknown>): Promise<Error> {
 
 export const PINNED_NOW = '2025-11-21T17:00:00Z';
 
+/** The writing threads every fixture build of this process shares (build/write/thread-cache.ts). */
+const threadCache = new ThreadCache();
+
 /** Builds `tables` into a fresh folder with `now` pinned (default: L = 2025-11-20). */
 export async function build(
   tables: Tables,
@@ -136,9 +140,9 @@ export async function build(
   const input = await writeInputs(path.join(root, 'input'), tables, options.overrides, options.generated);
   const out = path.join(root, 'public');
   const manifest = options.manifest ? path.join(root, 'tree.sha256') : null;
-  // One document thread: a fixture's few wallets gain nothing from two, and each thread's start
-  // costs the test suites about a second of CPU per build.
-  const summary = await buildSnapshot(resolveBuildConfig({ input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet', threads: 1, ...(manifest ? { manifest } : {}) }));
+  // One document thread: a fixture's few wallets gain nothing from two. The threads are kept
+  // between the builds of a test process: starting them cost about a CPU-second per build.
+  const summary = await buildSnapshot(resolveBuildConfig({ input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet', threads: 1, ...(manifest ? { manifest } : {}) }), { threadCache });
   const text = (file: string) => fs.readFileSync(path.join(out, file), 'utf8');
   return {
     out,
