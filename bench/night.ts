@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { cpuSeconds, runMeasured, startMeasuredServer, type Measured, type MeasuredServer, type Usage } from './children.ts';
 import { listTree } from './floor.ts';
+import { parseSeconds } from '../core/format.ts';
 
 export interface NightPlan {
   cli: string;
@@ -104,7 +105,7 @@ export async function runNight(plan: NightPlan): Promise<NightFigures> {
       bytes: preparedBytes,
       stageSeconds: Object.fromEntries(stagesLine.split(', ').filter(Boolean).map((part) => {
         const at = part.lastIndexOf(' ');
-        return [part.slice(0, at), Number.parseFloat(part.slice(at + 1))];
+        return [part.slice(0, at), parseSeconds(part.slice(at + 1))];
       })),
       withinTime: prepare.wallSeconds <= BARS.prepareSeconds,
       withinMemory: prepare.usage !== null && prepare.usage.peakRssBytes <= BARS.prepareRssBytes,
