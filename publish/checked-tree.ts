@@ -10,7 +10,7 @@ import { UserError } from '../core/errors.ts';
 import type { Progress } from '../core/progress.ts';
 import { checkAgainstRecords, readBuildRecords, type BuildRecords, type TreeTaker } from './build-records.ts';
 import type { Location } from './location.ts';
-import { readMeta, readTree, type TreeFile } from './read-tree.ts';
+import { readMeta, listTreePaths, type TreeFile } from './read-tree.ts';
 import { throwIfInterrupted } from './storage.ts';
 
 export interface PublishOptions {
@@ -36,7 +36,7 @@ export async function readCheckedTree(options: Pick<PublishOptions, 'dir' | 'pro
   const meta = await readMeta(dir);
   const records = await readBuildRecords(dir, options.dir, taker);
   options.progress.start('list the tree');
-  const { paths, unpublished } = await readTree(dir, () => throwIfInterrupted(options.abortSignal, 'listing the tree'));
+  const { paths, unpublished } = await listTreePaths(dir, () => throwIfInterrupted(options.abortSignal, 'listing the tree'));
   // Nothing unverified goes live: nothing is missing or extra, and every byte is checked as it is packed.
   const files = checkAgainstRecords(records, { dir, paths, unpublished }, options.dir, taker);
   return { dir, lastClosedDay: meta.lastClosedDay, records, files };

@@ -44,7 +44,7 @@ export async function readMeta(dir: string): Promise<SnapshotMeta> {
  * once, as it packs it (pack-shard.ts). `onTurn` is called between turns of the listing, and may
  * throw to stop.
  */
-export async function readTree(dir: string, onTurn: () => void): Promise<{ paths: string[]; unpublished: string[] }> {
+export async function listTreePaths(dir: string, onTurn: () => void): Promise<{ paths: string[]; unpublished: string[] }> {
   const paths: string[] = [];
   const unpublished: string[] = [];
   for await (const treePath of listTree(dir, onTurn)) (isPublished(treePath) ? paths : unpublished).push(treePath);

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readTree } from '../publish/read-tree.ts';
+import { listTreePaths } from '../publish/read-tree.ts';
 import { tempDir, thrown } from './helpers/fixtures.ts';
 
 function tree(files: Record<string, string>): string {
@@ -21,7 +21,7 @@ function tree(files: Record<string, string>): string {
 
 test('every file at any depth, by its tree path, in path order; the static hosts\' files apart', async () => {
   const dir = tree({ 'v1/seasons.json': '[]', 'v1/address/0xb/portfolio.json': '{}', 'v1/address/0xa/points/history.json': '{"a":1}', 'index.html': '<p>', _headers: '/*' });
-  const { paths, unpublished } = await readTree(dir, () => {});
+  const { paths, unpublished } = await listTreePaths(dir, () => {});
   assert.equal(paths, ['index.html', 'v1/address/0xa/points/history.json', 'v1/address/0xb/portfolio.json', 'v1/seasons.json']);
   assert.equal(unpublished, ['_headers']);
 });
@@ -29,7 +29,7 @@ test('every file at any depth, by its tree path, in path order; the static hosts
 test('a link in the tree is refused, naming it', async () => {
   const dir = tree({ 'v1/seasons.json': '[]' });
   fs.symlinkSync(path.join(dir, 'v1/seasons.json'), path.join(dir, 'v1/other.json'));
-  const error = await thrown(() => readTree(dir, () => {}));
+  const error = await thrown(() => listTreePaths(dir, () => {}));
   assert.match(error.message, 'v1/other.json is not a regular file; a built tree holds only files and folders');
 });
 
