@@ -24,6 +24,11 @@ const PACK_BATCH = 64;
 const PACK_TASKS_IN_FLIGHT = 2 * TREE_FILE_THREADS;
 /** Archives being sent at once: each holds up to 64 MiB in memory until it is stored. */
 const ARCHIVES_IN_FLIGHT = 2;
+/**
+ * The shared buffers the threads write runs into, one per task in flight and the one being
+ * placed: 4 MiB holds 64 documents of 64 KiB gzipped; a larger run comes in a buffer of its own.
+ */
+const RUN_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** Where a shard's archives and index go. */
 export interface PackTarget {
@@ -92,31 +97,46 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
   };
 
   let archive = 1;
-  let parts: Uint8Array[] = [];
-  let size = 0;
-  // An archive's bytes are gathered into a buffer reused once its upload is done: a fresh 64 MiB
-  // for each archive cost its page faults, and made V8 collect garbage more often (bench/MEASUREMENTS.md).
+  // Each run is copied into its archive's buffer as it is placed, so that the run's buffer serves
+  // the next task at once. The buffers are reused once an upload is done: a fresh 64 MiB for each
+  // archive cost its page faults, and made V8 collect garbage more often (bench/MEASUREMENTS.md).
   const spare: Uint8Array<ArrayBuffer>[] = [];
+  let buffer: Uint8Array<ArrayBuffer> | null = null;
+  let size = 0;
+  const append = (bytes: Uint8Array) => {
+    buffer ??= spare.pop() ?? new Uint8Array(ARCHIVE_MAX_BYTES);
+    if (size + bytes.length > buffer.length) {
+      // A file larger than an archive goes alone into one of its own size.
+      const larger = new Uint8Array(size + bytes.length);
+      larger.set(buffer.subarray(0, size));
+      buffer = larger;
+    }
+    buffer.set(bytes, size);
+    size += bytes.length;
+  };
   const closeArchive = async () => {
-    parts.push(ARCHIVE_END);
-    const length = size + ARCHIVE_END.length;
-    const reused = spare.pop();
-    const buffer = reused && reused.length >= length ? reused : new Uint8Array(Math.max(length, ARCHIVE_MAX_BYTES));
-    await send(archiveName(archive), gather(parts, buffer), () => spare.push(buffer));
-    archive++;
-    parts = [];
+    append(ARCHIVE_END);
+    const full = buffer!;
+    buffer = null;
+    const length = size;
     size = 0;
+    await send(archiveName(archive), full.subarray(0, length), () => spare.push(full));
+    archive++;
   };
 
   const batches: TreeFile[][] = [];
   for (let start = 0; start < files.length; start += PACK_BATCH) batches.push(files.slice(start, start + PACK_BATCH));
   // Tasks start in order, a few ahead of the one being placed; a run is let go once placed (held
   // until the end, runs would keep the whole compressed tree in memory).
-  const pending = new Map<number, ReturnType<typeof packRun>>();
+  const pending = new Map<number, { run: ReturnType<typeof packRun>; into: SharedArrayBuffer }>();
+  const runBuffers = Array.from({ length: PACK_TASKS_IN_FLIGHT + 1 }, () => new SharedArrayBuffer(RUN_BUFFER_BYTES));
   let started = 0;
   const startNext = () => {
     const batch = batches[started];
-    if (batch) pending.set(started, packRun(options.dir, batch));
+    if (batch) {
+      const into = runBuffers.pop()!;
+      pending.set(started, { run: packRun(options.dir, batch, into), into });
+    }
     started++;
   };
   for (let i = 0; i < PACK_TASKS_IN_FLIGHT; i++) startNext();
@@ -124,7 +144,8 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
   try {
     for (let b = 0; b < batches.length; b++) {
       options.checkInterrupted();
-      const run = await pending.get(b)!;
+      const task = pending.get(b)!;
+      const run = await task.run;
       pending.delete(b);
       startNext();
       if ('edited' in run) {
@@ -136,8 +157,7 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
       // `from` is where the run's bytes not yet placed start.
       let from = 0;
       const place = (to: number) => {
-        if (to > from) parts.push(run.bytes.subarray(from, to));
-        size += to - from;
+        if (to > from) append(run.bytes.subarray(from, to));
         from = to;
       };
       for (let i = 0; i < batch.length; i++) {
@@ -152,6 +172,7 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
         summary.rawBytes += member.size;
       }
       place(run.bytes.length);
+      runBuffers.push(task.into);
       done += batch.length;
       options.progress.tick(done, files.length, 'files');
       if (failure !== null) throw failure;
@@ -165,17 +186,7 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
     return summary;
   } finally {
     // The tasks started ahead are settled (their errors are this call's own, reported above or moot).
-    await Promise.allSettled(pending.values());
+    await Promise.allSettled([...pending.values()].map((task) => task.run));
     await Promise.allSettled(sending);
   }
-}
-
-/** The parts one after the other at the start of `buffer`, as a view of their length. */
-function gather(parts: Uint8Array[], buffer: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
-  let at = 0;
-  for (const part of parts) {
-    buffer.set(part, at);
-    at += part.length;
-  }
-  return buffer.subarray(0, at);
 }

@@ -39,8 +39,9 @@ function threads(): Piscina<TreeFileTask, TreeFileAnswer> {
 /**
  * The files packed into one run of tar members (tree-file-task.ts), from one read of their bytes,
  * in the order given; or the path of the first file whose bytes are not the ones its build
- * recorded (the caller says what that means to its user).
+ * recorded (the caller says what that means to its user). The run is written into `into` when
+ * it fits: the caller keeps it for this task until it has read the run.
  */
-export async function packRun(dir: string, files: TreeFile[]): Promise<TreeFileAnswer> {
-  return threads().run({ dir, files });
+export async function packRun(dir: string, files: TreeFile[], into: SharedArrayBuffer): Promise<TreeFileAnswer> {
+  return threads().run({ dir, files, into });
 }

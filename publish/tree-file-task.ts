@@ -1,7 +1,8 @@
 /**
  * The task of the tree-file threads (tree-file-pool.ts): read a batch of files once, check each
  * against the sha256 its build recorded, and pack it: each file's tar member (header, its bytes as
- * stored, gzip for text, padding) one after the other in one buffer, moved (not copied) to the
+ * stored, gzip for text, padding) one after the other in one buffer: the caller's shared buffer
+ * when the run fits (the same few buffers serve every run), else one moved (not copied) to the
  * main thread, which only places runs of members into archives. A batch holding a file whose bytes
  * are not the recorded ones returns that file's path instead, so no archive ever holds unchecked
  * bytes. Everything here is synchronous: a thread does one task at a time, and synchronous reads,
@@ -40,6 +41,13 @@ export interface PackedRun {
 export interface TreeFileTask {
   dir: string;
   files: TreeFile[];
+  /**
+   * Where the run is written when it fits, read by the caller once the task is answered. A fresh
+   * buffer per run, moved to the main thread, counted there as external memory: every 64 MB of
+   * them started a full garbage collection of the main thread's heap (67 of them, about 15 CPU-s,
+   * for a shard of 498,133 files; bench/MEASUREMENTS.md).
+   */
+  into: SharedArrayBuffer;
 }
 
 /** A packed run, or the path of the first file whose bytes are not the ones its build recorded (edited, or a build replaced the tree). */
@@ -60,14 +68,19 @@ export function runTreeFileTask(task: TreeFileTask): TreeFileAnswer {
     size = dataStart + body.length + memberPadding(body.length);
     members.push({ end: size, dataStart, length: body.length, gzip: compressed, pathHash: pathHashFromDigest(crypto.createHash('sha256').update(file.path).digest()), size: bytes.length, mtimeMs });
   }
-  // A buffer of its own (never Node's shared pool), so that moving it detaches nothing else.
-  const bytes = new Uint8Array(size);
+  const fits = size <= task.into.byteLength;
+  // Else a buffer of its own (never Node's shared pool), so that moving it detaches nothing else.
+  const bytes = fits ? new Uint8Array(task.into, 0, size) : new Uint8Array(size);
   let at = 0;
   for (let i = 0; i < parts.length; i += 2) {
     bytes.set(parts[i]!, at);
     bytes.set(parts[i + 1]!, at + parts[i]!.length);
+    // A shared buffer reused holds the last run's bytes in the padding: zeroed, as tar requires.
+    bytes.fill(0, at + parts[i]!.length + parts[i + 1]!.length, members[i / 2]!.end);
     at = members[i / 2]!.end;
   }
+  // A view of shared memory crosses to the main thread as it is, without a copy.
+  if (fits) return { bytes, members };
   return move({
     get [transferableSymbol]() {
       return bytes.buffer;

@@ -121,6 +121,33 @@ test('a second run sends only what is not stored whole: a stored archive of othe
   assert.ok(target.objects.get('00002.tar')!.every((byte, i) => byte === second[i]), 'the same bytes as the first run');
 });
 
+test('many runs through the reused run buffers: every member intact, every padding byte zero', async () => {
+  const dir = tempDir('ws-pack-many-');
+  // Documents of many sizes, so that a buffer reused by a later run held longer members there before.
+  const paths = Array.from({ length: 1500 }, (_, i) => `v1/address/${String(i).padStart(4, '0')}.json`);
+  const contents = paths.map((_, i) => Buffer.from(JSON.stringify({ i, noise: crypto.createHash('sha256').update(String(i)).digest('hex').repeat(1 + ((i * 7919) % 40)) })));
+  for (const [i, file] of paths.entries()) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), contents[i]!);
+  }
+  const target = memoryTarget();
+  const summary = await packShard(options(dir), recorded(dir, paths), target);
+  assert.is(summary.shape.archives, 1);
+  const archive = target.objects.get('00001.tar')!;
+  const index = target.objects.get(INDEX_NAME)!;
+  for (const [i, file] of paths.entries()) {
+    const hash = await pathHashOf(file);
+    const window = windowOf(hash, summary.shape);
+    const entry = findEntry(index.subarray(window.offset, window.offset + window.length), window.first, hash, summary.shape)!;
+    assert.ok(zlib.gunzipSync(archive.subarray(entry.offset, entry.offset + entry.length)).equals(contents[i]!), file);
+    const paddingEnd = Math.ceil((entry.offset + entry.length) / 512) * 512;
+    assert.ok(archive.subarray(entry.offset + entry.length, paddingEnd).every((byte) => byte === 0), `${file}: its padding is zeros`);
+  }
+  const folder = tempDir('ws-pack-many-tar-');
+  fs.writeFileSync(path.join(folder, '00001.tar'), archive);
+  assert.is(execFileSync('tar', ['-tf', path.join(folder, '00001.tar')], { encoding: 'utf8' }).trim().split('\n').length, paths.length);
+});
+
 test('a file whose bytes are not the recorded ones stops the packing before its archive is sent, in the caller\'s words', async () => {
   const files = recorded(tree.dir, ['v1/seasons.json']);
   const dir = tempDir('ws-pack-changed-');
