@@ -119,26 +119,34 @@ export function isSharded(context: StageContext): boolean {
 /** Runs the stages of `side` that apply, in order. */
 export async function runStages(stages: readonly Stage[], context: StageContext): Promise<void> {
   const profile = Boolean(process.env.WALLET_SNAPSHOT_PROFILE);
+  // The catalog as the last stage left it, when it was read after that stage: nothing runs
+  // between two stages, so the query that checks a stage's writes also checks the next one's reads
+  // (a query costs about 1 ms, and a tiny build runs 22 stages).
+  let catalog: Set<string> | null = null;
   for (const stage of stages) {
     if (stage.when && !stage.when(context)) continue;
     if (context.signal.aborted) throw context.signal.reason;
-    await expectTables(context.db, stage, stage.reads, 'reads');
+    if (stage.reads.length > 0) expectTables((catalog ??= await tablesOf(context.db)), stage, stage.reads, 'reads');
     context.progress.start(stage.name);
     const started = performance.now();
+    catalog = null;
     await stage.run(context);
     if (profile) process.stderr.write(`[stage ${((performance.now() - started) / 1000).toFixed(2)}s] ${stage.name}\n`);
     const left = stage.writes.filter((table) => !stage.drops?.includes(table));
-    await expectTables(context.db, stage, left, 'writes');
+    if (left.length > 0) expectTables((catalog = await tablesOf(context.db)), stage, left, 'writes');
   }
   if (context.signal.aborted) throw context.signal.reason;
 }
 
-/** A stage's declaration checked against DuckDB's catalog: a missing table is a bug of the declaration. */
-async function expectTables(db: Database, stage: Stage, tables: readonly string[], what: 'reads' | 'writes'): Promise<void> {
-  if (tables.length === 0) return;
-  const found = new Set(
+/** The tables and views in DuckDB's catalog. */
+async function tablesOf(db: Database): Promise<Set<string>> {
+  return new Set(
     (await db.rows<{ name: string }>('SELECT table_name AS name FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal')).map((row) => row.name),
   );
+}
+
+/** A stage's declaration checked against DuckDB's catalog: a missing table is a bug of the declaration. */
+function expectTables(found: Set<string>, stage: Stage, tables: readonly string[], what: 'reads' | 'writes'): void {
   const missing = tables.filter((table) => !found.has(table));
   if (missing.length > 0) {
     throw new Error(`stage "${stage.name}" ${what} ${missing.join(', ')}, which ${what === 'reads' ? 'no earlier stage made' : 'it did not make'}`);
