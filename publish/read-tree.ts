@@ -3,9 +3,10 @@
  * version.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { resolveInTree, type TreeFile } from './tree-file.ts';
+import { listFoldersSync, type FolderListing } from './list-folders.ts';
+import { listFoldersOnThread } from './tree-file-pool.ts';
 import { UserError, messageOf } from '../core/errors.ts';
 import { ADDRESS_DIR, META_FILE } from '../tree/layout.ts';
 import { MANIFEST_DIR } from '../tree/manifest-files.ts';
@@ -41,40 +42,41 @@ export async function readMeta(dir: string): Promise<SnapshotMeta> {
 /**
  * Every file of the tree by its tree path, sorted, those to publish and those a static host reads
  * but the store does not (`isPublished`) apart. Listing only: publish reads each file's bytes
- * once, as it packs it (pack-shard.ts). `onTurn` is called between turns of the listing, and may
- * throw to stop.
+ * once, as it packs it (pack-shard.ts). `onTurn` is called as each group of folders is listed, and
+ * may throw to stop.
  */
 export async function listTreePaths(dir: string, onTurn: () => void): Promise<{ paths: string[]; unpublished: string[] }> {
   const paths: string[] = [];
   const unpublished: string[] = [];
-  for await (const treePath of listTree(dir, onTurn)) (isPublished(treePath) ? paths : unpublished).push(treePath);
+  const take = (listing: FolderListing) => {
+    if (listing.notRegular !== null) throw new UserError(`--dir ${dir}: ${listing.notRegular} is not a regular file; a built tree holds only files and folders`);
+    for (const treePath of listing.files) (isPublished(treePath) ? paths : unpublished).push(treePath);
+  };
+  // The first levels here, breadth first, until there are folders enough to share among the threads.
+  let folders = [''];
+  while (folders.length > 0 && folders.length < FOLDERS_TO_SHARE) {
+    const listing = listFoldersSync(dir, folders, false);
+    take(listing);
+    folders = listing.folders;
+  }
+  const groups: string[][] = [];
+  for (let start = 0; start < folders.length; start += FOLDERS_A_TASK) groups.push(folders.slice(start, start + FOLDERS_A_TASK));
+  await Promise.all(groups.map(async (group) => {
+    const listing = await listFoldersOnThread(dir, group);
+    onTurn();
+    take(listing);
+  }));
   return { paths: paths.sort(), unpublished };
 }
 
-/** Folders listed between two turns of the event loop, so that a signal is heard while a large tree is listed. */
-const FOLDERS_A_TURN = 1000;
-
 /**
- * Every file's tree path, folder by folder with synchronous reads, each path made as it is found:
- * `fs.readdir`'s recursive promise and a `path.relative` per entry took 25 of the 34 seconds of
- * hashing a 1,000,000-wallet shard's tree (871,766 entries); this takes about 4.
+ * Folders listed on the threads, a task's worth at a time: several readers at once keep the disk
+ * busy where one waited on each folder in turn (a 1,000,000-wallet shard's tree, 498,135 files,
+ * read cold: 16.7 s one folder at a time; bench/MEASUREMENTS.md). A smaller tree, or its first
+ * levels, is listed on the main thread.
  */
-async function* listTree(dir: string, onTurn: () => void): AsyncGenerator<string> {
-  const folders = [''];
-  for (let listed = 1; folders.length > 0; listed++) {
-    const folder = folders.pop()!;
-    for (const entry of fs.readdirSync(folder === '' ? dir : resolveInTree(dir, folder), { withFileTypes: true })) {
-      const treePath = folder === '' ? entry.name : `${folder}/${entry.name}`;
-      if (entry.isDirectory()) folders.push(treePath);
-      else if (entry.isFile()) yield treePath;
-      else throw new UserError(`--dir ${dir}: ${treePath} is not a regular file; a built tree holds only files and folders`);
-    }
-    if (listed % FOLDERS_A_TURN === 0) {
-      await new Promise((resolve) => setImmediate(resolve));
-      onTurn();
-    }
-  }
-}
+const FOLDERS_TO_SHARE = 64;
+const FOLDERS_A_TASK = 256;
 
 /** The version's manifest: `sha256sum` lines, one per file in path order (`sha256sum -c` checks a tree folder against it). */
 export function manifestText(files: readonly TreeFile[]): string {

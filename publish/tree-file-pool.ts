@@ -8,7 +8,8 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { TreeFile } from './tree-file.ts';
-import type { TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
+import type { ListTask, TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
+import type { FolderListing } from './list-folders.ts';
 
 /** Threads at most: each is a V8 isolate with TypeScript loaded (about 75 MB), and the requests keep the main thread busy. */
 const MAX_THREADS = 4;
@@ -21,11 +22,11 @@ const MAX_THREADS = 4;
  */
 export const TREE_FILE_THREADS = Math.max(1, Math.min(2 * os.availableParallelism(), MAX_THREADS));
 
-let pool: Piscina<TreeFileTask, TreeFileAnswer> | null = null;
+let pool: Piscina<TreeFileTask | ListTask, TreeFileAnswer | FolderListing> | null = null;
 /** A thread that failed outside any task (e.g. while loading): reported by the next task. */
 let poolFailure: Error | null = null;
 
-function threads(): Piscina<TreeFileTask, TreeFileAnswer> {
+function threads(): Piscina<TreeFileTask | ListTask, TreeFileAnswer | FolderListing> {
   if (poolFailure) throw poolFailure;
   if (!pool) {
     pool = new Piscina({ filename: new URL('./tree-file-thread.js', import.meta.url).href, minThreads: TREE_FILE_THREADS, maxThreads: TREE_FILE_THREADS, idleTimeout: 60_000 });
@@ -43,5 +44,10 @@ function threads(): Piscina<TreeFileTask, TreeFileAnswer> {
  * it fits: the caller keeps it for this task until it has read the run.
  */
 export async function packRun(dir: string, files: TreeFile[], into: SharedArrayBuffer): Promise<TreeFileAnswer> {
-  return threads().run({ dir, files, into });
+  return threads().run({ dir, files, into }) as Promise<TreeFileAnswer>;
+}
+
+/** `folders` of the tree in `dir` listed to the bottom, on a thread (read-tree.ts). */
+export async function listFoldersOnThread(dir: string, folders: string[]): Promise<FolderListing> {
+  return threads().run({ dir, folders }, { name: 'list' }) as Promise<FolderListing>;
 }

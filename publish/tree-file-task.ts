@@ -15,6 +15,7 @@ import { memberHeader, memberName, memberPadding } from '../tree/pack-archive.ts
 import { pathHashFromDigest } from '../tree/pack-index.ts';
 import { gzip } from './compress.ts';
 import { readTreeFileSync, sha256Hex, type TreeFile } from './tree-file.ts';
+import { listFoldersSync, type FolderListing } from './list-folders.ts';
 
 /** A file's member in a packed run. */
 export interface PackedMember {
@@ -89,4 +90,14 @@ export function runTreeFileTask(task: TreeFileTask): TreeFileAnswer {
       return { bytes, members };
     },
   }) as unknown as PackedRun;
+}
+
+/** The other task of the threads: folders of a tree listed to the bottom (read-tree.ts). */
+export interface ListTask {
+  dir: string;
+  folders: string[];
+}
+
+export function runListTask(task: ListTask): FolderListing {
+  return listFoldersSync(task.dir, task.folders, true);
 }

@@ -18,3 +18,4 @@ if (fs.existsSync(source)) {
 }
 
 export default task.runTreeFileTask;
+export const list = task.runListTask;

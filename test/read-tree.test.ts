@@ -33,4 +33,20 @@ test('a link in the tree is refused, naming it', async () => {
   assert.match(error.message, 'v1/other.json is not a regular file; a built tree holds only files and folders');
 });
 
+test('a tree of many folders is listed on the threads: the same paths, and a link deep inside refused', async () => {
+  const wallets = Array.from({ length: 700 }, (_, i) => `0x${String(i).padStart(40, '0')}`);
+  const files: Record<string, string> = { 'v1/seasons.json': '[]', _redirects: '' };
+  for (const wallet of wallets) {
+    files[`v1/address/${wallet}/portfolio.json`] = '{}';
+    files[`v1/address/${wallet}/points/history.json`] = '{}';
+  }
+  const dir = tree(files);
+  const { paths, unpublished } = await listTreePaths(dir, () => {});
+  assert.equal(paths, Object.keys(files).filter((file) => file !== '_redirects').sort());
+  assert.equal(unpublished, ['_redirects']);
+  fs.symlinkSync(path.join(dir, 'v1/seasons.json'), path.join(dir, `v1/address/${wallets[500]}/points/other.json`));
+  const error = await thrown(() => listTreePaths(dir, () => {}));
+  assert.match(error.message, `v1/address/${wallets[500]}/points/other.json is not a regular file; a built tree holds only files and folders`);
+});
+
 test.run();
