@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { A, SUB, balance, build, unix, type Built } from './helpers/fixtures.ts';
-import { request, type Answer } from './helpers/http.ts';
+import { rawExchange, request, type Answer } from './helpers/http.ts';
 import { startHost, type Host, type Runtime } from './helpers/hosts.ts';
 
 /** Both runtimes of `serve`, and the Worker over a tree published to a real S3-protocol server. */
@@ -307,6 +307,16 @@ for (const runtime of RUNTIMES) {
       assert.not.match(answer.text, 'secret":true');
     }
     assert.is((await ask(portfolio)).status, 200);
+  });
+
+  // Raw bytes over a socket: a client library always sends Host.
+  Http('no Host over HTTP/1.1 is a 400 with the JSON error; HTTP/1.0 needs none', async () => {
+    const missing = await rawExchange(base, 'GET /v1/seasons HTTP/1.1\r\nConnection: close\r\n\r\n');
+    assert.match(missing, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.match(missing, /\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+    assert.match(missing, /\r\naccess-control-allow-origin: \*\r\n/i);
+    assert.ok(missing.endsWith('\r\n\r\n{"error":"The request is not well-formed: Missing host header."}'), missing);
+    assert.match(await rawExchange(base, 'GET /v1/seasons HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 200 OK\r\n/);
   });
 
   Http.run();
