@@ -1,8 +1,7 @@
 /**
  * The listing of a tree's folders with synchronous reads (no stat: the entries' types come with
  * the folder), on the main thread for the first levels and on the tree-file threads for the rest
- * (read-tree.ts): a shard's tree read cold from the disk is about 125,000 folders, and one reader
- * at a time waited on each.
+ * (read-tree.ts), so that several folders are read from the disk at once.
  */
 import fs from 'node:fs';
 import { resolveInTree } from './tree-file.ts';

@@ -15,10 +15,9 @@ import type { FolderListing } from './list-folders.ts';
 const MAX_THREADS = 4;
 
 /**
- * How many threads the pool has at most: twice the cores, at most 4. A tree just built is larger than
- * the page cache of a runner, so a thread often waits for the disk, and another then has its
- * core: at 100,000 wallets read cold, 4 threads on 2 cores published in 118 s, 2 in 152
- * (bench/MEASUREMENTS.md). Callers keep about twice as many tasks in flight.
+ * How many threads the pool has at most: twice the cores, at most 4. A tree just built is larger
+ * than the page cache of a runner, so a thread often waits for the disk, and another then has its
+ * core (bench/MEASUREMENTS.md). Callers keep about twice as many tasks in flight.
  */
 export const TREE_FILE_THREADS = Math.max(1, Math.min(2 * os.availableParallelism(), MAX_THREADS));
 
@@ -29,8 +28,8 @@ let poolFailure: Error | null = null;
 function threads(): Piscina<TreeFileTask | ListTask, TreeFileAnswer | FolderListing> {
   if (poolFailure) throw poolFailure;
   if (!pool) {
-    // One thread at first, more as tasks queue up: starting one costs about 0.7 CPU-s, which a
-    // small tree (a task or two) never gains back.
+    // One thread at first, more as tasks queue up: starting a thread (TypeScript loaded through
+    // tsx) costs more than a small tree's task or two.
     pool = new Piscina({ filename: new URL('./tree-file-thread.js', import.meta.url).href, minThreads: 1, maxThreads: TREE_FILE_THREADS, idleTimeout: 60_000 });
     pool.on('error', (error: Error) => {
       poolFailure ??= new Error(`publish's tree-file thread failed: ${error.message}`);

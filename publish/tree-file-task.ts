@@ -44,9 +44,8 @@ export interface TreeFileTask {
   files: TreeFile[];
   /**
    * Where the run is written when it fits, read by the caller once the task is answered. A fresh
-   * buffer per run, moved to the main thread, counted there as external memory: every 64 MB of
-   * them started a full garbage collection of the main thread's heap (67 of them, about 15 CPU-s,
-   * for a shard of 498,133 files; bench/MEASUREMENTS.md).
+   * buffer per run, moved to the main thread, counts there as external memory, and V8 collects
+   * the main thread's whole heap every 64 MB of it (bench/MEASUREMENTS.md).
    */
   into: SharedArrayBuffer;
 }
