@@ -76,11 +76,15 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
     cut: (shardOf) => `SELECT p.*, ${shardOf('p.address')} AS shard FROM participants p`,
   },
   {
-    name: 'points_history_rows',
-    columns: [['wallet', 'INTEGER'], ['address', 'VARCHAR'], ['season', 'INTEGER'], ['day', 'INTEGER'], ['points', 'DOUBLE'],
-      ['total_points', 'DOUBLE'], ['rank', 'INTEGER']],
+    name: 'points_history_wallets',
+    columns: [['wallet', 'INTEGER'], ['address', 'VARCHAR'], ['season', 'INTEGER']],
+    cut: (shardOf) => `SELECT w.*, ${shardOf('w.address')} AS shard FROM points_history_wallets w`,
+  },
+  {
+    name: 'points_history_days',
+    columns: [['wallet', 'INTEGER'], ['day', 'INTEGER'], ['points', 'DOUBLE'], ['total_points', 'DOUBLE'], ['rank', 'INTEGER']],
     // The shard of each wallet-season once, not of each of its days (an md5 per row of about 365M at 1M wallets).
-    cut: (shardOf) => `SELECT r.*, s.shard FROM points_history_rows r JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM history_wallets) s ON s.wallet = r.wallet`,
+    cut: (shardOf) => `SELECT d.*, s.shard FROM points_history_days d JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM history_wallets) s ON s.wallet = d.wallet`,
   },
   { name: 'tokens', columns: [['chain_id', 'BIGINT'], ['token', 'VARCHAR'], ['decimals', 'BIGINT'], ['token_index', 'TINYINT']], cut: null },
   { name: 'token_names', columns: [['token', 'VARCHAR'], ['token_index', 'TINYINT']], cut: null },
@@ -106,11 +110,14 @@ export function loadedColumnsSql(table: PreparedTable): string {
   return table.columns.map(([name, type]) => `CAST(${name} AS ${type}) AS ${name}`).join(', ');
 }
 
+/** The folder's layout: 2 keeps the points histories' days apart from their wallets' addresses. */
+export const PREPARED_FORMAT = 2;
+
 const ShardSchema = z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict();
 
 export const PreparedFactsSchema = z
   .object({
-    format: z.literal(1),
+    format: z.literal(PREPARED_FORMAT),
     shard: ShardSchema,
     /** The build instant (`--now` of prepare) and the last closed day it gives. */
     now: z.iso.datetime(),

@@ -153,32 +153,39 @@ function nearestDouble(h: string): string {
 }
 
 /**
- * `points_history_rows`, a view of the participants' rows, in the shard's wallets (`inShard`, over
- * `w.address`), keyed so that (wallet, day) is the order of the documents (address, season, day).
+ * The rows of the points history documents, as two views cut to the participants of the shard
+ * (`inShard`, over `w.address`): `points_history_wallets`, each participant's wallet-season key
+ * with its address and season, and `points_history_days`, its days keyed by (wallet, day), the
+ * order of the documents (address, season, day). Kept apart so that the 365M days of 1,000,000
+ * wallets carry no address string: written with them, prepare's cut of the rows into shard
+ * folders took about three times as long (bench/MEASUREMENTS.md).
  * Rule: `rank` on day d = 1 + the number of wallets (of all shards, participants or not) whose sum
  * of rows dated <= d is strictly greater, when the wallet's own sum is > 0, else null. The rank is
  * taken over every wallet's row of that day before the rows are cut to the participants of the
- * shard. A view: the whole build streams it once; `prepare` writes it once, cut by shard.
+ * shard. Views: the whole build streams them once; `prepare` writes them once, cut by shard.
  */
 export async function rankPointsHistory(db: Database, inShard: string): Promise<void> {
   await db.run(`
-    CREATE VIEW points_history_rows AS
+    CREATE VIEW points_history_wallets AS
+    SELECT w.wallet, w.address, w.season::INTEGER AS season FROM history_wallets w
+    SEMI JOIN participants p ON p.season = w.season AND p.address = w.address
+    WHERE ${inShard}`);
+  await db.run(`
+    CREATE VIEW points_history_days AS
     WITH ranked AS (
       SELECT t.wallet, t.day, t.points, t.total_points,
              CASE WHEN t.total_points > 0 THEN rank() OVER (PARTITION BY w.season, t.day ORDER BY t.total_points DESC) END AS rank
       FROM history_totals t JOIN history_wallets w ON w.wallet = t.wallet
-    ),
-    written AS (
-      SELECT w.wallet, w.address, w.season FROM history_wallets w
-      SEMI JOIN participants p ON p.season = w.season AND p.address = w.address
-      WHERE ${inShard}
     )
-    SELECT r.wallet, w.address, w.season::INTEGER AS season, r.day, r.points, r.total_points, r.rank::INTEGER AS rank
-    FROM ranked r JOIN written w ON w.wallet = r.wallet`);
+    SELECT r.wallet, r.day, r.points, r.total_points, r.rank::INTEGER AS rank
+    FROM ranked r JOIN points_history_wallets w ON w.wallet = r.wallet`);
 }
 
 /** The rows of the documents, in their order: a wallet's seasons, each season's days. */
-export const POINTS_HISTORY_ROWS_SQL = 'SELECT wallet, address, season, day, points, total_points, rank FROM points_history_rows ORDER BY wallet, day';
+export const POINTS_HISTORY_ROWS_SQL = `
+  SELECT d.wallet, w.address, w.season, d.day, d.points, d.total_points, d.rank
+  FROM points_history_days d JOIN points_history_wallets w ON w.wallet = d.wallet
+  ORDER BY d.wallet, d.day`;
 
 /**
  * The wallet-seasons whose exact sums do not fit a HUGEINT (values of very different magnitudes):

@@ -12,7 +12,7 @@ export const rankPointsHistory: Stage = {
   name: 'rank points history',
   side: 'night',
   reads: ['history_totals', 'history_wallets', 'participants'],
-  writes: ['points_history_rows'],
+  writes: ['points_history_wallets', 'points_history_days'],
   async run(context) {
     await rank(context.db, shardFilterSql(context.config.shard, 'w.address'));
   },

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { literalPathSql } from '../database.ts';
 import { shardNumberSql } from '../compute/shard-filter.ts';
 import {
+  PREPARED_FORMAT,
   PREPARED_TABLES,
   preparedFolderName,
   sha256OfFile,
@@ -57,7 +58,7 @@ export const splitIntoShards: Stage = {
       const files: Record<string, string> = {};
       for (const table of PREPARED_TABLES) files[tableFile(table)] = await sha256OfFile(path.join(folder, tableFile(table)));
       await writePreparedFacts(folder, {
-        format: 1,
+        format: PREPARED_FORMAT,
         shard: { index, count: shards },
         now: context.config.nowIso,
         lastClosedDay: context.config.lastClosedDay,

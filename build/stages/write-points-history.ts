@@ -5,7 +5,7 @@ import { need, treeOf, type Stage } from './stage.ts';
 export const writePointsHistory: Stage = {
   name: 'write points history',
   side: 'shard',
-  reads: ['points_history_rows', 'participants'],
+  reads: ['points_history_wallets', 'points_history_days', 'participants'],
   writes: [],
   async run(context) {
     context.values.pointsHistory = await writePointsHistoryFiles(context.db, treeOf(context).pool(), {
