@@ -153,20 +153,22 @@ function nearestDouble(h: string): string {
 }
 
 /**
- * The rows of the points history documents, as two views cut to the participants of the shard
- * (`inShard`, over `w.address`): `points_history_wallets`, each participant's wallet-season key
- * with its address and season, and `points_history_days`, its days keyed by (wallet, day), the
- * order of the documents (address, season, day). Kept apart so that the 365M days of 1,000,000
- * wallets carry no address string: written with them, prepare's cut of the rows into shard
- * folders took about three times as long (bench/MEASUREMENTS.md).
+ * The rows of the points history documents, cut to the participants of the shard (`inShard`,
+ * over `w.address`): `points_history_wallets`, a table of each participant's wallet-season key with
+ * its address and season (made once: the days, their cut into shards and the documents' rows all
+ * join it), and the view `points_history_days`, its days keyed by (wallet, day), the order of
+ * the documents (address, season, day). Kept apart so that the 365M days of 1,000,000 wallets
+ * carry no address string: written with them, prepare's cut of the rows into shard folders took
+ * about three times as long (bench/MEASUREMENTS.md).
  * Rule: `rank` on day d = 1 + the number of wallets (of all shards, participants or not) whose sum
  * of rows dated <= d is strictly greater, when the wallet's own sum is > 0, else null. The rank is
  * taken over every wallet's row of that day before the rows are cut to the participants of the
- * shard. Views: the whole build streams them once; `prepare` writes them once, cut by shard.
+ * shard. The days are a view: the whole build streams them once; `prepare` writes them once, cut
+ * by shard.
  */
 export async function rankPointsHistory(db: Database, inShard: string): Promise<void> {
   await db.run(`
-    CREATE VIEW points_history_wallets AS
+    CREATE TABLE points_history_wallets AS
     SELECT w.wallet, w.address, w.season::INTEGER AS season FROM history_wallets w
     SEMI JOIN participants p ON p.season = w.season AND p.address = w.address
     WHERE ${inShard}`);
