@@ -186,6 +186,11 @@ export async function openPreparedFolder(folder: string): Promise<OpenedPrepared
   } catch (error) {
     throw new UserError(`${factsFile} was altered after prepare wrote it: it is not JSON`, undefined, { cause: error });
   }
+  // A folder of another release is named as such (its layout differs), not taken for an edited one.
+  const format = (parsed as { format?: unknown } | null)?.format;
+  if (typeof format === 'number' && format !== PREPARED_FORMAT) {
+    throw new UserError(`${factsFile} was written by another version of wallet-snapshot (prepared folder format ${format}; this version reads format ${PREPARED_FORMAT}): run prepare and the shards' builds with the same version`);
+  }
   const result = PreparedFactsSchema.safeParse(parsed);
   if (!result.success) throw new UserError(`${factsFile} was altered after prepare wrote it, or was written by another version of wallet-snapshot: ${result.error.issues[0]?.message ?? ''} at ${result.error.issues[0]?.path.join('.') ?? ''}`);
   const { seal, ...rest } = result.data;

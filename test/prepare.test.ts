@@ -12,7 +12,7 @@ import { A, B, C, SUB, balance, PINNED_NOW as now, tempDir, thrown, treeHashes, 
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { prepareNight } from '../build/prepare.ts';
-import { openPreparedFolder, PREPARED_FACTS_FILE } from '../build/prepared-folder.ts';
+import { openPreparedFolder, PREPARED_FACTS_FILE, sealOf } from '../build/prepared-folder.ts';
 import { UserError } from '../core/errors.ts';
 import { shardOf } from '../core/shard.ts';
 import { verifyTree } from '../tree/verify.ts';
@@ -101,6 +101,15 @@ test('a prepared folder that was altered is refused, naming the file', async () 
   const factsFile = path.join(edited, PREPARED_FACTS_FILE);
   fs.writeFileSync(factsFile, fs.readFileSync(factsFile, 'utf8').replace('"dailyAsOf":"2025-11-20"', '"dailyAsOf":"2025-11-19"'));
   assert.match(await refusal(edited), `${factsFile} was altered after prepare wrote it`);
+
+  // A folder of an earlier release (format 1 held the points histories' rows in one table), sealed as it was.
+  const older = fresh('older');
+  const olderFacts = path.join(older, PREPARED_FACTS_FILE);
+  const format1 = JSON.parse(fs.readFileSync(olderFacts, 'utf8'));
+  delete format1.seal;
+  format1.format = 1;
+  fs.writeFileSync(olderFacts, JSON.stringify({ ...format1, seal: sealOf(format1) }));
+  assert.match(await refusal(older), `${olderFacts} was written by another version of wallet-snapshot (prepared folder format 1; this version reads format 2)`);
 
   const missing = fresh('missing');
   fs.rmSync(path.join(missing, 'participants.parquet'));
