@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { cpuSeconds, runMeasured, startMeasuredServer, type Measured, type MeasuredServer, type Usage } from './children.ts';
 import { listTree } from './floor.ts';
-import { parseSeconds } from '../core/format.ts';
 
 export interface NightPlan {
   cli: string;
@@ -70,11 +69,12 @@ export async function runNight(plan: NightPlan): Promise<NightFigures> {
   plan.log(`S3 server (s3rver) at ${endpoint}, storing in ${plan.store}`);
   const night = path.join(plan.trees, 'night');
   plan.log(`preparing ${plan.shards} shards...`);
-  const prepare = await runMeasured('prepare', [], [plan.cli, 'prepare', '--input', plan.input, '--out', night, '--shards', String(plan.shards), '--now', plan.now, '--progress', 'lines', ...plan.buildOptions]);
+  const prepareSummaryFile = path.join(plan.trees, 'summary-prepare.json');
+  const prepare = await runMeasured('prepare', [], [plan.cli, 'prepare', '--input', plan.input, '--out', night, '--shards', String(plan.shards), '--now', plan.now, '--progress', 'lines', '--summary-json', prepareSummaryFile, ...plan.buildOptions]);
   plan.log(`prepare ${describe(prepare)}`);
   if (prepare.code !== 0) throw new Error(`prepare failed with exit code ${prepare.code ?? prepare.signal}`);
   const preparedBytes = folderBytes(night);
-  const stagesLine = /^stages: (.*)$/m.exec(prepare.stdout)?.[1] ?? '';
+  const prepareSummary = JSON.parse(fs.readFileSync(prepareSummaryFile, 'utf8'));
   const shards: ShardFigures[] = [];
   let version: string | null = null;
   for (const shard of plan.stage) {
@@ -103,10 +103,7 @@ export async function runNight(plan: NightPlan): Promise<NightFigures> {
     prepare: {
       ...step(prepare),
       bytes: preparedBytes,
-      stageSeconds: Object.fromEntries(stagesLine.split(', ').filter(Boolean).map((part) => {
-        const at = part.lastIndexOf(' ');
-        return [part.slice(0, at), parseSeconds(part.slice(at + 1))];
-      })),
+      stageSeconds: Object.fromEntries(Object.entries(prepareSummary.stageSeconds as Record<string, number>).map(([name, seconds]) => [name, round(seconds)])),
       withinTime: prepare.wallSeconds <= BARS.prepareSeconds,
       withinMemory: prepare.usage !== null && prepare.usage.peakRssBytes <= BARS.prepareRssBytes,
     },

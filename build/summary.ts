@@ -42,10 +42,11 @@ export function formatPrepareSummary(summary: PrepareSummary): string {
 }
 
 /**
- * `--summary-json FILE` is checked before the build, so that a path that cannot be written fails
- * at once (exit 1) and not, as an internal error, after the tree is published.
+ * `--summary-json FILE` is checked before the work, so that a path that cannot be written fails
+ * at once (exit 1) and not, as an internal error, after the tree or the night is written. `done`
+ * says, in the message of a late failure, what was written all the same.
  */
-export function summaryJsonWriter(file: string): (summary: BuildSummary) => void {
+export function summaryJsonWriter(file: string, done: string): (summary: BuildSummary | PrepareSummary) => void {
   try {
     if (fs.existsSync(file)) {
       if (fs.statSync(file).isDirectory()) throw new Error('it is a directory');
@@ -61,7 +62,7 @@ export function summaryJsonWriter(file: string): (summary: BuildSummary) => void
     try {
       fs.writeFileSync(file, `${JSON.stringify(summary)}\n`);
     } catch (error) {
-      const message = `--summary-json ${file} cannot be written (${messageOf(error)}); the tree was published`;
+      const message = `--summary-json ${file} cannot be written (${messageOf(error)}); ${done}`;
       throw new UserError(message, isWriteRefused(messageOf(error)) ? EXIT_CANNOT_WRITE : 1);
     }
   };

@@ -37,7 +37,7 @@ export function buildCommand(): Command {
       if (config.threads > cores) {
         process.stderr.write(`wallet-snapshot: warning: --threads ${config.threads} is more than this machine's ${cores} cores; the threads will take turns on them (no faster, more memory)\n`);
       }
-      const writeSummaryJson = options.summaryJson ? summaryJsonWriter(options.summaryJson) : null;
+      const writeSummaryJson = options.summaryJson ? summaryJsonWriter(options.summaryJson, 'the tree was published') : null;
       const report = reportTargets(options.report);
       const summary = await buildSnapshot(config);
       process.stdout.write(formatBuildSummary(summary, config.outDir));

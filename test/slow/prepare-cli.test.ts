@@ -1,8 +1,8 @@
 /**
  * `prepare` and `build --prepared` as processes: the exit codes a CI job acts on, the first line
  * of each refusal the same as build's, options that clash with a prepared folder refused, an
- * altered folder refused by name, and a prepare stopped by SIGTERM leaving no work folder and no
- * shard folder behind.
+ * altered folder refused by name, prepare's summary as JSON, and a prepare stopped by SIGTERM
+ * leaving no work folder and no shard folder behind.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -40,9 +40,21 @@ test('usage errors exit 2, bad values 1, and a bad export is refused with the fi
 test('build --prepared: refuses --input, --now and --shard beside it, and builds the folder it is given', async () => {
   const input = await inputs();
   const night = path.join(tempDir(), 'night');
-  const prepared = await runCli(['prepare', '--input', input, '--out', night, '--shards', '2', '--now', now, '--progress', 'quiet']);
+  // --summary-json is checked before any work: a folder in its place is refused at once.
+  const notFile = await runCli(['prepare', '--input', input, '--out', night, '--shards', '2', '--now', now, '--summary-json', input]);
+  assert.is(notFile.code, 1, notFile.stderr);
+  assert.match(notFile.stderr, `--summary-json ${input} cannot be written (it is a directory)`);
+  assert.not.ok(fs.existsSync(night));
+  const summaryFile = path.join(tempDir(), 'ci', 'prepare.json');
+  const prepared = await runCli(['prepare', '--input', input, '--out', night, '--shards', '2', '--now', now, '--progress', 'quiet', '--summary-json', summaryFile]);
   assert.is(prepared.code, 0, prepared.stderr);
   assert.match(prepared.stdout, /^prepared .+: 2 shards, /);
+  const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+  assert.is(summary.now, now);
+  assert.is(summary.shards, 2);
+  assert.equal(summary.folders, [1, 2].map((k) => path.join(night, `shard-${k}-of-2`)));
+  assert.ok(summary.stageSeconds['compute points history'] >= 0, JSON.stringify(summary.stageSeconds));
+  assert.ok(summary.stageSeconds['split into shards'] >= 0, JSON.stringify(summary.stageSeconds));
   assert.match(prepared.stdout, `shard: ${path.join(night, 'shard-2-of-2')} (build it with: wallet-snapshot build --prepared ${path.join(night, 'shard-2-of-2')})`);
   const folder = path.join(night, 'shard-1-of-2');
   const clash = await runCli(['build', '--prepared', folder, '--now', now, '--shard', '1/2', '--out', path.join(tempDir(), 'public')]);
