@@ -84,7 +84,7 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
     name: 'points_history_days',
     columns: [['wallet', 'INTEGER'], ['day', 'INTEGER'], ['points', 'DOUBLE'], ['total_points', 'DOUBLE'], ['rank', 'INTEGER']],
     // The shard of each wallet-season once, not of each of its days (an md5 per row of about 365M at 1M wallets).
-    cut: (shardOf) => `SELECT d.*, s.shard FROM points_history_days d JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM history_wallets) s ON s.wallet = d.wallet`,
+    cut: (shardOf) => `SELECT d.*, s.shard FROM points_history_days d JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM points_history_wallets) s ON s.wallet = d.wallet`,
   },
   { name: 'tokens', columns: [['chain_id', 'BIGINT'], ['token', 'VARCHAR'], ['decimals', 'BIGINT'], ['token_index', 'TINYINT']], cut: null },
   { name: 'token_names', columns: [['token', 'VARCHAR'], ['token_index', 'TINYINT']], cut: null },

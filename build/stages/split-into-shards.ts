@@ -23,7 +23,7 @@ import { need, type Stage, type StageContext } from './stage.ts';
 export const splitIntoShards: Stage = {
   name: 'split into shards',
   side: 'night',
-  reads: [...PREPARED_TABLE_NAMES, 'addresses', 'venue_b_accounts', 'history_wallets'],
+  reads: [...PREPARED_TABLE_NAMES, 'addresses', 'venue_b_accounts'],
   writes: ['address_shards'],
   when: (context) => context.mode.kind === 'prepare',
   async run(context) {
