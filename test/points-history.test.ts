@@ -145,9 +145,11 @@ test('the row of A equals the points standing: totalPoints, rank and dailyRate, 
 
 test('exact sums: the running totals are the leaderboard\'s exact sums, rounded once a day', async () => {
   // 0.1 + 0.2 is 0.30000000000000004 as doubles, as the exact sum of the two doubles rounded once;
-  // 1e16 + 1 + 1 loses both ones added one by one, not as the exact sum.
+  // 1e16 + 1 + 1 loses both ones added one by one, not as the exact sum. Season 2: exact sums
+  // half-way between two doubles round to the even one, down for a day's sum (2^53 + 33) and up
+  // for a running sum (2^53 + 95), on values summed in SQL (magnitudes close enough).
   const tree = await build({
-    seasons: [{ season: 1, as_of: null }],
+    seasons: [{ season: 1, as_of: null }, { season: 2, as_of: null }],
     points: [
       { season: 1, date: '2025-11-18', address: A, points: 0.1 },
       { season: 1, date: '2025-11-19', address: A, points: 0.2 },
@@ -159,12 +161,16 @@ test('exact sums: the running totals are the leaderboard\'s exact sums, rounded 
       { season: 1, date: '2025-11-18', address: C, points: 7e22 },
       { season: 1, date: '2025-11-19', address: C, points: 2 ** -60 },
       { season: 1, date: '2025-11-20', address: C, points: -7e22 },
+      { season: 2, date: '2025-11-18', address: D, points: 2 ** 53 - 1 },
+      { season: 2, date: '2025-11-18', address: D, points: 34 },
+      { season: 2, date: '2025-11-19', address: D, points: 62 },
     ],
   });
   assert.equal(tree.json(history(A)), { seasons: [season(1, '2025-11-20', [['2025-11-18', 0.1, 0.1, 3], ['2025-11-19', 0.2, 0.30000000000000004, 3], ['2025-11-20', -0.3, 2.7755575615628914e-17, 2]])] });
   assert.equal(tree.json(history(B)), { seasons: [season(1, '2025-11-20', [['2025-11-18', 1e16, 1e16, 2], ['2025-11-19', 2, 10000000000000002, 2], ['2025-11-20', 0, 10000000000000002, 1]])] });
   assert.equal(tree.json(history(C)), { seasons: [season(1, '2025-11-20', [['2025-11-18', 7e22, 7e22, 1], ['2025-11-19', 2 ** -60, 7e22, 1], ['2025-11-20', -7e22, 2 ** -60, 3]])] });
-  for (const address of [A, B, C]) {
+  assert.equal(tree.json(history(D)), { seasons: [season(2, '2025-11-19', [['2025-11-18', 2 ** 53 + 32, 2 ** 53 + 32, 1], ['2025-11-19', 62, 2 ** 53 + 96, 1]])] });
+  for (const address of [A, B, C, D]) {
     const last = tree.json(history(address)).seasons[0].days.at(-1);
     const row = tree.json(standing(address)).seasons[0];
     assert.equal([last.totalPoints, last.rank, last.points], [row.totalPoints, row.rank, row.dailyRate], address);

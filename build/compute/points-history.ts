@@ -103,10 +103,9 @@ export async function computePointsHistory(db: Database): Promise<void> {
       FROM windowed w JOIN history_wallets h ON h.wallet = w.wallet
       WHERE w.next_row_day IS DISTINCT FROM w.day
     ),
-    ${nearestDoubleStages('running', ['day_sum', 'running_sum'])},
     rounded AS (
       SELECT wallet, day, next_day, coalesce(single_value, ${nearestDouble('day_sum')}) AS points, ${nearestDouble('running_sum')} AS total_points
-      FROM rounding_kept
+      FROM running
     ),
     expanded AS (
       SELECT wallet, day AS first_day, unnest(range(day, next_day))::INTEGER AS day, points, total_points FROM rounded
@@ -127,29 +126,14 @@ export async function computePointsHistory(db: Database): Promise<void> {
 }
 
 /**
- * The double nearest to h * 2^(8 * lowest_bin) (ties to even), for each exact HUGEINT column h
- * below 2^126, as CTE stages over `source` (ending in `rounding_kept`): below 2^53 h converts
- * exactly; above, its top 53 bits are kept and rounded on the bits shifted out. The top bit is
- * floor(log2(|h|)) made exact (DuckDB's DOUBLE of a HUGEINT is only close).
+ * The double nearest to h * 2^(8 * lowest_bin) (ties to even), for an exact HUGEINT h: h's
+ * decimal text read as a double is the double nearest to h (DuckDB reads numbers with fast_float,
+ * which rounds correctly however many digits), and scaling it by a power of two is exact while
+ * the result stays a normal double (MIN_LOWEST_BIN). DuckDB's own cast of a HUGEINT to DOUBLE is
+ * only close: it rounds twice.
  */
-function nearestDoubleStages(source: string, columns: string[]): string {
-  const stage = (name: string, from: string, expressions: (column: string) => string) =>
-    `${name} AS (SELECT *, ${columns.map(expressions).join(', ')} FROM ${from})`;
-  return [
-    stage('rounding_magnitudes', source, (h) => `abs(${h}) AS ${h}_abs`),
-    stage('rounding_estimates', 'rounding_magnitudes', (h) => `CASE WHEN ${h}_abs >= ${2 ** 53} THEN floor(log2(${h}_abs::DOUBLE))::INTEGER END AS ${h}_estimate`),
-    stage('rounding_shifts', 'rounding_estimates', (h) =>
-      `${h}_estimate - 52 - CASE WHEN (1::HUGEINT << ${h}_estimate) > ${h}_abs THEN 1 ELSE 0 END
-                          + CASE WHEN (1::HUGEINT << (${h}_estimate + 1)) <= ${h}_abs THEN 1 ELSE 0 END AS ${h}_shift`),
-    stage('rounding_kept', 'rounding_shifts', (h) => `${h}_abs >> ${h}_shift AS ${h}_top, ${h}_abs - ((${h}_abs >> ${h}_shift) << ${h}_shift) AS ${h}_rest`),
-  ].join(',\n    ');
-}
-
 function nearestDouble(h: string): string {
-  const half = `(1::HUGEINT << (${h}_shift - 1))`;
-  const roundsUp = `${h}_rest > ${half} OR (${h}_rest = ${half} AND ${h}_top % 2 = 1)`;
-  return `CASE WHEN ${h}_shift IS NULL THEN ${h}::DOUBLE * pow(2::DOUBLE, 8 * lowest_bin)
-              ELSE sign(${h}) * (${h}_top + CASE WHEN ${roundsUp} THEN 1 ELSE 0 END)::DOUBLE * pow(2::DOUBLE, ${h}_shift + 8 * lowest_bin) END`;
+  return `${h}::VARCHAR::DOUBLE * pow(2::DOUBLE, 8 * lowest_bin)`;
 }
 
 /**
