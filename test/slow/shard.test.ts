@@ -1,9 +1,14 @@
-/** `build --shard K/N`: the union of the N shard trees is the unsharded tree, byte for byte. */
+/**
+ * `build --shard K/N`: the union of the N shard trees is the unsharded tree, byte for byte; and
+ * with more shards than wallets, the shards without a wallet, prepared or not, are the same trees.
+ */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import fs from 'node:fs';
-import { PINNED_NOW as now, tempDir, treeHashes } from '../helpers/fixtures.ts';
+import { A, B, C, SUB, balance, PINNED_NOW as now, tempDir, treeHashes, writeInputs } from '../helpers/fixtures.ts';
+import { prepareNight } from '../../build/prepare.ts';
+import { shardOf } from '../../core/shard.ts';
 import { verifyTree } from '../../tree/verify.ts';
 import { buildSnapshot } from '../../build/index.ts';
 import { resolveBuildConfig } from '../../build/config.ts';
@@ -62,6 +67,41 @@ test('4 shards, each started later the same day: disjoint wallets, identical sha
   const wallet = fs.readdirSync(path.join(unionDir, 'v1/address'))[0]!;
   fs.rmSync(path.join(unionDir, 'v1/address', wallet), { recursive: true });
   assert.match((await verifyTree(unionDir)).failures.join('\n'), `v1/address/${wallet}/portfolio.json: missing`);
+});
+
+test('7 shards of 4 addresses: each folder prepare wrote, empty ones included, builds what build --shard builds, and the union is the whole tree', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), {
+    balances: [balance({ address: A, block_number: 1, balance: '10' }), balance({ address: SUB, block_number: 2, balance: '5' })],
+    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: B }],
+    prices: [],
+    points: [{ season: 1, date: '2025-11-01', address: C, points: 3 }, { season: 1, date: '2025-11-02', address: A, points: -1 }],
+    seasons: [{ season: 1, as_of: null }, { season: 2, as_of: null }],
+  });
+  const quiet = { progress: 'quiet' as const, threads: 1 };
+  // A and B hold balances (SUB's count for B, its owner), C only points.
+  const addresses = [A, B, C];
+  assert.ok(new Set(addresses.map((address) => shardOf(address, 7))).size < 7, 'some shards hold no address');
+  const night = path.join(root, 'night');
+  await prepareNight({ ...resolveBuildConfig({ input, out: night, now, ...quiet }), shards: 7 });
+  const whole = path.join(root, 'whole');
+  await buildSnapshot(resolveBuildConfig({ input, out: whole, now, ...quiet }));
+  const isRecord = (file: string) => file.startsWith('_snapshot/manifests/') || file.startsWith('_snapshot/night/');
+  const union = new Map<string, string>();
+  for (let k = 1; k <= 7; k++) {
+    const alone = path.join(tempDir(), 'copy');
+    fs.cpSync(path.join(night, `shard-${k}-of-7`), alone, { recursive: true });
+    const prepared = path.join(root, `prepared-${k}`);
+    const summary = await buildSnapshot(resolveBuildConfig({ prepared: alone, out: prepared, ...quiet }));
+    const sharded = path.join(root, `sharded-${k}`);
+    await buildSnapshot(resolveBuildConfig({ input, out: sharded, now, shard: `${k}/7`, ...quiet }));
+    assert.equal(treeHashes(prepared), treeHashes(sharded), `shard ${k}`);
+    assert.is(summary.wallets, [A, B].filter((address) => shardOf(address, 7) === k).length, `shard ${k}: wallets`);
+    const folders = fs.existsSync(path.join(prepared, 'v1/address')) ? fs.readdirSync(path.join(prepared, 'v1/address')).sort() : [];
+    assert.equal(folders, addresses.filter((address) => shardOf(address, 7) === k).sort(), `shard ${k}: address folders`);
+    for (const [file, hash] of treeHashes(prepared)) if (!isRecord(file)) union.set(file, hash);
+  }
+  assert.equal([...union.entries()].sort(), [...treeHashes(whole).entries()].filter(([file]) => !isRecord(file)).sort());
 });
 
 test.run();
