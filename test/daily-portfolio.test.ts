@@ -161,7 +161,7 @@ test('a later transaction dated earlier decides every end of day from its date o
   ]);
 });
 
-test('a value beyond the largest double fails the build, naming the price and the balance', async () => {
+test('a value that can reach beyond the largest double fails the build, naming the wallet, the balance and the price', async () => {
   try {
     await build({
       balances: [balance({ address: A, block_number: 1, timestamp: ny('2025-11-19T10:00:00'), balance: '9'.repeat(37) })],
@@ -171,11 +171,11 @@ test('a value beyond the largest double fails the build, naming the price and th
     assert.unreachable('the build succeeded');
   } catch (error) {
     assert.instance(error, UserError);
-    assert.is((error as UserError).message, 'prices.parquet: column "usd_price": 1 row, 1e+300 times a balance of 1e+37 overflows a JSON number');
+    assert.is((error as UserError).message, `prices.parquet: column "usd_price": 1 wallet whose balances times their prices can reach beyond the largest JSON number, e.g. ${A}: up to ${'9'.repeat(37)} raw uty on chain 1 (0 decimals) at up to 1e+300 USD`);
   }
 });
 
-test('finite values that add up beyond the largest double fail the build, naming the day', async () => {
+test('finite values that can add up beyond the largest double fail the build; a price of 1e290 on a balance of 1 is built', async () => {
   const error = await thrown(() => build({
     balances: [
       balance({ address: A, block_number: 1, timestamp: ny('2025-11-19T10:00:00'), balance: '1' }),
@@ -185,7 +185,14 @@ test('finite values that add up beyond the largest double fail the build, naming
     tokens: zeroDecimals,
   }));
   assert.instance(error, UserError);
-  assert.is(error.message, 'prices.parquet: column "usd_price": the values of one wallet\'s positions on 2025-11-19 add up beyond the largest JSON number');
+  assert.is(error.message, `prices.parquet: column "usd_price": 1 wallet whose balances times their prices can reach beyond the largest JSON number, e.g. ${A}: up to 1 raw uty on chain 1 (0 decimals) at up to 1e+308 USD`);
+  // Every balance below 10^38 times 1e290 could overflow, but this wallet's 1 raw cannot.
+  const built = await build({
+    balances: [balance({ address: A, block_number: 1, timestamp: ny('2025-11-19T10:00:00'), balance: '1' })],
+    prices: [{ chain_id: 1, token: 'uty', date: '2025-11-19', usd_price: 1e290 }],
+    tokens: zeroDecimals,
+  });
+  assert.is(built.json(daily(A)).days.at(-1).totalValueUsd, 1e290);
 });
 
 test.run();

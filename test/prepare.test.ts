@@ -178,4 +178,22 @@ test('a summed balance beyond 2^127 - 1, found only by computing a wallet\'s sum
   }
 });
 
+test('values that can reach beyond the largest JSON number, in one shard\'s wallet, are refused by prepare and every shard too', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), {
+    balances: [balance({ address: A, block_number: 1, balance: '9'.repeat(37) }), balance({ address: SUB, block_number: 2, balance: '1' })],
+    prices: [{ chain_id: 1, token: 'uty', date: '2025-06-01', usd_price: 1e300 }],
+  });
+  const whole = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out: path.join(root, 'whole'), now, ...quiet })));
+  assert.instance(whole, UserError);
+  assert.match(whole.message, `1 wallet whose balances times their prices can reach beyond the largest JSON number, e.g. ${A}`);
+  const prepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 2 }));
+  assert.is(prepared.message, whole.message);
+  assert.ok(shardOf(A, 2) !== shardOf(SUB, 2), 'the two wallets in different shards');
+  for (let k = 1; k <= 2; k++) {
+    const shard = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/2`, ...quiet })));
+    assert.is(shard.message, whole.message, `shard ${k} of 2`);
+  }
+});
+
 test.run();

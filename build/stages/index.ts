@@ -12,6 +12,7 @@ import { loadInputs } from './load-inputs.ts';
 import { checkRelations } from './check-relations.ts';
 import { numberChains } from './number-chains.ts';
 import { checkSummedBalances } from './check-summed-balances.ts';
+import { checkValueReach } from './check-value-reach.ts';
 import { probeExportFacts } from './probe-export-facts.ts';
 import { computeLeaderboards } from './compute-leaderboards.ts';
 import { computePointsHistory } from './compute-points-history.ts';
@@ -36,6 +37,7 @@ export const STAGES: readonly Stage[] = [
   checkRelations,
   numberChains,
   checkSummedBalances,
+  checkValueReach,
   probeExportFacts,
   computeLeaderboards,
   computePointsHistory,
