@@ -1,5 +1,5 @@
 /**
- * Rule: a wallet's day is refused when its values could reach beyond the largest JSON number. The
+ * Rule: an export is refused when a wallet's values could reach beyond the largest JSON number. The
  * documents' `valueUsd` is a balance times its price, and `totalValueUsd` their sum, as doubles: a
  * price near 1e300 makes them infinite, which JSON cannot hold. Decided here, over every wallet of
  * the export, so that the whole build, `prepare` and every `build --shard` refuse the same exports
@@ -34,7 +34,7 @@ export async function checkValueReach(db: Database, nowSeconds: number): Promise
     SELECT sum(pow(10::DOUBLE, 38 - t.decimals) * t.largest_price * coalesce(a.most, 1)) AS reach
     FROM (${PRICED_TOKENS_SQL}) t LEFT JOIN accounts a ON a.chain_id = t.chain_id`);
   if ((bound?.reach ?? 0) < LIMIT) return;
-  const [found] = await db.rows<{ wallets: number; address: string; chain_id: number; token: string; decimals: number; largest_price: number; balance: string }>(`
+  const [found] = await db.rows<{ wallets: number; address: string; chain_id: number; token: string; decimals: number; largest_price: number; balance: number }>(`
     WITH owner_on_chain AS (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id),
     largest AS (
       SELECT b.chain_id, coalesce(v.owner_id, b.account) AS wallet, b.token_index, b.account, max(b.raw) AS raw
@@ -44,13 +44,14 @@ export async function checkValueReach(db: Database, nowSeconds: number): Promise
       GROUP BY ALL
     ),
     reach AS (
-      SELECT l.wallet, l.chain_id, t.token, t.decimals, t.largest_price, sum(l.raw) AS balance,
-             sum(l.raw)::DOUBLE * pow(10::DOUBLE, -t.decimals) * t.largest_price AS value
+      -- Summed as doubles: a sum beyond a HUGEINT has a refusal of its own (history.ts).
+      SELECT l.wallet, l.chain_id, t.token, t.decimals, t.largest_price, sum(l.raw::DOUBLE) AS balance,
+             sum(l.raw::DOUBLE) * pow(10::DOUBLE, -t.decimals) * t.largest_price AS value
       FROM largest l JOIN (${PRICED_TOKENS_SQL}) t ON t.chain_id = l.chain_id AND t.token_index = l.token_index
       GROUP BY l.wallet, l.chain_id, t.token, t.largest_price, t.decimals
     ),
     wallets AS (SELECT wallet FROM reach GROUP BY wallet HAVING sum(value) >= ${LIMIT})
-    SELECT (SELECT count(*) FROM wallets)::INTEGER AS wallets, a.address, r.chain_id, r.token, r.decimals, r.largest_price, r.balance::VARCHAR AS balance
+    SELECT (SELECT count(*) FROM wallets)::INTEGER AS wallets, a.address, r.chain_id, r.token, r.decimals, r.largest_price, r.balance
     FROM reach r SEMI JOIN wallets w ON w.wallet = r.wallet JOIN addresses a ON a.id = r.wallet
     ORDER BY a.address, r.value DESC, r.chain_id, r.token LIMIT 1`,
     { now: nowSeconds },
