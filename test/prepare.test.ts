@@ -194,6 +194,16 @@ test('values that can reach beyond the largest JSON number, in one shard\'s wall
     const shard = await thrown(() => buildSnapshot(resolveBuildConfig({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/2`, ...quiet })));
     assert.is(shard.message, whole.message, `shard ${k} of 2`);
   }
+  // With a summed balance beyond 2^127 - 1 as well, every kind of build names the same problem first.
+  const both = await writeInputs(path.join(root, 'both'), {
+    balances: [balance({ address: A, block_number: 1, balance: '9'.repeat(38) }), balance({ address: SUB, block_number: 2, balance: '9'.repeat(38) })],
+    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
+    prices: [{ chain_id: 1, token: 'uty', date: '2025-06-01', usd_price: 1e300 }],
+  });
+  const wholeBoth = await thrown(() => buildSnapshot(resolveBuildConfig({ input: both, out: path.join(root, 'whole-both'), now, ...quiet })));
+  assert.match(wholeBoth.message, 'can reach beyond the largest JSON number');
+  const preparedBoth = await thrown(() => prepareNight({ ...resolveBuildConfig({ input: both, out: path.join(root, 'night-both'), now, ...quiet }), shards: 2 }));
+  assert.is(preparedBoth.message, wholeBoth.message);
 });
 
 test.run();
