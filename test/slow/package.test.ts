@@ -143,6 +143,20 @@ test('npx wallet-snapshot --version, build and verify run from the package, and 
   assertSameTree(out, fromSources, 'the installed package');
 });
 
+test("npx wallet-snapshot prepare, then build --prepared of one shard's folder, from the package: the tree the sources write for that shard", () => {
+  const night = path.join(user, 'night');
+  const prepared = npx(['prepare', '--input', input, '--out', night, '--shards', '2', '--now', NOW, '--threads', '2']);
+  assert.is(prepared.status, 0, prepared.stderr);
+  assert.match(prepared.stdout, `prepared ${night}: 2 shards`);
+  const out = path.join(user, 'shard-2');
+  const built = npx(['build', '--prepared', path.join(night, 'shard-2-of-2'), '--out', out, '--threads', '2']);
+  assert.is(built.status, 0, built.stderr);
+  const fromSources = path.join(work, 'from-sources-shard-2', 'public');
+  const sharded = run(process.execPath, [path.join(ROOT, 'bin/wallet-snapshot.js'), 'build', '--input', input, '--out', fromSources, '--now', NOW, '--shard', '2/2'], { cwd: ROOT });
+  assert.is(sharded.status, 0, sharded.stderr);
+  assertSameTree(out, fromSources, 'shard 2 of 2 from the package, prepared');
+});
+
 /** `npx wallet-snapshot serve ...` until `stop()`: its URL, from the line it prints. */
 async function serve(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
   // A process group of its own, so that the test stops npx and all it started.
