@@ -22,6 +22,7 @@ import { SeasonsIndexSchema } from '../schemas/seasons.ts';
 import { DateStringSchema, LowerCaseAddressSchema } from '../schemas/common.ts';
 import { hashThroughHandle } from './input/fingerprint.ts';
 import { FD_PATHS } from './input/read.ts';
+import { OWNER_ON_CHAIN_SQL } from './input/load.ts';
 
 export const PREPARED_FACTS_FILE = 'prepared.json';
 
@@ -52,7 +53,7 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
       ['raw', 'HUGEINT'], ['tx', 'UBIGINT'], ['tx_hash', 'VARCHAR'], ['ts', 'BIGINT']],
     // A row counts for its account's owner on the row's chain, else for its account (SPEC 3.1).
     cut: () => `SELECT b.*, s.shard FROM balance_rows b
-          LEFT JOIN (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id) v
+          LEFT JOIN (${OWNER_ON_CHAIN_SQL}) v
             ON v.chain_id = b.chain_id AND v.account_id = b.account
           JOIN address_shards s ON s.id = coalesce(v.owner_id, b.account)`,
   },

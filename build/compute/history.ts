@@ -8,6 +8,7 @@ import type { Database } from '../database.ts';
 import { UserError } from '../../core/errors.ts';
 import { NEW_YORK } from '../config.ts';
 import { MAX_CHAINS, seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
+import { OWNER_ON_CHAIN_SQL } from '../input/load.ts';
 
 /** The tables one run of the history rule reads and writes. */
 export interface SnapshotTables {
@@ -44,7 +45,7 @@ export async function numberChains(db: Database): Promise<void> {
 export async function checkSummedBalances(db: Database, nowSeconds: number, rowsOfWallets: (walletIds: string) => string): Promise<void> {
   await db.run(
     `CREATE TABLE summed_balance_risks AS
-     WITH owner_on_chain AS (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id),
+     WITH owner_on_chain AS (${OWNER_ON_CHAIN_SQL}),
      owners AS (SELECT DISTINCT chain_id, owner_id FROM venue_b_accounts),
      accounts AS (
        SELECT b.chain_id, coalesce(v.owner_id, b.account) AS wallet, b.token_index, b.account, max(b.raw)::DOUBLE AS largest

@@ -13,6 +13,7 @@
  */
 import type { Database } from '../database.ts';
 import { UserError } from '../../core/errors.ts';
+import { OWNER_ON_CHAIN_SQL } from '../input/load.ts';
 
 const LIMIT = 2 ** 1023;
 
@@ -35,7 +36,7 @@ export async function checkValueReach(db: Database, nowSeconds: number): Promise
     FROM (${PRICED_TOKENS_SQL}) t LEFT JOIN accounts a ON a.chain_id = t.chain_id`);
   if ((bound?.reach ?? 0) < LIMIT) return;
   const [found] = await db.rows<{ wallets: number; address: string; chain_id: number; token: string; decimals: number; largest_price: number; balance: number }>(`
-    WITH owner_on_chain AS (SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id),
+    WITH owner_on_chain AS (${OWNER_ON_CHAIN_SQL}),
     largest AS (
       SELECT b.chain_id, coalesce(v.owner_id, b.account) AS wallet, b.token_index, b.account, max(b.raw) AS raw
       FROM every_balance_row b

@@ -132,7 +132,7 @@ function balanceRowsSql(where: string): string {
  * Each (chain, account) with its owner on that chain. One owner is taken, so that a sub-account
  * named twice (which the relational check refuses with its own message) does not repeat its rows.
  */
-const OWNER_ON_CHAIN_SQL = 'SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id';
+export const OWNER_ON_CHAIN_SQL = 'SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id';
 
 /**
  * The balance rows that count for the wallets whose ids `walletIds` selects: a row counts for its
