@@ -44,11 +44,7 @@ let passed = 0;
 let failed = 0;
 const broken: string[] = [];
 const started = performance.now();
-// `--typecheck`: the type checks run beside the first suites instead of before them.
-const jobs: (() => Promise<void>)[] = [
-  ...(arguments_.includes('--typecheck') ? [typeCheck([]), typeCheck(['-p', 'explorer'])] : []),
-  ...processes(files).map((group) => () => runSuites(group)),
-];
+const jobs = processes(files).map((group) => () => runSuites(group));
 let next = 0;
 await Promise.all(Array.from({ length: parallel }, async () => {
   while (next < jobs.length) await jobs[next++]!();
@@ -57,22 +53,6 @@ const seconds = ((performance.now() - started) / 1000).toFixed(1);
 if (broken.length > 0) process.stdout.write(`\nfailing suites: ${broken.join(', ')}\n`);
 process.stdout.write(`\n${files.length} suites in ${seconds} s\n${passed} passed, ${failed} failed\n`);
 process.exitCode = failed > 0 || broken.length > 0 ? 1 : 0;
-
-/** `tsc --noEmit` (of the project, or of the explorer page with `-p explorer`) as a job of the run. */
-function typeCheck(project: string[]): () => Promise<void> {
-  return () => new Promise((resolve) => {
-    const label = `tsc --noEmit ${project.join(' ')}`.trim();
-    const child = spawn(process.execPath, [path.join(TEST_DIR, '..', 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', ...project], { cwd: path.join(TEST_DIR, '..'), stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (data) => (output += data));
-    child.stderr.on('data', (data) => (output += data));
-    child.on('close', (code) => {
-      if (code !== 0) broken.push(label);
-      process.stdout.write(`\n=== ${label}: ${code === 0 ? 'no type errors' : `failed\n${output}`}\n`);
-      resolve();
-    });
-  });
-}
 
 function rank(name: string): number {
   const index = SLOW_FIRST.indexOf(name.replace('.test.ts', ''));
