@@ -12,9 +12,10 @@
  * after every change), `npm run test:slow` (`--slow`) runs `test/slow/*.test.ts`: whole processes
  * driven through faults (kills inside the swap, signals in every stage, builds in two PID
  * namespaces, a server out of descriptors or flooded by pipelining), publishes over many nights,
- * and the explorer in the Worker; `--all` runs both. CI runs both. A suite run alone
- * (`node --import tsx node_modules/uvu/bin.js test/slow swap`) runs the same cases. Every rule the
- * slow suites protect also has a test in the fast tier (docs/architecture.md, "Tests").
+ * and the explorer in the Worker; `--all` runs both. CI runs both. A pattern runs the suites
+ * whose file names match it (`node --import tsx test/run.ts --slow swap`), with the same cases.
+ * Every rule the slow suites protect also has a test in the fast tier (docs/architecture.md,
+ * "Tests").
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -81,9 +82,11 @@ function runSuites(suites: Suite[]): Promise<void> {
   const label = suites.map(({ name }) => path.relative(TEST_DIR, path.join(dir, name))).join(', ');
   const names = suites.map(({ name }) => name.replaceAll('.', '\\.')).join('|');
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', UVU, dir, `^(${names})$`], {
+    // Colours off, and only NO_COLOR set: uvu sets FORCE_COLOR unless told --no-color, and Node 22
+    // and later warn on stderr in every child process that inherits both (which the CLI tests read).
+    const child = spawn(process.execPath, ['--import', 'tsx', UVU, '--no-color', dir, `^(${names})$`], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined },
     });
     let output = '';
     child.stdout.on('data', (data) => (output += data));
