@@ -5,8 +5,7 @@
  *                        wallet, leaderboards, seasons index) and the sha256 of every other file,
  *                        itself sealed by the sha256 of its own content
  *   <table>.parquet      one per table the shard's stages read (PREPARED_TABLES): its wallets'
- *                        rows, and the small tables every shard shares; a table written in
- *                        pieces is one file a piece, <table>.K-of-N.parquet
+ *                        rows, and the small tables every shard shares
  *
  * A shard's build reads nothing else: the folder can be copied anywhere without its siblings.
  * Every file is hashed through the descriptor DuckDB then reads, so a file altered after
@@ -24,7 +23,6 @@ import { DateStringSchema, LowerCaseAddressSchema } from '../schemas/common.ts';
 import { hashThroughHandle } from './input/fingerprint.ts';
 import { FD_PATHS } from './input/read.ts';
 import { OWNER_ON_CHAIN_SQL } from './input/load.ts';
-import { pointsHistoryDaysSql } from './compute/points-history.ts';
 
 export const PREPARED_FACTS_FILE = 'prepared.json';
 
@@ -43,18 +41,9 @@ export interface PreparedTable {
   columns: readonly (readonly [name: string, type: string])[];
   /**
    * SQL over the night's tables giving the rows and a `shard` column (`shardOf` gives the SQL of an
-   * address's shard), those of one piece when the table is written in pieces; null: the table as
-   * it is, in every shard.
+   * address's shard); null: the table as it is, in every shard.
    */
-  cut: ((shardOf: (address: string) => string, piece: Piece) => string) | null;
-  /** Written in this many pieces (a query and a file each), for a query that is cheaper in parts; 1 when absent. */
-  pieces?: number;
-}
-
-/** Piece `index` (from 0) of `count`. */
-export interface Piece {
-  index: number;
-  count: number;
+  cut: ((shardOf: (address: string) => string) => string) | null;
 }
 
 export const PREPARED_TABLES: readonly PreparedTable[] = [
@@ -96,10 +85,7 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
     name: 'points_history_days',
     columns: [['wallet', 'INTEGER'], ['day', 'INTEGER'], ['points', 'DOUBLE'], ['total_points', 'DOUBLE'], ['rank', 'INTEGER']],
     // The shard of each wallet-season once, not of each of its days (an md5 per row of about 365M at 1M wallets).
-    cut: (shardOf, piece) => `SELECT d.*, s.shard FROM (${pointsHistoryDaysSql(piece)}) d JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM points_history_wallets) s ON s.wallet = d.wallet`,
-    // The ranks' window sorts a quarter of the days at a time: within prepare's memory, four sorts
-    // of 91M rows took less than one of 365M, with the table read four times (bench/MEASUREMENTS.md).
-    pieces: 4,
+    cut: (shardOf) => `SELECT d.*, s.shard FROM points_history_days d JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM points_history_wallets) s ON s.wallet = d.wallet`,
   },
   { name: 'tokens', columns: [['chain_id', 'BIGINT'], ['token', 'VARCHAR'], ['decimals', 'BIGINT'], ['token_index', 'TINYINT']], cut: null },
   { name: 'token_names', columns: [['token', 'VARCHAR'], ['token_index', 'TINYINT']], cut: null },
@@ -107,12 +93,7 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
   { name: 'prices', columns: [['chain_id', 'BIGINT'], ['token', 'VARCHAR'], ['date', 'DATE'], ['usd_price', 'DOUBLE']], cut: null },
 ];
 
-/** The files of a table in a prepared folder, one a piece, in piece order. */
-export function tableFiles(table: PreparedTable): string[] {
-  const count = table.pieces ?? 1;
-  if (count === 1) return [`${table.name}.parquet`];
-  return Array.from({ length: count }, (_, index) => `${table.name}.${index + 1}-of-${count}.parquet`);
-}
+export const tableFile = (table: PreparedTable) => `${table.name}.parquet`;
 
 /** The tables a prepared folder carries: what `load prepared` makes, and the night must have made. */
 export const PREPARED_TABLE_NAMES = PREPARED_TABLES.map((table) => table.name);
@@ -130,11 +111,8 @@ export function loadedColumnsSql(table: PreparedTable): string {
   return table.columns.map(([name, type]) => `CAST(${name} AS ${type}) AS ${name}`).join(', ');
 }
 
-/**
- * The folder's layout: 2 keeps the points histories' days apart from their wallets' addresses; 3
- * writes the days in four pieces.
- */
-export const PREPARED_FORMAT = 3;
+/** The folder's layout: 2 keeps the points histories' days apart from their wallets' addresses. */
+export const PREPARED_FORMAT = 2;
 
 const ShardSchema = z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict();
 
@@ -184,8 +162,8 @@ export async function sha256OfFile(file: string): Promise<string> {
 export interface OpenedPreparedFolder {
   folder: string;
   facts: PreparedFacts;
-  /** The paths DuckDB reads each table from (one a piece): the descriptors that were hashed (Linux), else the files. */
-  readPaths: Map<string, string[]>;
+  /** The path DuckDB reads each table from: the descriptor that was hashed (Linux), else the file. */
+  readPaths: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -220,28 +198,24 @@ export async function openPreparedFolder(folder: string): Promise<OpenedPrepared
   if (sealOf(rest) !== seal) throw new UserError(`${factsFile} was altered after prepare wrote it (its content no longer matches its seal); run prepare again`);
   // The folder may have been copied under another name: the shard is the one its facts name.
   const facts = result.data;
-  const expected = new Set(PREPARED_TABLES.flatMap(tableFiles));
+  const expected = new Set(PREPARED_TABLES.map(tableFile));
   for (const name of await fsp.readdir(folder)) {
     if (name !== PREPARED_FACTS_FILE && !expected.has(name)) throw new UserError(`${path.join(folder, name)} was not written by prepare: a prepared folder holds ${PREPARED_FACTS_FILE} and its Parquet files only`);
   }
   const handles: fsp.FileHandle[] = [];
-  const readPaths = new Map<string, string[]>();
+  const readPaths = new Map<string, string>();
   try {
     for (const table of PREPARED_TABLES) {
-      const paths: string[] = [];
-      for (const name of tableFiles(table)) {
-        const file = path.join(folder, name);
-        const want = facts.files[name];
-        if (want === undefined) throw new UserError(`${factsFile} names no sha256 for ${name}: run prepare again`);
-        const handle = await fsp.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-          throw new UserError(`${file} ${error.code === 'ENOENT' ? 'is missing' : `cannot be read (${error.message})`}: the prepared folder is incomplete; run prepare again`, undefined, { cause: error });
-        });
-        handles.push(handle);
-        const got = await sha256OfHandle(handle);
-        if (got !== want) throw new UserError(`${file} was altered after prepare wrote it (sha256 ${got}, prepare wrote ${want}); run prepare again`);
-        paths.push(FD_PATHS ? `/proc/self/fd/${handle.fd}` : file);
-      }
-      readPaths.set(table.name, paths);
+      const file = path.join(folder, tableFile(table));
+      const want = facts.files[tableFile(table)];
+      if (want === undefined) throw new UserError(`${factsFile} names no sha256 for ${tableFile(table)}: run prepare again`);
+      const handle = await fsp.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+        throw new UserError(`${file} ${error.code === 'ENOENT' ? 'is missing' : `cannot be read (${error.message})`}: the prepared folder is incomplete; run prepare again`, undefined, { cause: error });
+      });
+      handles.push(handle);
+      const got = await sha256OfHandle(handle);
+      if (got !== want) throw new UserError(`${file} was altered after prepare wrote it (sha256 ${got}, prepare wrote ${want}); run prepare again`);
+      readPaths.set(table.name, FD_PATHS ? `/proc/self/fd/${handle.fd}` : file);
     }
   } catch (error) {
     await Promise.all(handles.map((handle) => handle.close()));

@@ -10,9 +10,6 @@ import path from 'node:path';
 import { A, B, C, balance, build, fileHash, type Built, type Row } from './helpers/fixtures.ts';
 import { PointsHistorySchema } from '../schemas/points-history.ts';
 import { verifyPointsHistory } from '../tree/verify-points-history.ts';
-import { openDatabase } from '../build/database.ts';
-import { pointsHistoryDaysSql } from '../build/compute/points-history.ts';
-import { tempDir } from './helpers/fixtures.ts';
 
 const D = '0x' + 'd'.repeat(40);
 const E = '0x' + 'e'.repeat(40);
@@ -211,30 +208,6 @@ test('--manifest lists every history file with the hash of its bytes', async () 
   assert.equal(listed.sort(), Object.keys(EXPECTED).map(history).sort());
   for (const [file, hash] of lines) assert.is(fileHash(path.join(out, file)), hash, file);
   assert.ok(lines.some(([file]) => file === '_snapshot/no-history/points-history.json'));
-});
-
-test('in pieces of the days (as prepare cuts them), every day is in exactly one piece, days before 1970 too, ranked as in the whole', async () => {
-  const dir = tempDir();
-  const db = await openDatabase({ file: path.join(dir, 'pieces.duckdb'), tempDir: path.join(dir, 'spill'), threads: 1, memoryLimit: '64MB' });
-  try {
-    // Three wallets of one season over days -5 (1969-12-27) to 5, the ranks changing day by day.
-    await db.run(`CREATE TABLE history_totals AS
-      SELECT w AS wallet, d AS day, 1.0 AS points, (w * 7 + d * (w - 2)) % 5 - 1.0 AS total_points FROM range(1, 4) a(w), range(-5, 6) b(d)`);
-    await db.run('CREATE TABLE history_wallets AS SELECT w::INTEGER AS wallet, 1::BIGINT AS season FROM range(1, 4) a(w)');
-    await db.run('CREATE TABLE points_history_wallets AS SELECT w::INTEGER AS wallet FROM range(1, 4) a(w)');
-    const rows = async (sql: string) => db.rows<{ wallet: number; day: number; rank: number | null }>(`SELECT wallet::INTEGER AS wallet, day::INTEGER AS day, rank FROM (${sql}) ORDER BY wallet, day`);
-    const whole = await rows(pointsHistoryDaysSql());
-    assert.is(whole.length, 33);
-    assert.ok(whole.some((row) => row.rank !== null && row.rank > 1), 'some ranks below the first');
-    for (const count of [2, 4]) {
-      const pieces = [];
-      for (let index = 0; index < count; index++) pieces.push(...await rows(pointsHistoryDaysSql({ index, count })));
-      pieces.sort((a, b) => a.wallet - b.wallet || a.day - b.day);
-      assert.equal(pieces, whole, `${count} pieces`);
-    }
-  } finally {
-    db.close();
-  }
 });
 
 test.run();

@@ -109,7 +109,7 @@ test('a prepared folder that was altered is refused, naming the file', async () 
   delete format1.seal;
   format1.format = 1;
   fs.writeFileSync(olderFacts, JSON.stringify({ ...format1, seal: sealOf(format1) }));
-  assert.match(await refusal(older), `${olderFacts} was written by another version of wallet-snapshot (prepared folder format 1; this version reads format 3)`);
+  assert.match(await refusal(older), `${olderFacts} was written by another version of wallet-snapshot (prepared folder format 1; this version reads format 2)`);
 
   const missing = fresh('missing');
   fs.rmSync(path.join(missing, 'participants.parquet'));

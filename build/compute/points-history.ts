@@ -156,27 +156,15 @@ export async function rankPointsHistory(db: Database, inShard: string): Promise<
     SELECT w.wallet, w.address, w.season::INTEGER AS season FROM history_wallets w
     SEMI JOIN participants p ON p.season = w.season AND p.address = w.address
     WHERE ${inShard}`);
-  await db.run(`CREATE VIEW points_history_days AS ${pointsHistoryDaysSql()}`);
-}
-
-/**
- * The rows of `points_history_days` (see rankPointsHistory), or those of the days in one of
- * `pieces.count` pieces of the days: a day's ranks need only that day's rows, so the rank window
- * can sort the days piece by piece (prepare does, bench/MEASUREMENTS.md). The filter is on the
- * rows the window reads: DuckDB does not push a filter on the view's days below its window.
- */
-export function pointsHistoryDaysSql(pieces: { index: number; count: number } = { index: 0, count: 1 }): string {
-  // (day % count + count) % count: a day before 1970 is negative, and DuckDB's % keeps the sign.
-  const inPiece = pieces.count === 1 ? 'true' : `(t.day % ${pieces.count} + ${pieces.count}) % ${pieces.count} = ${pieces.index}`;
-  return `
+  await db.run(`
+    CREATE VIEW points_history_days AS
     WITH ranked AS (
       SELECT t.wallet, t.day, t.points, t.total_points,
              CASE WHEN t.total_points > 0 THEN rank() OVER (PARTITION BY w.season, t.day ORDER BY t.total_points DESC) END AS rank
       FROM history_totals t JOIN history_wallets w ON w.wallet = t.wallet
-      WHERE ${inPiece}
     )
     SELECT r.wallet, r.day, r.points, r.total_points, r.rank::INTEGER AS rank
-    FROM ranked r JOIN points_history_wallets w ON w.wallet = r.wallet`;
+    FROM ranked r JOIN points_history_wallets w ON w.wallet = r.wallet`);
 }
 
 /** The rows of the documents, in their order: a wallet's seasons, each season's days. */

@@ -16,8 +16,7 @@ export const loadPrepared: Stage = {
     if (context.mode.kind !== 'prepared') return;
     const prepared = context.mode.folder;
     for (const table of PREPARED_TABLES) {
-      const files = prepared.readPaths.get(table.name)!.map(literalPathSql).join(', ');
-      await context.db.run(`CREATE TABLE ${table.name} AS SELECT ${loadedColumnsSql(table)} FROM read_parquet([${files}])`);
+      await context.db.run(`CREATE TABLE ${table.name} AS SELECT ${loadedColumnsSql(table)} FROM read_parquet(${literalPathSql(prepared.readPaths.get(table.name)!)})`);
     }
     const { facts } = prepared;
     context.values.dailyAsOf = facts.dailyAsOf;

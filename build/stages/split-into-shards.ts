@@ -14,7 +14,7 @@ import {
   sha256OfFile,
   storedColumnsSql,
   PREPARED_TABLE_NAMES,
-  tableFiles,
+  tableFile,
   writePreparedFacts,
   type PreparedTable,
 } from '../prepared-folder.ts';
@@ -23,8 +23,7 @@ import { need, type Stage, type StageContext } from './stage.ts';
 export const splitIntoShards: Stage = {
   name: 'split into shards',
   side: 'night',
-  // The points histories' days are cut from the tables their view reads, a piece at a time.
-  reads: [...PREPARED_TABLE_NAMES, 'addresses', 'venue_b_accounts', 'history_totals', 'history_wallets'],
+  reads: [...PREPARED_TABLE_NAMES, 'addresses', 'venue_b_accounts'],
   writes: ['address_shards'],
   when: (context) => context.mode.kind === 'prepare',
   async run(context) {
@@ -41,28 +40,23 @@ export const splitIntoShards: Stage = {
     for (const table of PREPARED_TABLES) {
       if (context.signal.aborted) throw context.signal.reason;
       const columns = storedColumnsSql(table);
-      const names = tableFiles(table);
       if (table.cut === null) {
         // Small, and the same in every shard: written once, copied.
-        const once = path.join(parts, names[0]!);
+        const once = path.join(parts, tableFile(table));
         await db.run(`COPY (SELECT ${columns} FROM ${table.name}) TO ${literalPathSql(once)} (FORMAT parquet)`);
-        for (const folder of folders) await fsp.copyFile(once, path.join(folder, names[0]!));
+        for (const folder of folders) await fsp.copyFile(once, path.join(folder, tableFile(table)));
         continue;
       }
-      for (const [piece, name] of names.entries()) {
-        if (context.signal.aborted) throw context.signal.reason;
-        const partitioned = path.join(parts, name);
-        const rows = table.cut(shardOf, { index: piece, count: names.length });
-        await db.run(`COPY (SELECT ${columns}, shard FROM (${rows})) TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard))`);
-        for (let index = 1; index <= shards; index++) await gatherShard(context, table, partitioned, index, path.join(folders[index - 1]!, name));
-      }
+      const partitioned = path.join(parts, table.name);
+      await db.run(`COPY (SELECT ${columns}, shard FROM (${table.cut(shardOf)})) TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard))`);
+      for (let index = 1; index <= shards; index++) await gatherShard(context, table, partitioned, index, folders[index - 1]!);
     }
     await fsp.rm(parts, { recursive: true, force: true });
     const inputs = await context.inputsDigest;
     for (let index = 1; index <= shards; index++) {
       const folder = folders[index - 1]!;
       const files: Record<string, string> = {};
-      for (const name of PREPARED_TABLES.flatMap(tableFiles)) files[name] = await sha256OfFile(path.join(folder, name));
+      for (const table of PREPARED_TABLES) files[tableFile(table)] = await sha256OfFile(path.join(folder, tableFile(table)));
       await writePreparedFacts(folder, {
         format: PREPARED_FORMAT,
         shard: { index, count: shards },
@@ -81,11 +75,11 @@ export const splitIntoShards: Stage = {
 };
 
 /**
- * Shard K's part of a partitioned table (or of one piece of it) as one file, `destination`: DuckDB
- * writes `shard=K/data_0.parquet` (more files when a partition is large); a shard with no rows gets
- * an empty file of the same columns.
+ * Shard K's part of a partitioned table as one file: DuckDB writes `shard=K/data_0.parquet` (more
+ * files when a partition is large); a shard with no rows gets an empty file of the same columns.
  */
-async function gatherShard(context: StageContext, table: PreparedTable, partitioned: string, index: number, destination: string): Promise<void> {
+async function gatherShard(context: StageContext, table: PreparedTable, partitioned: string, index: number, folder: string): Promise<void> {
+  const destination = path.join(folder, tableFile(table));
   const partition = path.join(partitioned, `shard=${index}`);
   const files = (await fsp.readdir(partition).catch(() => [] as string[])).filter((name) => name.endsWith('.parquet'));
   if (files.length === 1) {
