@@ -8,7 +8,7 @@ import type { Database } from '../database.ts';
 import { UserError } from '../../core/errors.ts';
 import { NEW_YORK } from '../config.ts';
 import { MAX_CHAINS, seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
-import { OWNER_ON_CHAIN_SQL } from '../input/load.ts';
+import { largestAccountBalancesSql } from '../input/load.ts';
 
 /** The tables one run of the history rule reads and writes. */
 export interface SnapshotTables {
@@ -45,16 +45,11 @@ export async function numberChains(db: Database): Promise<void> {
 export async function checkSummedBalances(db: Database, nowSeconds: number, rowsOfWallets: (walletIds: string) => string): Promise<void> {
   await db.run(
     `CREATE TABLE summed_balance_risks AS
-     WITH owner_on_chain AS (${OWNER_ON_CHAIN_SQL}),
-     owners AS (SELECT DISTINCT chain_id, owner_id FROM venue_b_accounts),
-     accounts AS (
-       SELECT b.chain_id, coalesce(v.owner_id, b.account) AS wallet, b.token_index, b.account, max(b.raw)::DOUBLE AS largest
-       FROM every_balance_row b
-       LEFT JOIN owner_on_chain v ON v.chain_id = b.chain_id AND v.account_id = b.account
-       WHERE b.ts <= $now
-         AND (v.owner_id IS NOT NULL OR EXISTS (SELECT 1 FROM owners o WHERE o.chain_id = b.chain_id AND o.owner_id = b.account))
-       GROUP BY ALL
-     )
+     WITH owners AS (SELECT DISTINCT chain_id, owner_id FROM venue_b_accounts),
+     -- Only the accounts of wallets with sub-accounts on the chain: a sum over several accounts.
+     accounts AS (${largestAccountBalancesSql(
+       'v.owner_id IS NOT NULL OR EXISTS (SELECT 1 FROM owners o WHERE o.chain_id = b.chain_id AND o.owner_id = b.account)',
+     )})
      SELECT DISTINCT wallet AS id FROM accounts GROUP BY chain_id, wallet, token_index HAVING sum(largest) >= ${2 ** 126}`,
     { now: nowSeconds },
   );

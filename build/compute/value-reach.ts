@@ -13,7 +13,7 @@
  */
 import type { Database } from '../database.ts';
 import { UserError } from '../../core/errors.ts';
-import { OWNER_ON_CHAIN_SQL } from '../input/load.ts';
+import { largestAccountBalancesSql } from '../input/load.ts';
 
 const LIMIT = 2 ** 1023;
 
@@ -36,18 +36,11 @@ export async function checkValueReach(db: Database, nowSeconds: number): Promise
     FROM (${PRICED_TOKENS_SQL}) t LEFT JOIN accounts a ON a.chain_id = t.chain_id`);
   if ((bound?.reach ?? 0) < LIMIT) return;
   const [found] = await db.rows<{ wallets: number; address: string; chain_id: number; token: string; decimals: number; largest_price: number; balance: number }>(`
-    WITH owner_on_chain AS (${OWNER_ON_CHAIN_SQL}),
-    largest AS (
-      SELECT b.chain_id, coalesce(v.owner_id, b.account) AS wallet, b.token_index, b.account, max(b.raw) AS raw
-      FROM every_balance_row b
-      LEFT JOIN owner_on_chain v ON v.chain_id = b.chain_id AND v.account_id = b.account
-      WHERE b.ts <= $now
-      GROUP BY ALL
-    ),
+    WITH largest AS (${largestAccountBalancesSql()}),
     reach AS (
       -- Summed as doubles: a sum beyond a HUGEINT has a refusal of its own (history.ts).
-      SELECT l.wallet, l.chain_id, t.token, t.decimals, t.largest_price, sum(l.raw::DOUBLE) AS balance,
-             sum(l.raw::DOUBLE) * pow(10::DOUBLE, -t.decimals) * t.largest_price AS value
+      SELECT l.wallet, l.chain_id, t.token, t.decimals, t.largest_price, sum(l.largest) AS balance,
+             sum(l.largest) * pow(10::DOUBLE, -t.decimals) * t.largest_price AS value
       FROM largest l JOIN (${PRICED_TOKENS_SQL}) t ON t.chain_id = l.chain_id AND t.token_index = l.token_index
       GROUP BY l.wallet, l.chain_id, t.token, t.largest_price, t.decimals
     ),

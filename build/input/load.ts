@@ -135,6 +135,21 @@ function balanceRowsSql(where: string): string {
 export const OWNER_ON_CHAIN_SQL = 'SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id';
 
 /**
+ * Each account's largest raw balance up to `$now` on a chain, per token, as a DOUBLE, with the
+ * wallet its rows count for there (its owner's when it is a sub-account, SPEC 3.1), over every
+ * balance row of the export: the bound the night's checks of summed balances and of values put on
+ * a wallet's balance. `where` narrows the rows (it may name `b`, the row, and `v`, its owner).
+ */
+export function largestAccountBalancesSql(where = 'true'): string {
+  return `
+    SELECT b.chain_id, coalesce(v.owner_id, b.account) AS wallet, b.token_index, b.account, max(b.raw)::DOUBLE AS largest
+    FROM every_balance_row b
+    LEFT JOIN (${OWNER_ON_CHAIN_SQL}) v ON v.chain_id = b.chain_id AND v.account_id = b.account
+    WHERE b.ts <= $now AND (${where})
+    GROUP BY ALL`;
+}
+
+/**
  * The balance rows that count for the wallets whose ids `walletIds` selects: a row counts for its
  * account's owner on the row's chain, else for the account itself (SPEC 3.1). The rows are first
  * cut by their address as written (the wallets' and their sub-accounts'), so that the costly part
