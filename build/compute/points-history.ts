@@ -2,8 +2,8 @@
  * The points history of one wallet (GET /v1/address/{address}/points/history): for every
  * participant of a season, one row per day from its first day F in the season to the season's day
  * A, with the day's points, the running total and the rank on that day. Every rule is a query of
- * this file, set-based over whole tables: the leaderboards' `season_days` (each season's A) and
- * `participants` (leaderboards.ts) are its inputs.
+ * this file, set-based over whole tables: `season_days` (each season's A, leaderboards.ts) is its
+ * input. Every wallet's sums up to A are made here once: the leaderboards read theirs off day A.
  *
  * The sums are the leaderboard's exact sums (exact-sum.ts), the double nearest the true sum: in
  * units of the lowest bin (of 8 bits) of a wallet's values in a season, each of its rows is an

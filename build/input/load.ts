@@ -57,14 +57,6 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
     SELECT w.written, a.id, a.id IN (SELECT account_id FROM venue_b_accounts UNION ALL SELECT owner_id FROM venue_b_accounts) AS keeps_tx_hash
     FROM (SELECT "address" AS written, ${balanceAddress.value} AS address FROM ${distinctValuesTable(balances, balanceAddress)}) w
     JOIN addresses a ON a.address = w.address`);
-  // The addresses of points.parquet as written, numbered: the leaderboards' sums group 300M rows
-  // at 1M wallets by these integers, not by text (by text, they did not fit 1.5 GB).
-  const points = inputOf('points');
-  const pointsAddress = points.columns.find((column) => column.contract.name === 'address')!;
-  await db.run(`
-    CREATE TABLE point_addresses AS
-    SELECT "address" AS written, (row_number() OVER ())::INTEGER AS written_id, ${pointsAddress.value} AS address
-    FROM ${distinctValuesTable(points, pointsAddress)}`);
   for (const input of inputs) {
     for (const column of input.columns) {
       if (column.contract.kind === 'address') await db.run(`DROP TABLE ${distinctValuesTable(input, column)}`);

@@ -10,7 +10,7 @@ export const loadInputs: Stage = {
   reads: [...INPUT_VIEWS, ...DISTINCT_ADDRESS_TABLES],
   writes: [
     'token_names', 'addresses', 'venue_b_accounts', 'balance_address_ids', 'tokens', 'balance_written', 'balance_rows', 'every_balance_row',
-    'repeated_balance_keys', 'repeated_balance_rows', 'prices', 'multipliers', 'seasons', 'points', 'point_addresses', ...DISTINCT_ADDRESS_TABLES,
+    'repeated_balance_keys', 'repeated_balance_rows', 'prices', 'multipliers', 'seasons', 'points', ...DISTINCT_ADDRESS_TABLES,
   ],
   drops: DISTINCT_ADDRESS_TABLES,
   async run(context) {
