@@ -7,19 +7,19 @@
  * A whole build reads both off its `snapshots`. A shard's build holds the snapshots of its own
  * wallets only (build/input/load.ts), yet must write the same bytes as every other shard; it
  * finds both facts by running the history rule itself on a few wallets of the whole export, in
- * the order the example is chosen in:
- * - a wallet has a snapshot only if one of its rows (up to now) has a raw balance > 0: balances
- *   are non-negative (the contract), so a non-zero sum needs an account whose balance is > 0;
- * - the converse fails (5 then 0 in one transaction emits nothing), so the candidates are taken in
- *   batches, each batch's snapshots computed exactly (history.ts), until both facts are known.
- * The first batch decides in any real export; an export where it does not costs more batches,
- * each 16 times larger, never a wrong answer.
+ * the order the example is chosen in: every address is a candidate, taken in batches, each batch's
+ * snapshots computed exactly (history.ts), until both facts are known. A batch is a prefix of the
+ * order, so the first wallet with a snapshot in it is the first of the whole export. The first
+ * batch decides in any real export; an export where it does not (its first addresses without a
+ * snapshot: sub-accounts, wallets with points only, balances that come back to 0) costs more
+ * batches, each 16 times larger, never a wrong answer. Candidates are not narrowed to the wallets
+ * with a balance above 0: finding those read every balance row, for a batch that decides anyway.
  */
 import type { Database } from '../database.ts';
 import { dayNumber } from './days.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 import { computeSnapshotsOf } from './history.ts';
-import { balanceRowsOfWalletsSql, walletsWithPositiveRowsSql } from '../input/load.ts';
+import { balanceRowsOfWalletsSql } from '../input/load.ts';
 
 export interface ExportFacts {
   dailyAsOf: string | null;
@@ -49,21 +49,19 @@ function exampleOrderSql(wallet: string, address: string): string {
 }
 
 /** Both facts for a night split among shards, found by probing candidate wallets of the whole export. */
-export async function probeExportFacts(db: Database, nowSeconds: number, lastClosedDay: string): Promise<ExportFacts> {
-  // Every wallet with a row > 0 up to now, numbered in the example's order.
+export async function probeExportFacts(db: Database, nowSeconds: number, lastClosedDay: string, rowsFrom: 'export' | 'balance_rows'): Promise<ExportFacts> {
+  // Every address of the export, numbered in the example's order.
   await db.run(
     `CREATE TABLE probe_candidates AS
-     SELECT w.wallet, (row_number() OVER (ORDER BY ${exampleOrderSql('w.wallet', 'a.address')}))::INTEGER AS position
-     FROM (${walletsWithPositiveRowsSql()}) w
-     JOIN addresses a ON a.id = w.wallet`,
-    { now: nowSeconds },
+     SELECT a.id AS wallet, (row_number() OVER (ORDER BY ${exampleOrderSql('a.id', 'a.address')}))::INTEGER AS position
+     FROM addresses a`,
   );
   const [{ candidates } = { candidates: 0 }] = await db.rows<{ candidates: number }>('SELECT count(*)::INTEGER AS candidates FROM probe_candidates');
   let exampleWallet: string | null = null;
   let dailyAsOf: string | null = null;
   for (let first = 1, size = FIRST_BATCH; first <= candidates; first += size, size *= 16) {
     for (const table of ['probe_rows', 'probe_days', 'probe_snapshots']) await db.run(`DROP TABLE IF EXISTS ${table}`);
-    await db.run(`CREATE TABLE probe_rows AS ${balanceRowsOfWalletsSql(`SELECT wallet AS id FROM probe_candidates WHERE position BETWEEN ${first} AND ${first + size - 1}`)}`);
+    await db.run(`CREATE TABLE probe_rows AS ${balanceRowsOfWalletsSql(`SELECT wallet AS id FROM probe_candidates WHERE position BETWEEN ${first} AND ${first + size - 1}`, rowsFrom)}`);
     await computeSnapshotsOf(db, nowSeconds, { rows: 'probe_rows', days: 'probe_days', snapshots: 'probe_snapshots' });
     const found = await factsOfSnapshots(db, 'probe_snapshots', lastClosedDay);
     // Batches come in the example's order: the first batch with a snapshot holds the example.

@@ -143,31 +143,22 @@ export function largestAccountBalancesSql(where = 'true'): string {
 
 /**
  * The balance rows that count for the wallets whose ids `walletIds` selects: a row counts for its
- * account's owner on the row's chain, else for the account itself (SPEC 3.1). The rows are first
- * cut by their address as written (the wallets' and their sub-accounts'), so that the costly part
- * of reading a row runs on those rows only; a sub-account of one of them that is a wallet of its
- * own on another chain is then cut by the rule.
+ * account's owner on the row's chain, else for the account itself (SPEC 3.1). Read from the
+ * export, the rows are first cut by their address as written (the wallets' and their
+ * sub-accounts'), so that the costly part of reading a row runs on those rows only; read from
+ * `balance_rows` when it holds every row (a build without a shard, and prepare), they are cut by
+ * account id. A sub-account of one of them that is a wallet of its own on another chain is then
+ * cut by the rule.
  */
-export function balanceRowsOfWalletsSql(walletIds: string): string {
+export function balanceRowsOfWalletsSql(walletIds: string, from: 'export' | 'balance_rows' = 'export'): string {
+  const rows = from === 'export'
+    ? balanceRowsSql('b.address_as_written IN (SELECT written FROM balance_address_ids WHERE id IN (SELECT id FROM accounts))')
+    : 'SELECT * FROM balance_rows WHERE account IN (SELECT id FROM accounts)';
   return `
     WITH wallets AS (${walletIds}),
     accounts AS (SELECT id FROM wallets UNION SELECT account_id FROM venue_b_accounts WHERE owner_id IN (SELECT id FROM wallets)),
     owners AS (${OWNER_ON_CHAIN_SQL})
-    SELECT b.* FROM (${balanceRowsSql('b.address_as_written IN (SELECT written FROM balance_address_ids WHERE id IN (SELECT id FROM accounts))')}) b
+    SELECT b.* FROM (${rows}) b
     LEFT JOIN owners v ON v.chain_id = b.chain_id AND v.account_id = b.account
     WHERE coalesce(v.owner_id, b.account) IN (SELECT id FROM wallets)`;
-}
-
-/**
- * Every wallet with a balance row > 0 up to `$now` (SPEC 3.1: the row's owner on its chain, else
- * its account): a wallet without one has no snapshot, as balances are non-negative. Grouped by the
- * address as written first, so that the per-row work is a filter.
- */
-export function walletsWithPositiveRowsSql(): string {
-  return `
-    SELECT DISTINCT coalesce(v.owner_id, a.id) AS wallet
-    FROM (SELECT DISTINCT chain_id, address_as_written FROM balance_written WHERE balance > 0 AND timestamp <= $now) b
-    JOIN balance_address_ids a ON a.written = b.address_as_written
-    LEFT JOIN (${OWNER_ON_CHAIN_SQL}) v
-      ON v.chain_id = b.chain_id AND v.account_id = a.id`;
 }

@@ -9,11 +9,13 @@ import { isSharded, type Stage } from './stage.ts';
 export const probeExportFacts: Stage = {
   name: 'probe export facts',
   side: 'night',
-  reads: ['balance_written', 'balance_address_ids', 'venue_b_accounts', 'addresses', 'chains'],
+  reads: ['balance_written', 'balance_rows', 'balance_address_ids', 'venue_b_accounts', 'addresses', 'chains'],
   writes: [],
   when: isSharded,
   async run(context) {
-    const facts = await probe(context.db, context.config.nowSeconds, context.config.lastClosedDay);
+    // prepare loads every balance row (for the shards' folders); `build --shard` only its own.
+    const rowsFrom = context.config.shard === null ? 'balance_rows' : 'export';
+    const facts = await probe(context.db, context.config.nowSeconds, context.config.lastClosedDay, rowsFrom);
     context.values.dailyAsOf = facts.dailyAsOf;
     context.values.exampleWallet = facts.exampleWallet;
   },

@@ -5,8 +5,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { balance, build, type Row } from '../helpers/fixtures.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { balance, build, PINNED_NOW, tempDir, writeInputs, type Row, type Tables } from '../helpers/fixtures.ts';
 import { shardOf } from '../../core/shard.ts';
+import { prepareNight } from '../../build/prepare.ts';
+import { buildSnapshot } from '../../build/index.ts';
+import { resolveBuildConfig } from '../../build/config.ts';
 
 const address = (prefix: string, i: number) => `0x${prefix}${i.toString(16).padStart(39, '0')}`;
 /** Today in New York at the pinned --now (2025-11-21T17:00:00Z): after L = 2025-11-20, before now. */
@@ -23,11 +28,13 @@ function noSnapshot(wallet: string, block: number): Row[] {
 test('a shard finds the example and the daily asOf of the whole export past candidates without snapshots', async () => {
   const owners = Array.from({ length: 70 }, (_, i) => address('1', i));
   const emptyWallets = Array.from({ length: 1_100 }, (_, i) => address('4', i));
-  // The example: the first owner of sub-accounts with a snapshot, 71st in the example's order;
-  // its only snapshot (through its sub-account) is dated today, after L.
+  // The example: the first owner of sub-accounts with a snapshot, 71st in the example's order
+  // (the probe's second batch); its only snapshot, through its sub-account, is dated today, after
+  // L. The sub-account, 1,243rd, is a candidate of the third batch: the example's rows are found
+  // through its owner's batch, not its own.
   const example = address('3', 0);
-  const exampleSub = address('3', 1);
-  // The only snapshot dated <= L, of a wallet without sub-accounts: 1,172nd in that order.
+  const exampleSub = address('f', 1);
+  // The only snapshot dated <= L, of a wallet without sub-accounts: 1,242nd in that order.
   const closed = address('5', 0);
   const balances = [
     ...owners.flatMap((owner, i) => noSnapshot(owner, 10 + i)),
@@ -50,7 +57,24 @@ test('a shard finds the example and the daily asOf of the whole export past cand
     const shard = await build(tables, { shard: `${k}/3` });
     assert.is(shard.text('_snapshot/meta.json'), meta, `shard ${k} of 3`);
   }
+  // prepare probes the balance rows it loaded, not the export: the same facts.
+  assert.equal(await preparedMetas(tables, 3), [meta, meta, meta]);
 });
+
+/** Each shard's meta.json, built from the folders `prepare --shards N` wrote. */
+async function preparedMetas(tables: Tables, shards: number): Promise<string[]> {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), tables);
+  const quiet = { progress: 'quiet' as const, threads: 1 };
+  const { folders } = await prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now: PINNED_NOW, ...quiet }), shards });
+  const metas: string[] = [];
+  for (const [i, folder] of folders.entries()) {
+    const out = path.join(root, `tree-${i + 1}`);
+    await buildSnapshot(resolveBuildConfig({ prepared: folder, out, ...quiet }));
+    metas.push(fs.readFileSync(path.join(out, '_snapshot/meta.json'), 'utf8'));
+  }
+  return metas;
+}
 
 test('with no snapshot dated <= L anywhere, every shard writes a null asOf, as the whole build does', async () => {
   const tables = { balances: [...noSnapshot(address('1', 0), 1), balance({ address: address('2', 0), block_number: 2, timestamp: TODAY, balance: '3' })] };
@@ -59,6 +83,7 @@ test('with no snapshot dated <= L anywhere, every shard writes a null asOf, as t
   assert.is(JSON.parse(meta).dailyAsOf, null);
   assert.is(JSON.parse(meta).exampleWallet, address('2', 0));
   for (let k = 1; k <= 2; k++) assert.is((await build(tables, { shard: `${k}/2` })).text('_snapshot/meta.json'), meta, `shard ${k} of 2`);
+  assert.equal(await preparedMetas(tables, 2), [meta, meta]);
 });
 
 test('a shard keeps the rows of its wallets: a sub-account\'s with its owner on that chain, its own on another chain', async () => {
