@@ -100,9 +100,9 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
   await db.run(`CREATE TABLE prices AS SELECT DISTINCT * FROM (${select('prices')})`);
   await db.run(`CREATE TABLE multipliers AS ${select('multipliers')}`);
   await db.run(`CREATE TABLE seasons AS ${select('seasons')}`);
-  // Points are the largest input and are read twice at most: a view, not a copy. The address as
-  // written is kept beside the lower-cased one, so that the sums can group 30M rows by it and
-  // lower-case only the groups (build/compute/leaderboards.ts).
+  // Points are the largest input: a view, not a copy (the points histories read it twice, for each
+  // wallet's facts and for its sums). The address as written is kept beside the lower-cased one,
+  // so that they group 300M rows by it and lower-case only the groups (build/compute/points-history.ts).
   await db.run(`CREATE VIEW points AS ${select('points', 'CAST("address" AS VARCHAR) AS address_as_written')}`);
 }
 
