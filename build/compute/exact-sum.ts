@@ -1,13 +1,15 @@
 /**
- * The leaderboard's sums of points, exact: `totalPoints` and `dailyRate` are the double nearest to
- * the true sum of a wallet's points (ties to even), the value Python's `math.fsum` gives. Such a
+ * The sums of points, exact (the points histories', which the leaderboards read on day A):
+ * `totalPoints` and `dailyRate` are the double nearest to the true sum of a wallet's points (ties
+ * to even), the value Python's `math.fsum` gives. Such a
  * sum does not depend on the order of the rows, so wallets with the same points tie exactly, and
  * every build and every shard of the same exports writes the same bytes. (DuckDB's `fsum` is
  * compensated, not exact, and its result moves with the order its threads combine rows in.)
  *
  * In SQL, every double x is split exactly into m * 2^q with an integer m < 2^55, and m * 2^(q - 8b)
  * (an integer below 2^62) is summed per bin b = floor(q / 8) as an exact HUGEINT. Here, the few
- * bins of a wallet are combined into one BigInt and rounded once.
+ * bins of a wallet whose values span too many bins for one HUGEINT are combined into one BigInt
+ * and rounded once (points-history.ts sums every other wallet in one HUGEINT, in SQL).
  */
 
 export const BIN_BITS = 8;

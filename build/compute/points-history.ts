@@ -5,12 +5,13 @@
  * this file, set-based over whole tables: `season_days` (each season's A, leaderboards.ts) is its
  * input. Every wallet's sums up to A are made here once: the leaderboards read theirs off day A.
  *
- * The sums are the leaderboard's exact sums (exact-sum.ts), the double nearest the true sum: in
+ * The sums are exact (exact-sum.ts), the double nearest the true sum, as Python's math.fsum: in
  * units of the lowest bin (of 8 bits) of a wallet's values in a season, each of its rows is an
  * exact integer; the day's sum and the running sum are exact HUGEINT window sums over the rows,
- * and both are rounded once to the nearest double in SQL. So the row of day A has the same
- * bytes as the standing's `totalPoints` and `dailyRate`. The few wallet-seasons whose values span
- * too many bits for a HUGEINT (or reach subnormal doubles) are summed in JS with BigInt instead.
+ * and both are rounded once to the nearest double in SQL. The row of day A is the standing's
+ * `totalPoints` and `dailyRate` (leaderboards.ts reads them there). The few wallet-seasons whose
+ * values span too many bits for a HUGEINT (or reach subnormal doubles) are summed in JS with
+ * BigInt instead.
  */
 import { forEachChunk, expectStreamReached } from '../stream.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
@@ -34,8 +35,8 @@ export async function computePointsHistory(db: Database): Promise<void> {
   const lowestBin = binnedPartsSql('min_magnitude').bin;
   const highestBin = binnedPartsSql('max_magnitude').bin;
   // Rule: only rows dated <= A count; F = the earliest date <= A of the wallet's rows, a row of 0
-  // points included. Grouped by the address as written first, as the leaderboard's sums are
-  // (lower-casing every row costs more than lower-casing the groups).
+  // points included. Grouped by the address as written first (lower-casing every row costs more
+  // than lower-casing the groups).
   await db.run(`
     CREATE TABLE history_written AS
     SELECT season, address_as_written, ${lowestBin} AS lowest_bin, ${highestBin} AS highest_bin, row_count, first_date
