@@ -1,7 +1,10 @@
 /** The leaderboard's sums: the exact sum of the points, rounded once to the nearest double. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN_BITS, nearestDouble, roundBinnedSum } from '../build/compute/exact-sum.ts';
+import path from 'node:path';
+import { BIN_BITS, nearestDouble, nearestDoubleSql, roundBinnedSum } from '../build/compute/exact-sum.ts';
+import { openDatabase } from '../build/database.ts';
+import { tempDir } from './helpers/fixtures.ts';
 
 test('nearest double, ties to even, in the normal range', () => {
   assert.is(nearestDouble(0n, -1074), 0);
@@ -27,6 +30,44 @@ test('bins combine before the one rounding', () => {
   const sums = [1n << BigInt(-80 - BIN_BITS * bins[0]!), 1n << BigInt(-53 - BIN_BITS * bins[1]!), 1n];
   assert.is(roundBinnedSum(bins, sums), 1.0000000000000002);
   assert.is(roundBinnedSum([], []), 0);
+});
+
+/** Sums that round hard: exact ties at 53 bits, one unit either side of them, around 2^62 and up to 2^127. */
+function hardSums(): bigint[] {
+  let seed = 12345n;
+  const random = (bits: number) => {
+    seed = (seed * 6364136223846793005n + 1442695040888963407n) & (2n ** 64n - 1n);
+    return (seed >> 11n) & ((1n << BigInt(bits)) - 1n);
+  };
+  const sums = [0n, 1n, 2n ** 53n + 1n, 2n ** 62n - 1n, 2n ** 62n, 2n ** 62n + 1n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 126n + 2n ** 73n, 2n ** 127n - 1n];
+  for (let shift = 0n; shift <= 72n; shift += 3n) {
+    const tie = ((1n << 53n) | random(53) | 1n) << shift; // 54 significant bits, the last one a half
+    sums.push(tie, tie + 1n, tie - 1n);
+    if (shift > 0n) {
+      const above = random(53) << (shift + 1n);
+      sums.push(above | (1n << shift) | 1n, above | ((1n << shift) - 1n)); // just above, just below a half
+    }
+  }
+  return sums.flatMap((sum) => (sum === 0n ? [sum] : [sum, -sum]));
+}
+
+test('the SQL rounding of a HUGEINT sum gives the nearest double, ties to even', async () => {
+  const root = tempDir();
+  const db = await openDatabase({ file: path.join(root, 'test.duckdb'), tempDir: path.join(root, 'spill'), threads: 2, memoryLimit: '256MB' });
+  try {
+    const sums = hardSums();
+    const values = sums.map((sum, i) => `(${i}, '${sum}'::HUGEINT, ${(i % 5) - 2})`).join(', ');
+    const rows = await db.rows<{ i: number; value: number }>(
+      `SELECT i, ${nearestDoubleSql('h', `${BIN_BITS} * lowest_bin`)} AS value FROM (VALUES ${values}) t(i, h, lowest_bin) ORDER BY i`,
+    );
+    assert.is(rows.length, sums.length);
+    for (const row of rows) {
+      const expected = nearestDouble(sums[row.i]!, BIN_BITS * ((row.i % 5) - 2));
+      assert.ok(Object.is(row.value, expected) || (row.value === 0 && expected === 0), `${sums[row.i]}: ${row.value}, expected ${expected}`);
+    }
+  } finally {
+    db.close();
+  }
 });
 
 test.run();

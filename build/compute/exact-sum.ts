@@ -27,6 +27,17 @@ export function binnedPartsSql(column: string): { bin: string; part: string } {
   return { bin, part: `(${m} * (1::BIGINT << (${q} - ${BIN_BITS} * ${bin})))` };
 }
 
+/**
+ * SQL: the double nearest to h * 2^exponent (ties to even), for an exact HUGEINT h, while the
+ * result stays a normal double: h's decimal text read as a double is the double nearest to h
+ * (DuckDB reads numbers with fast_float, which rounds correctly however many digits), and scaling
+ * it by a power of two is then exact. DuckDB's own cast of a HUGEINT to DOUBLE is only close: it
+ * rounds twice.
+ */
+export function nearestDoubleSql(h: string, exponent: string): string {
+  return `${h}::VARCHAR::DOUBLE * pow(2::DOUBLE, ${exponent})`;
+}
+
 /** The double nearest to the sum over bins of `sums[i] * 2^(BIN_BITS * bins[i])`; bins ascending. */
 export function roundBinnedSum(bins: number[], sums: bigint[]): number {
   if (bins.length === 0) return 0;

@@ -17,7 +17,7 @@ import { forEachChunk, expectStreamReached } from '../stream.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import { UserError } from '../../core/errors.ts';
-import { binnedPartsSql, roundBinnedSum } from './exact-sum.ts';
+import { BIN_BITS, binnedPartsSql, nearestDoubleSql, roundBinnedSum } from './exact-sum.ts';
 
 /**
  * A wallet-season is summed in SQL when its exact sums stay below 2^126 (a HUGEINT holds 2^127):
@@ -127,14 +127,11 @@ export async function computePointsHistory(db: Database): Promise<void> {
 }
 
 /**
- * The double nearest to h * 2^(8 * lowest_bin) (ties to even), for an exact HUGEINT h: h's
- * decimal text read as a double is the double nearest to h (DuckDB reads numbers with fast_float,
- * which rounds correctly however many digits), and scaling it by a power of two is exact while
- * the result stays a normal double (MIN_LOWEST_BIN). DuckDB's own cast of a HUGEINT to DOUBLE is
- * only close: it rounds twice.
+ * The double nearest to the exact sum h in units of the wallet-season's lowest bin (exact-sum.ts);
+ * MIN_LOWEST_BIN keeps it a normal double.
  */
 function nearestDouble(h: string): string {
-  return `${h}::VARCHAR::DOUBLE * pow(2::DOUBLE, 8 * lowest_bin)`;
+  return nearestDoubleSql(h, `${BIN_BITS} * lowest_bin`);
 }
 
 /**
