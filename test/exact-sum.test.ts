@@ -1,4 +1,4 @@
-/** The leaderboard's sums: the exact sum of the points, rounded once to the nearest double. */
+/** The exact sums of points (totalPoints, dailyRate, the histories' totals), rounded once to the nearest double. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
