@@ -81,6 +81,18 @@ test('totalPoints and dailyRate are the exact sum rounded once, whatever the row
   ]);
 });
 
+test('a day of -0 points is written 0 in the leaderboard, the points file and the history, never "-0"', async () => {
+  const built = await build({
+    seasons: [{ season: 1, as_of: null }],
+    points: [{ season: 1, date: '2025-11-19', address: A, points: 4 }, { season: 1, date: '2025-11-20', address: A, points: -0 }],
+  });
+  const texts = [board(1), `v1/address/${A}/points.json`, `v1/address/${A}/points/history.json`].map((file) => built.text(file));
+  for (const text of texts) assert.not.match(text, '-0');
+  assert.match(texts[0]!, `{"rank":1,"user":"${A}","totalPoints":4,"dailyRate":0}`);
+  assert.match(texts[1]!, '"totalPoints":4,"dailyRate":0');
+  assert.match(texts[2]!, '{"date":"2025-11-20","points":0,"totalPoints":4,"rank":1}');
+});
+
 test('points adding up beyond the largest double fail the build with a clear message', async () => {
   const error = await thrown(() => build({
     seasons: [{ season: 1, as_of: null }],

@@ -37,10 +37,11 @@ export async function computeLeaderboards(db: Database): Promise<Leaderboard[]> 
   // rows dated A: the points history's running total and points on day A, the same exact sums
   // (points-history.ts), so the standing and the history's day A agree by construction.
   // Participants are the wallets whose totalPoints > 0; ranks are competition ranks; the order
-  // is totalPoints descending, then address. (A dailyRate of -0, one row of -0 points, is 0.)
+  // is totalPoints descending, then address. (A day of -0 points is written "0": every writer
+  // prints numbers as JavaScript does, and the test of -0 reads the bytes.)
   await db.run(`
     CREATE TABLE participants AS
-    SELECT w.season, w.address, t.total_points, CASE WHEN t.points = 0 THEN 0::DOUBLE ELSE t.points END AS daily_rate,
+    SELECT w.season, w.address, t.total_points, t.points AS daily_rate,
            rank() OVER (PARTITION BY w.season ORDER BY t.total_points DESC) AS rank,
            row_number() OVER (PARTITION BY w.season ORDER BY t.total_points DESC, w.address) AS position_in_order,
            count(*) OVER (PARTITION BY w.season) AS total_participants
