@@ -23,9 +23,8 @@ export async function openDatabase(options: { file: string; threads: number; mem
     temp_directory: options.tempDir,
     // Row order is always fixed by an explicit ORDER BY where it matters.
     preserve_insertion_order: 'false',
-    // The allocator hands freed memory back to the system on a thread of its own: prepare's peak
-    // RSS at 1,000,000 wallets was 1.60 to 1.88 GiB without it, 1.38 and 1.41 GiB with it
-    // (bench/MEASUREMENTS.md).
+    // The allocator hands freed memory back to the system on a thread of its own: without it,
+    // prepare at 1,000,000 wallets came close to its 2 GB (docs/decisions.md, "Memory").
     allocator_background_threads: 'true',
   });
   const connection = await instance.connect();

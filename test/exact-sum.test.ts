@@ -1,10 +1,8 @@
 /** The exact sums of points (totalPoints, dailyRate, the histories' totals), rounded once to the nearest double. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import path from 'node:path';
 import { BIN_BITS, nearestDouble, nearestDoubleSql, roundBinnedSum } from '../build/compute/exact-sum.ts';
-import { openDatabase } from '../build/database.ts';
-import { tempDir } from './helpers/fixtures.ts';
+import { scratchDatabase } from './helpers/fixtures.ts';
 
 test('nearest double, ties to even, in the normal range', () => {
   assert.is(nearestDouble(0n, -1074), 0);
@@ -52,8 +50,7 @@ function hardSums(): bigint[] {
 }
 
 test('the SQL rounding of a HUGEINT sum gives the nearest double, ties to even', async () => {
-  const root = tempDir();
-  const db = await openDatabase({ file: path.join(root, 'test.duckdb'), tempDir: path.join(root, 'spill'), threads: 2, memoryLimit: '256MB' });
+  const db = await scratchDatabase();
   try {
     const sums = hardSums();
     const values = sums.map((sum, i) => `(${i}, '${sum}'::HUGEINT, ${(i % 5) - 2})`).join(', ');

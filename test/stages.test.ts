@@ -9,12 +9,10 @@ import * as assert from 'uvu/assert';
 import { NIGHT_STAGES, SHARD_STAGES, STAGES } from '../build/stages/index.ts';
 import { loadPrepared } from '../build/stages/load-prepared.ts';
 import { splitIntoShards } from '../build/stages/split-into-shards.ts';
-import path from 'node:path';
 import { runStages, type Stage, type StageContext } from '../build/stages/stage.ts';
-import { openDatabase } from '../build/database.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { Progress } from '../core/progress.ts';
-import { tempDir, thrown } from './helpers/fixtures.ts';
+import { scratchDatabase, thrown } from './helpers/fixtures.ts';
 
 /** The first read of each side that no earlier stage of that side wrote (or dropped before it). */
 function unmetReads(stages: readonly Stage[]): string[] {
@@ -58,8 +56,7 @@ test('a stage that reads a table made later on the list is caught', () => {
 });
 
 test('the runner holds each stage to its declaration, in DuckDB\'s catalog', async () => {
-  const dir = tempDir();
-  const db = await openDatabase({ file: path.join(dir, 'stages.duckdb'), tempDir: path.join(dir, 'spill'), threads: 1, memoryLimit: '256MB' });
+  const db = await scratchDatabase({ threads: 1 });
   const context: StageContext = {
     config: resolveBuildConfig({ progress: 'quiet' }),
     mode: { kind: 'input' },

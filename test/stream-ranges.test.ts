@@ -6,17 +6,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import path from 'node:path';
 import type { DuckDBVector } from '@duckdb/node-api';
-import { tempDir } from './helpers/fixtures.ts';
-import { openDatabase, type Database } from '../build/database.ts';
+import { scratchDatabase } from './helpers/fixtures.ts';
+import type { Database } from '../build/database.ts';
 import { sliceStream } from '../build/write/wallets.ts';
 import { seriesKeySql } from '../build/compute/series-key.ts';
 
-async function database(): Promise<Database> {
-  const root = tempDir();
-  return openDatabase({ file: path.join(root, 'test.duckdb'), tempDir: path.join(root, 'spill'), threads: 2, memoryLimit: '512MB' });
-}
+const database = (): Promise<Database> => scratchDatabase({ memoryLimit: '512MB' });
 
 /**
  * Wallets 1..last (ids as the check numbers them); those in `withSnapshots` get three series

@@ -3,8 +3,8 @@
  * `totalPoints` and `dailyRate` are the double nearest to the true sum of a wallet's points (ties
  * to even), the value Python's `math.fsum` gives. Such a sum does not depend on the order of the
  * rows, so wallets with the same points tie exactly, and every build and every shard of the same
- * exports writes the same bytes. (DuckDB's `fsum` is
- * compensated, not exact, and its result moves with the order its threads combine rows in.)
+ * exports writes the same bytes. (DuckDB's `fsum` is compensated, not exact, and its result moves
+ * with the order its threads combine rows in.)
  *
  * In SQL, every double x is split exactly into m * 2^q with an integer m < 2^55, and m * 2^(q - 8b)
  * (an integer below 2^62) is summed per bin b = floor(q / 8) as an exact HUGEINT. Here, the few

@@ -11,7 +11,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { buildSnapshot, type BuildSummary } from '../../build/index.ts';
 import { resolveBuildConfig } from '../../build/config.ts';
 import { ThreadCache } from '../../build/write/thread-cache.ts';
-import { sqlString } from '../../build/database.ts';
+import { openDatabase, sqlString, type Database } from '../../build/database.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
 type Value = string | number | bigint | boolean | null | RawSql;
@@ -74,6 +74,12 @@ export function tempDir(prefix = 'ws-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   tempDirs.push(dir);
   return dir;
+}
+
+/** A DuckDB database of the build's own settings in a fresh temporary folder, for tests of its SQL. */
+export function scratchDatabase(options: { threads?: number; memoryLimit?: string } = {}): Promise<Database> {
+  const root = tempDir();
+  return openDatabase({ file: path.join(root, 'test.duckdb'), tempDir: path.join(root, 'spill'), threads: options.threads ?? 2, memoryLimit: options.memoryLimit ?? '256MB' });
 }
 
 function literal(value: Value): string {
