@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,4 +51,26 @@ export function runCli(
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+}
+
+/**
+ * Stops a child started with `detached: true` (a process group of its own) and every process
+ * under it: SIGTERM to the group lets a server stop its own children (serve's workerd), then
+ * SIGKILL to whatever is left after `graceMs`. A SIGKILL to the child alone would leave its
+ * children running (docs/reliability.md).
+ */
+export async function stopGroup(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // The whole group is gone already.
+    }
+  };
+  signalGroup('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+  clearTimeout(timer);
+  signalGroup('SIGKILL');
 }

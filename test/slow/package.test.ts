@@ -17,7 +17,7 @@ import path from 'node:path';
 import { Miniflare } from 'miniflare';
 import { publint } from 'publint';
 import { tempDir } from '../helpers/fixtures.ts';
-import { ROOT } from '../helpers/process.ts';
+import { ROOT, stopGroup } from '../helpers/process.ts';
 import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 import { generateDataset } from '../../data/generate.ts';
 import { createStorageClient } from '../../publish/storage.ts';
@@ -161,7 +161,6 @@ test("npx wallet-snapshot prepare, then build --prepared of one shard's folder, 
 async function serve(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
   // A process group of its own, so that the test stops npx and all it started.
   const child = spawn('npx', ['wallet-snapshot', 'serve', ...args, '--port', '0'], { cwd: user, env: userEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stderr = '';
   child.stderr!.on('data', (data) => (stderr += data));
   const url = await new Promise<string>((resolve, reject) => {
@@ -175,16 +174,7 @@ async function serve(args: string[]): Promise<{ url: string; stop(): Promise<voi
   });
   return {
     url,
-    stop: async () => {
-      // SIGTERM to the group lets serve stop its workerd; whatever is left is killed after.
-      process.kill(-child.pid!, 'SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // The whole group is gone already.
-      }
-    },
+    stop: () => stopGroup(child),
   };
 }
 

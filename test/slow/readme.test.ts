@@ -14,7 +14,7 @@ import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/fixtures.ts';
-import { CLI, ROOT, runCli } from '../helpers/process.ts';
+import { CLI, ROOT, runCli, stopGroup } from '../helpers/process.ts';
 import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -204,15 +204,7 @@ test('docs/hosting.md: the local S3 server it shows, publish to it, and serve --
       assert.is(answer.status, 200);
       assert.is(await answer.text(), fs.readFileSync(path.join(out, 'v1/seasons.json'), 'utf8'));
     } finally {
-      // SIGTERM lets serve stop its workerd; the group is killed after, whatever is left.
-      const exited = new Promise((resolve) => serving.once('exit', resolve));
-      serving.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      try {
-        process.kill(-serving.pid!, 'SIGKILL');
-      } catch {
-        // The whole group is gone already.
-      }
+      await stopGroup(serving);
     }
     // The same credentials on one line, as the page's serve --from example gives them.
     assert.match(fs.readFileSync(path.join(ROOT, 'docs/hosting.md'), 'utf8'), `${exports!.replace('export ', '')} npx wallet-snapshot serve --runtime workerd --from s3://wallet-snapshot/prod`);

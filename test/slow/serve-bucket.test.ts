@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { A, B, balance, build, unix, type Built } from '../helpers/fixtures.ts';
 import { request } from '../helpers/http.ts';
-import { CLI, ROOT, runCli } from '../helpers/process.ts';
+import { CLI, ROOT, runCli, stopGroup } from '../helpers/process.ts';
 import { BUCKET, S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 
 const ny = (local: string) => unix(`${local}-05:00`);
@@ -48,6 +48,8 @@ test('the Worker serves the live version of a published bucket, and follows a ne
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own: stopped with its workerd (a SIGKILL to serve alone leaves workerd).
+    detached: true,
   });
   try {
     let out = '';
@@ -88,7 +90,7 @@ test('the Worker serves the live version of a published bucket, and follows a ne
     assert.match(switches[1]!, / serving version \S+ \(was \S+\): copied \d+ objects in /);
     assert.match(switches[2]!, / \(was \S+\): copied 0 objects in /, 'a rollback copies nothing: its objects are here already');
   } finally {
-    child.kill('SIGKILL');
+    await stopGroup(child);
     await s3.close();
   }
 });
