@@ -122,9 +122,9 @@ test('every participant counts, however many: 250,000 wallets in one season', as
   // participants silently had no totals.
   const points = `SELECT 1 AS season, DATE '2025-11-20' AS date, printf('0x%040x', i) AS address, (i % 1000 + 1)::DOUBLE AS points
                   FROM range(250000) r(i)`;
-  // One shard of 64: the leaderboard is the whole season's in every shard, and only some 3,900
+  // One shard of 1,024: the leaderboard is the whole season's in every shard, and only some 250
   // points files (of 250,000) are written, which keeps the test fast.
-  const built = await build({ seasons: [{ season: 1, as_of: null }] }, { generated: { points }, shard: '1/64' });
+  const built = await build({ seasons: [{ season: 1, as_of: null }] }, { generated: { points }, shard: '1/1024' });
   const document = built.json(board(1));
   assert.is(document.totalParticipants, 250_000);
   // 250 wallets share the top total (i % 1000 = 999), all ranked 1, in address order.

@@ -3,9 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileHash as hash, PINNED_NOW, tempDir } from './helpers/fixtures.ts';
+import { buildReusingThreads, fileHash as hash, PINNED_NOW, tempDir } from './helpers/fixtures.ts';
 import { ROOT } from './helpers/process.ts';
-import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { verifyTree } from '../tree/verify.ts';
 import { generateDataset } from '../data/generate.ts';
@@ -29,7 +28,7 @@ test('with several threads too, a seed gives the same bytes', async () => {
 
 test('the sample builds into a tree that verifies, with the story wallet attributed', async () => {
   const out = path.join(tempDir(), 'public');
-  const summary = await buildSnapshot(resolveBuildConfig({ input: SAMPLE, out, now: PINNED_NOW, progress: 'quiet' }));
+  const summary = await buildReusingThreads(resolveBuildConfig({ input: SAMPLE, out, now: PINNED_NOW, progress: 'quiet' }));
   assert.ok(summary.wallets >= 40);
   const result = await verifyTree(out);
   assert.equal(result.failures, []);
