@@ -32,6 +32,7 @@ import { readPointer } from '../publish/live-pointer.ts';
 import { readLiveVersion } from '../publish/read-version.ts';
 import { META_FILE } from '../tree/layout.ts';
 import { answerUnparsedRequests, refuseMissingHost } from '../server/index.ts';
+import { workerdEndsWithThisProcess } from './workerd-lifetime.ts';
 
 const WORKER_SOURCE = new URL('../server/worker.ts', import.meta.url);
 /** The Worker bundled at pack time, in the package (dist/preview/): it has no sources to bundle. */
@@ -148,6 +149,7 @@ export interface WorkerVariant {
 }
 
 async function startMiniflare(variant: WorkerVariant = {}): Promise<{ miniflare: Miniflare; runtime: URL; bucket: LocalBucket }> {
+  workerdEndsWithThisProcess();
   const miniflare = new Miniflare({
     modules: true,
     script: await bundleWorker(variant.entry),

@@ -6,6 +6,9 @@
  * gone and stop (core/signals.ts, stopWhenOrphaned). Each test records the whole process tree
  * under npm's PID before the signal and then requires every one of those processes to be gone.
  *
+ * A SIGKILL to `serve --runtime workerd` itself still ends its workerd: the kernel kills it
+ * (preview/workerd-lifetime.ts).
+ *
  * Not SIGINT: dash (Debian's and Ubuntu's /bin/sh) holds a SIGINT sent to it until its child has
  * exited, so a SIGINT to npx's PID stops nothing (docs/reliability.md). Ctrl-C in a terminal
  * signals the whole foreground group, the server included.
@@ -53,6 +56,14 @@ test('SIGTERM to npm run bench stops the bench and every child it started', asyn
   assert.ok(commands.some((command) => command.includes('s3rver')), commands.join('\n'));
   assert.ok(commands.some((command) => command.includes('wallet-snapshot.js build')), commands.join('\n'));
   process.stderr.write(`  (the bench and its children were gone ${lastGoneMs} ms after npm exited)\n`);
+});
+
+test('SIGKILL to serve --runtime workerd alone: its workerd ends with it, the kernel kills it (Linux, setpriv)', async () => {
+  // Not through npx: the SIGKILL goes to the CLI itself, which then runs no code to stop workerd.
+  const serve = spawn(process.execPath, [CLI, 'serve', '--runtime', 'workerd', '--dir', path.join(tree, 'public'), '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { lastGoneMs, tree: processes } = await signalAndWatch(serve, (text) => /serving \S+ at http/.test(text), 'SIGKILL', 5_000);
+  assert.ok([...processes.values()].some((command) => /\bworkerd serve\b/.test(command)), [...processes.values()].join('\n'));
+  process.stderr.write(`  (workerd was gone ${lastGoneMs} ms after serve was killed)\n`);
 });
 
 test.run();

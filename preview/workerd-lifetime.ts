@@ -1,0 +1,49 @@
+/**
+ * workerd, Miniflare's child, made to end with the process that started it, even when that process
+ * is killed by SIGKILL (a killed process runs no code that could stop its children). On Linux with
+ * util-linux's `setpriv`, Miniflare starts workerd through a two-line script that execs it under
+ * `setpriv --pdeathsig KILL`: the kernel kills workerd when its parent ends. Elsewhere (macOS, an
+ * image without setpriv) workerd stops only when serve stops on a signal it can catch
+ * (docs/reliability.md). A MINIFLARE_WORKERD_PATH the user set is left as it is.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+let settled = false;
+
+/** Points Miniflare at the script, once per process; later calls do nothing. */
+export function workerdEndsWithThisProcess(): void {
+  if (settled) return;
+  settled = true;
+  if (process.platform !== 'linux' || process.env.MINIFLARE_WORKERD_PATH) return;
+  const setpriv = onPath('setpriv');
+  if (!setpriv) return;
+  // The workerd binary Miniflare itself would start: its own dependency's default export.
+  const fromMiniflare = createRequire(createRequire(import.meta.url).resolve('miniflare'));
+  const workerd = (fromMiniflare('workerd') as { default: string }).default;
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-snapshot-workerd-'));
+  const script = path.join(folder, 'workerd');
+  fs.writeFileSync(script, `#!/bin/sh\nexec ${shellWord(setpriv)} --pdeathsig KILL -- ${shellWord(workerd)} "$@"\n`, { mode: 0o700 });
+  process.once('exit', () => fs.rmSync(folder, { recursive: true, force: true }));
+  process.env.MINIFLARE_WORKERD_PATH = script;
+}
+
+function onPath(command: string): string | null {
+  for (const folder of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!folder) continue;
+    const candidate = path.join(folder, command);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // Not in this folder.
+    }
+  }
+  return null;
+}
+
+function shellWord(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
