@@ -1,0 +1,38 @@
+/**
+ * serve's workerd ends with the CLI (preview/workerd-lifetime.ts): the script Miniflare is pointed
+ * at runs workerd under `setpriv --pdeathsig KILL`, and a script that cannot run workerd is not
+ * used. That a SIGKILL to serve ends workerd: test/slow/orphans.test.ts.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pdeathsigScript } from '../preview/workerd-lifetime.ts';
+import { tempDir } from './helpers/fixtures.ts';
+
+const workerd = (createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string }).default;
+const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((candidate) => fs.existsSync(candidate));
+
+test('the script runs workerd under setpriv --pdeathsig KILL, in a folder of its own', () => {
+  assert.ok(setpriv, 'this test needs util-linux setpriv (Linux)');
+  const temporary = tempDir();
+  const script = pdeathsigScript(setpriv!, workerd, temporary)!;
+  assert.is(path.dirname(path.dirname(script)), temporary);
+  assert.match(fs.readFileSync(script, 'utf8'), `--pdeathsig KILL -- '${workerd}' "$@"`);
+  const version = spawnSync(script, ['--version'], { encoding: 'utf8' });
+  assert.is(version.status, 0, version.stderr);
+  assert.match(version.stdout, /^workerd \d{4}-\d{2}-\d{2}/);
+});
+
+test('a script that cannot run workerd is not used, and nothing is left of it', () => {
+  const temporary = tempDir();
+  const refusing = path.join(temporary, 'setpriv');
+  fs.writeFileSync(refusing, '#!/bin/sh\necho "setpriv: refused" >&2\nexit 1\n', { mode: 0o700 });
+  const scripts = tempDir();
+  assert.is(pdeathsigScript(refusing, workerd, scripts), null);
+  assert.equal(fs.readdirSync(scripts), []);
+});
+
+test.run();
