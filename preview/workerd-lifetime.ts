@@ -20,21 +20,19 @@ export function workerdEndsWithThisProcess(): void {
   if (settled) return;
   settled = true;
   if (process.platform !== 'linux' || process.env.MINIFLARE_WORKERD_PATH) return;
-  const setpriv = onPath('setpriv');
-  if (!setpriv) return;
   // The workerd binary Miniflare itself would start: its own dependency's default export.
   const fromMiniflare = createRequire(createRequire(import.meta.url).resolve('miniflare'));
   const workerd = (fromMiniflare('workerd') as { default: string }).default;
-  const script = pdeathsigScript(setpriv, workerd, os.tmpdir());
+  const script = pdeathsigScript(workerd, os.tmpdir());
   if (script) process.env.MINIFLARE_WORKERD_PATH = script;
 }
 
 /**
  * Writes the script that execs `workerd` under `setpriv --pdeathsig KILL` into a folder of its own
  * under `temporary`, removed when this process exits. Null (and nothing left) when the script does
- * not run workerd: a folder mounted noexec, a setpriv that refuses.
+ * not run workerd: no setpriv on the PATH, a folder mounted noexec, a setpriv that refuses.
  */
-export function pdeathsigScript(setpriv: string, workerd: string, temporary: string): string | null {
+export function pdeathsigScript(workerd: string, temporary: string, setpriv = 'setpriv'): string | null {
   const folder = fs.mkdtempSync(path.join(temporary, 'wallet-snapshot-workerd-'));
   const script = path.join(folder, 'workerd');
   fs.writeFileSync(script, `#!/bin/sh\nexec ${shellWord(setpriv)} --pdeathsig KILL -- ${shellWord(workerd)} "$@"\n`, { mode: 0o700 });
@@ -47,20 +45,6 @@ export function pdeathsigScript(setpriv: string, workerd: string, temporary: str
   }
   process.once('exit', remove);
   return script;
-}
-
-function onPath(command: string): string | null {
-  for (const folder of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!folder) continue;
-    const candidate = path.join(folder, command);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // Not in this folder.
-    }
-  }
-  return null;
 }
 
 function shellWord(text: string): string {

@@ -13,26 +13,25 @@ import { pdeathsigScript } from '../preview/workerd-lifetime.ts';
 import { tempDir } from './helpers/fixtures.ts';
 
 const workerd = (createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string }).default;
-const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((candidate) => fs.existsSync(candidate));
-
 test('the script runs workerd under setpriv --pdeathsig KILL, in a folder of its own', () => {
-  assert.ok(setpriv, 'this test needs util-linux setpriv (Linux)');
   const temporary = tempDir();
-  const script = pdeathsigScript(setpriv!, workerd, temporary)!;
-  assert.is(path.dirname(path.dirname(script)), temporary);
-  assert.match(fs.readFileSync(script, 'utf8'), `--pdeathsig KILL -- '${workerd}' "$@"`);
-  const version = spawnSync(script, ['--version'], { encoding: 'utf8' });
+  const script = pdeathsigScript(workerd, temporary);
+  assert.ok(script, 'no script: this test needs util-linux setpriv on the PATH (Linux)');
+  assert.is(path.dirname(path.dirname(script!)), temporary);
+  assert.match(fs.readFileSync(script!, 'utf8'), `exec 'setpriv' --pdeathsig KILL -- '${workerd}' "$@"`);
+  const version = spawnSync(script!, ['--version'], { encoding: 'utf8' });
   assert.is(version.status, 0, version.stderr);
   assert.match(version.stdout, /^workerd \d{4}-\d{2}-\d{2}/);
 });
 
-test('a script that cannot run workerd is not used, and nothing is left of it', () => {
-  const temporary = tempDir();
-  const refusing = path.join(temporary, 'setpriv');
+test('a script that cannot run workerd is not used, and nothing is left of it: a setpriv that refuses, none at all', () => {
+  const refusing = path.join(tempDir(), 'setpriv');
   fs.writeFileSync(refusing, '#!/bin/sh\necho "setpriv: refused" >&2\nexit 1\n', { mode: 0o700 });
-  const scripts = tempDir();
-  assert.is(pdeathsigScript(refusing, workerd, scripts), null);
-  assert.equal(fs.readdirSync(scripts), []);
+  for (const setpriv of [refusing, path.join(tempDir(), 'no-such-setpriv')]) {
+    const scripts = tempDir();
+    assert.is(pdeathsigScript(workerd, scripts, setpriv), null, setpriv);
+    assert.equal(fs.readdirSync(scripts), [], setpriv);
+  }
 });
 
 test.run();
