@@ -20,11 +20,14 @@ export function workerdEndsWithThisProcess(): void {
   if (settled) return;
   settled = true;
   if (process.platform !== 'linux' || process.env.MINIFLARE_WORKERD_PATH) return;
-  // The workerd binary Miniflare itself would start: its own dependency's default export.
-  const fromMiniflare = createRequire(createRequire(import.meta.url).resolve('miniflare'));
-  const workerd = (fromMiniflare('workerd') as { default: string }).default;
-  const script = pdeathsigScript(workerd, os.tmpdir());
+  const script = pdeathsigScript(miniflareWorkerd(), os.tmpdir());
   if (script) process.env.MINIFLARE_WORKERD_PATH = script;
+}
+
+/** The workerd binary Miniflare itself would start: its own dependency's default export. */
+export function miniflareWorkerd(): string {
+  const fromMiniflare = createRequire(createRequire(import.meta.url).resolve('miniflare'));
+  return (fromMiniflare('workerd') as { default: string }).default;
 }
 
 /**

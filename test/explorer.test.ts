@@ -13,7 +13,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse, type LosslessNumber } from 'lossless-json';
 import type { Browser, Page } from 'playwright-core';
-import { resolveBuildConfig } from '../build/config.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { chainName, formatAmount, formatPrice, formatUsd, sumDecimals, tokenName, usdChange } from '../explorer/format.ts';
 import { buildReusingThreads, PINNED_NOW, tempDir } from './helpers/fixtures.ts';
@@ -34,7 +33,7 @@ let setUp: Promise<void> | null = null;
 function buildTree(): Promise<void> {
   return (setUp ??= (async () => {
     tree = path.join(tempDir('ws-explorer-'), 'public');
-    await buildReusingThreads(resolveBuildConfig({ input: 'data/sample', out: tree, now: PINNED_NOW, progress: 'quiet' }));
+    await buildReusingThreads({ input: 'data/sample', out: tree, now: PINNED_NOW, progress: 'quiet' });
   })());
 }
 const exact = (file: string): any => parse(fs.readFileSync(path.join(tree, file), 'utf8'));

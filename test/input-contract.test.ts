@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { A, B, RawSql, SUB, balance, build, buildReusingThreads, tempDir, thrown, writeInputs, type Tables, type TypeOverrides, PINNED_NOW } from './helpers/fixtures.ts';
 import { UserError } from '../core/errors.ts';
-import { resolveBuildConfig } from '../build/config.ts';
 
 async function failure(tables: Tables, overrides?: TypeOverrides): Promise<UserError> {
   try {
@@ -148,7 +147,7 @@ test('all violations are reported together', async () => {
 test('a missing file, a missing column, an unreadable file, a bad --now, a missing input folder', async () => {
   const dir = await writeInputs(tempDir(), {});
   const run = (input: string, now = PINNED_NOW) =>
-    buildReusingThreads(resolveBuildConfig({ input, out: path.join(tempDir(), 'out'), now, progress: 'quiet' }));
+    buildReusingThreads({ input, out: path.join(tempDir(), 'out'), now, progress: 'quiet' });
   const rejects = async (action: () => Promise<unknown>, pattern: RegExp) => {
     const error = await thrown(action);
     assert.instance(error, UserError);
@@ -171,7 +170,7 @@ test('an input folder named with glob characters is read as named, not as a patt
     // As a pattern, the name matches the decoy, whose balances cannot be read.
     fs.mkdirSync(path.join(root, decoy));
     fs.writeFileSync(path.join(root, decoy, 'balances.parquet'), 'this is not parquet');
-    const summary = await buildReusingThreads(resolveBuildConfig({ input: dir, out: path.join(root, 'out'), now: PINNED_NOW, progress: 'quiet' }));
+    const summary = await buildReusingThreads({ input: dir, out: path.join(root, 'out'), now: PINNED_NOW, progress: 'quiet' });
     assert.is(summary.wallets, 1, name);
     assert.is(summary.balanceRows, 1, name);
   }

@@ -7,7 +7,6 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { A, balance, build, buildReusingThreads, type Built, PINNED_NOW, tempDir } from './helpers/fixtures.ts';
 import { request, withServer } from './helpers/http.ts';
 import { ROOT } from './helpers/process.ts';
-import { resolveBuildConfig } from '../build/config.ts';
 
 type OpenApi = { openapi: string; info: { version: string }; paths: Record<string, { get: { responses: Record<string, { content: { 'application/json': { schema: object } } }> } }>; components: { schemas: Record<string, object> } };
 
@@ -52,7 +51,7 @@ test('the document is OpenAPI 3.1 at version 1.3.0 (points standing and seasons 
 
 test('every response of the sample snapshot, and every error, conforms to the document', async () => {
   const out = path.join(tempDir(), 'public');
-  await buildReusingThreads(resolveBuildConfig({ input: path.join(ROOT, 'data/sample'), out, now: PINNED_NOW, progress: 'quiet' }));
+  await buildReusingThreads({ input: path.join(ROOT, 'data/sample'), out, now: PINNED_NOW, progress: 'quiet' });
   const document = JSON.parse(fs.readFileSync(path.join(out, 'v1/openapi.json'), 'utf8')) as OpenApi;
   const check = responseValidator(document);
   await withServer(out, async (base) => {

@@ -52,7 +52,7 @@ test('each prepared folder, alone in a fresh place, builds the tree build --inpu
   // The facts of the whole export every shard writes (the daily asOf, the example wallet), as the
   // whole build finds them on its own snapshots (build/compute/export-facts.ts).
   const whole = path.join(root, 'whole');
-  await buildReusingThreads(resolveBuildConfig({ input, out: whole, now, ...quiet }));
+  await buildReusingThreads({ input, out: whole, now, ...quiet });
   const meta = fs.readFileSync(path.join(whole, '_snapshot/meta.json'), 'utf8');
   assert.is(JSON.parse(meta).exampleWallet, address('a', 3));
   let wallets = 0;
@@ -61,9 +61,9 @@ test('each prepared folder, alone in a fresh place, builds the tree build --inpu
     const alone = path.join(tempDir(), 'copy');
     fs.cpSync(path.join(nightDir, `shard-${k}-of-2`), alone, { recursive: true });
     const fromFolder = path.join(root, `prepared-${k}`);
-    const summary = await buildReusingThreads(resolveBuildConfig({ prepared: alone, out: fromFolder, ...quiet }));
+    const summary = await buildReusingThreads({ prepared: alone, out: fromFolder, ...quiet });
     const fromInput = path.join(root, `input-${k}`);
-    await buildReusingThreads(resolveBuildConfig({ input, out: fromInput, now, shard: `${k}/2`, ...quiet }));
+    await buildReusingThreads({ input, out: fromInput, now, shard: `${k}/2`, ...quiet });
     assert.equal(treeHashes(fromFolder), treeHashes(fromInput), `shard ${k}`);
     assert.equal((await verifyTree(fromFolder)).failures, []);
     assert.is(fs.readFileSync(path.join(fromFolder, '_snapshot/meta.json'), 'utf8'), meta, `shard ${k}: meta.json`);
@@ -135,7 +135,7 @@ function conflicting(wallet: string): Tables {
 test('prepare refuses what the build refuses, in the same words, and so does every shard whichever holds the rows', async () => {
   const root = tempDir();
   const input = await writeInputs(path.join(root, 'input'), conflicting(C));
-  const whole = await thrown(() => buildReusingThreads(resolveBuildConfig({ input, out: path.join(root, 'whole'), now, ...quiet })));
+  const whole = await thrown(() => buildReusingThreads({ input, out: path.join(root, 'whole'), now, ...quiet }));
   assert.instance(whole, UserError);
   assert.match(whole.message, 'a key (chain_id, block_number, log_index, address, token) repeated with a different balance');
   const prepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 4 }));
@@ -145,12 +145,12 @@ test('prepare refuses what the build refuses, in the same words, and so does eve
   // The rows are in one shard's wallet only; the shards that do not hold it refuse too.
   assert.ok(shardOf(A, 4) !== shardOf(C, 4) || shardOf(B, 4) !== shardOf(C, 4));
   for (let k = 1; k <= 4; k++) {
-    const shard = await thrown(() => buildReusingThreads(resolveBuildConfig({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/4`, ...quiet })));
+    const shard = await thrown(() => buildReusingThreads({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/4`, ...quiet }));
     assert.is(shard.message, whole.message, `shard ${k} of 4`);
   }
   // A missing file: refused before any work, as the build refuses it.
   fs.rmSync(path.join(input, 'points.parquet'));
-  const missingWhole = await thrown(() => buildReusingThreads(resolveBuildConfig({ input, out: path.join(root, 'whole'), now, ...quiet })));
+  const missingWhole = await thrown(() => buildReusingThreads({ input, out: path.join(root, 'whole'), now, ...quiet }));
   const missingPrepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 4 }));
   assert.is(missingPrepared.message, missingWhole.message);
 });
@@ -166,13 +166,13 @@ test('a summed balance beyond 2^127 - 1, found only by computing a wallet\'s sum
     ],
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
   });
-  const whole = await thrown(() => buildReusingThreads(resolveBuildConfig({ input, out: path.join(root, 'whole'), now, ...quiet })));
+  const whole = await thrown(() => buildReusingThreads({ input, out: path.join(root, 'whole'), now, ...quiet }));
   assert.instance(whole, UserError);
   assert.match(whole.message, "a wallet's summed raw balance of one token on one chain exceeds 2^127 - 1");
   const prepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 2 }));
   assert.is(prepared.message, whole.message);
   for (let k = 1; k <= 2; k++) {
-    const shard = await thrown(() => buildReusingThreads(resolveBuildConfig({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/2`, ...quiet })));
+    const shard = await thrown(() => buildReusingThreads({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/2`, ...quiet }));
     assert.is(shard.message, whole.message, `shard ${k} of 2`);
   }
 });
@@ -183,14 +183,14 @@ test('values that can reach beyond the largest JSON number, in one shard\'s wall
     balances: [balance({ address: A, block_number: 1, balance: '9'.repeat(37) }), balance({ address: SUB, block_number: 2, balance: '1' })],
     prices: [{ chain_id: 1, token: 'uty', date: '2025-06-01', usd_price: 1e300 }],
   });
-  const whole = await thrown(() => buildReusingThreads(resolveBuildConfig({ input, out: path.join(root, 'whole'), now, ...quiet })));
+  const whole = await thrown(() => buildReusingThreads({ input, out: path.join(root, 'whole'), now, ...quiet }));
   assert.instance(whole, UserError);
   assert.match(whole.message, `1 wallet whose balances times their prices can reach beyond the largest JSON number, e.g. ${A}`);
   const prepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 2 }));
   assert.is(prepared.message, whole.message);
   assert.ok(shardOf(A, 2) !== shardOf(SUB, 2), 'the two wallets in different shards');
   for (let k = 1; k <= 2; k++) {
-    const shard = await thrown(() => buildReusingThreads(resolveBuildConfig({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/2`, ...quiet })));
+    const shard = await thrown(() => buildReusingThreads({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/2`, ...quiet }));
     assert.is(shard.message, whole.message, `shard ${k} of 2`);
   }
   // With a summed balance beyond 2^127 - 1 as well, every kind of build names the same problem first.
@@ -199,7 +199,7 @@ test('values that can reach beyond the largest JSON number, in one shard\'s wall
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
     prices: [{ chain_id: 1, token: 'uty', date: '2025-06-01', usd_price: 1e300 }],
   });
-  const wholeBoth = await thrown(() => buildReusingThreads(resolveBuildConfig({ input: both, out: path.join(root, 'whole-both'), now, ...quiet })));
+  const wholeBoth = await thrown(() => buildReusingThreads({ input: both, out: path.join(root, 'whole-both'), now, ...quiet }));
   assert.match(wholeBoth.message, 'can reach beyond the largest JSON number');
   const preparedBoth = await thrown(() => prepareNight({ ...resolveBuildConfig({ input: both, out: path.join(root, 'night-both'), now, ...quiet }), shards: 2 }));
   assert.is(preparedBoth.message, wholeBoth.message);

@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildReusingThreads, fileHash as hash, PINNED_NOW, tempDir } from './helpers/fixtures.ts';
 import { ROOT } from './helpers/process.ts';
-import { resolveBuildConfig } from '../build/config.ts';
 import { verifyTree } from '../tree/verify.ts';
 import { generateDataset } from '../data/generate.ts';
 import { SAMPLE_OPTIONS, STORY_WALLET } from '../data/generate-sample.ts';
@@ -28,7 +27,7 @@ test('with several threads too, a seed gives the same bytes', async () => {
 
 test('the sample builds into a tree that verifies, with the story wallet attributed', async () => {
   const out = path.join(tempDir(), 'public');
-  const summary = await buildReusingThreads(resolveBuildConfig({ input: SAMPLE, out, now: PINNED_NOW, progress: 'quiet' }));
+  const summary = await buildReusingThreads({ input: SAMPLE, out, now: PINNED_NOW, progress: 'quiet' });
   assert.ok(summary.wallets >= 40);
   const result = await verifyTree(out);
   assert.equal(result.failures, []);

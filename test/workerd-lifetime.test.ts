@@ -8,11 +8,11 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { pdeathsigScript } from '../preview/workerd-lifetime.ts';
+import { miniflareWorkerd, pdeathsigScript } from '../preview/workerd-lifetime.ts';
 import { tempDir } from './helpers/fixtures.ts';
 
-const workerd = (createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string }).default;
+const workerd = miniflareWorkerd();
+
 test('the script runs workerd under setpriv --pdeathsig KILL, in a folder of its own', () => {
   const temporary = tempDir();
   const script = pdeathsigScript(workerd, temporary);

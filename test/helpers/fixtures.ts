@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { buildSnapshot, type BuildSummary } from '../../build/index.ts';
-import { resolveBuildConfig, type BuildConfig } from '../../build/config.ts';
+import { resolveBuildConfig, type BuildOptions } from '../../build/config.ts';
 import { ThreadCache } from '../../build/write/thread-cache.ts';
 import { openDatabase, sqlString, type Database } from '../../build/database.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
@@ -137,9 +137,9 @@ export const PINNED_NOW = '2025-11-21T17:00:00Z';
 /** The writing threads every fixture build of this process shares (build/write/thread-cache.ts). */
 const threadCache = new ThreadCache();
 
-/** buildSnapshot on the writing threads this process's earlier builds left (a thread costs about a CPU-second to start). */
-export function buildReusingThreads(config: BuildConfig): Promise<BuildSummary> {
-  return buildSnapshot(config, { threadCache });
+/** buildSnapshot of `options` on the writing threads this process's earlier builds left (a thread costs about a CPU-second to start). */
+export async function buildReusingThreads(options: BuildOptions): Promise<BuildSummary> {
+  return buildSnapshot(resolveBuildConfig(options), { threadCache });
 }
 
 /** Builds `tables` into a fresh folder with `now` pinned (default: L = 2025-11-20). */
