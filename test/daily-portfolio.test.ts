@@ -35,7 +35,7 @@ test('every closed day from the first snapshot to L, end-of-day balances, carrie
       { date: '2025-11-20', totalValueUsd: 12, positions: [uty(6, 2), lp] },
     ],
   });
-  assert.is(built.summary.positionsWithoutPrice, 3);
+  assert.is(built.summary.dailyPositionsWithoutPrice, 3);
   assert.ok(built.summary.warnings.some((warning) => warning.startsWith('3 daily positions had no price')));
 });
 

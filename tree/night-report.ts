@@ -1,5 +1,5 @@
 /**
- * The night's report (SPEC 10): Markdown a person reads on the workflow's page
+ * The night's report (docs/reliability.md, "The report"): Markdown a person reads on the workflow's page
  * (`$GITHUB_STEP_SUMMARY`) or in `--report FILE`: counts, every rule of the guard with both figures
  * and its verdict, warnings, each step's seconds, and Mermaid `xychart-beta` charts of the total USD
  * value and the participants over the summary's days. `build` and `publish` both write it here.
@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from '../core/errors.ts';
+import { formatCount, formatUsd } from '../core/format.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
 import type { Judgement, RuleRow } from './night-rules.ts';
 
@@ -15,8 +16,10 @@ export interface NightReport {
   title: string;
   /** One line under the title: what happened, in a sentence. */
   outcome: string;
-  counts: [string, string][];
+  /** Rows of the counts table after the night's own (nightCounts): what the command did. */
+  done: [string, string][];
   judgement: Judgement;
+  /** The command's warnings; the rules accepted or explained are added from the judgement. */
   warnings: string[];
   steps: Record<string, number>;
   night: NightSummary;
@@ -32,7 +35,8 @@ const VERDICT_TEXT: Record<RuleRow['verdict'], string> = {
 
 export function nightReportMarkdown(report: NightReport): string {
   const lines: string[] = [`## ${report.title}`, '', report.outcome, ''];
-  lines.push('| count | value |', '| --- | --- |', ...report.counts.map(([name, value]) => `| ${cell(name)} | ${cell(value)} |`), '');
+  const counts = [...nightCounts(report.night), ...report.done];
+  lines.push('| count | value |', '| --- | --- |', ...counts.map(([name, value]) => `| ${cell(name)} | ${cell(value)} |`), '');
   lines.push('### Rules', '');
   if (report.judgement.reason) lines.push(`${report.judgement.reason}.`, '');
   lines.push(
@@ -43,11 +47,40 @@ export function nightReportMarkdown(report: NightReport): string {
     ),
     '',
   );
-  lines.push('### Warnings', '', ...(report.warnings.length > 0 ? report.warnings.map((warning) => `- ${warning}`) : ['none']), '');
+  const warnings = [...report.warnings, ...ruleWarnings(report.judgement)];
+  lines.push('### Warnings', '', ...(warnings.length > 0 ? warnings.map((warning) => `- ${warning}`) : ['none']), '');
   const steps = Object.entries(report.steps);
   lines.push('### Steps', '', '| step | seconds |', '| --- | ---: |', ...steps.map(([step, seconds]) => `| ${cell(step)} | ${seconds.toFixed(1)} |`), '');
   lines.push(`### The last ${report.night.days.length} closed days`, '', ...valueChart(report.night), '', ...participantsChart(report.night), '');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The night at a glance, from its summary: the first rows of every report's counts table, `build`'s
+ * and `publish`'s alike. A shard's wallets and values are its own, and say so.
+ */
+export function nightCounts(night: NightSummary): [string, string][] {
+  const last = night.days.at(-1) as NightSummary['days'][number];
+  const shard = night.shard.count > 1 ? ` (shard ${night.shard.index} of ${night.shard.count})` : '';
+  return [
+    ['last closed day', night.lastClosedDay],
+    ['asOf', night.asOf ?? 'null'],
+    [`wallets${shard}`, formatCount(night.wallets)],
+    ...night.seasons.map((season): [string, string] => [
+      `participants s${season.season}${season.frozen ? ' (frozen)' : ''}`,
+      `${formatCount(season.participants)} (asOf ${season.asOf ?? 'null'})`,
+    ]),
+    [`total USD value on ${last.date}${shard}`, formatUsd(last.totalValueUsd)],
+    // The summary's positionsWithoutPrice: the last day's positions, not every day's (schemas/night-summary.ts).
+    [`positions on ${last.date}${shard}`, `${formatCount(night.positions)}, ${formatCount(night.positionsWithoutPrice)} without a price`],
+  ];
+}
+
+/** A warning for each rule that would have refused: accepted with `--accept`, or explained by another. */
+export function ruleWarnings(judgement: Judgement): string[] {
+  return judgement.rows
+    .filter((row) => row.verdict === 'accepted' || row.verdict === 'explained')
+    .map((row) => `rule \`${row.rule}\` ${row.verdict === 'accepted' ? 'would refuse, accepted with --accept' : row.note}: ${row.was} → ${row.is} (${row.change})`);
 }
 
 /** The total USD value of every wallet on each day, in a unit that keeps the axis readable. */

@@ -57,7 +57,7 @@ test('the CLI: a refusal exits 1 with its words on stderr, the pointer untouched
   const refused = await runCli(args, { env: S3_CREDENTIALS });
   assert.is(refused.code, 1);
   assert.match(refused.stderr, 'rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 5 of 25 positions on 2025-11-20 without a price (0.0% → 20.0%)');
-  assert.match(refused.stderr, "it refuses when positions without a price reach 5% of the last day's positions (--max-unpriced)");
+  assert.match(refused.stderr, "it refuses when positions without a price rise to 5% of the last day's positions or more from a live night below 5% (--max-unpriced), or by more than 1 percentage point from one at 5% or more (--max-unpriced-rise)");
   assert.match(refused.stderr, 'to publish it anyway, once: the same command with --accept unpriced');
   assert.match(fs.readFileSync(report, 'utf8'), /^## publish refused: version \S+ did not go live\n/);
   assert.is(pointerBytes(s3, PREFIX), before);
