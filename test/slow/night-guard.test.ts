@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build, tempDir } from '../helpers/fixtures.ts';
+import { balance, build, tempDir, unix } from '../helpers/fixtures.ts';
 import { S3_CREDENTIALS, startS3Server, type RunningS3 } from '../helpers/s3-server.ts';
 import { runCli } from '../helpers/process.ts';
-import { ALTERED, NOW, night, pointerBytes, publishTo, refusal, refusedThenAccepted } from '../helpers/nights.ts';
+import { ALTERED, NOW, WALLETS, night, pointerBytes, publishTo, refusal, refusedThenAccepted } from '../helpers/nights.ts';
 import type { RuleName } from '../../tree/night-rules.ts';
 
 let s3: RunningS3;
@@ -47,6 +47,27 @@ test("the last day's prices missing (a feed that stopped: the day before's carri
   const skipped = await build(night((t) => (t.prices = t.prices.filter((row) => !(row.date === '2025-11-20' && row.token === 'yuty')))), { now: NOW });
   assert.match(await publishTo(s3, skipped.out, PREFIX), /^published version /);
   await publishTo(s3, undefined, PREFIX, { rollback: true });
+});
+
+test('a steady share of positions without a price above 5% goes live night after night; a rise of more than 1 point over it is refused, --max-unpriced-rise lets it through', async () => {
+  // yuty never priced: 5 of 25 positions (20%) every night.
+  const steady = (now: string, change: Parameters<typeof night>[0] = () => {}) =>
+    build(night((t) => ((t.prices = t.prices.filter((row) => row.token !== 'yuty')), change(t))), { now });
+  const prefix = 'steady';
+  assert.match(await publishTo(s3, (await steady(NOW)).out, prefix), /^published version /);
+  const next = await steady('2025-11-22T17:00:00Z', (t) => t.prices.push({ chain_id: 1, token: 'uty', date: '2025-11-21', usd_price: 1 }));
+  assert.match(await publishTo(s3, next.out, prefix), /^published version 2025-11-21-/, '20.0% → 20.0%: no rise');
+  // The night after, two more wallets hold an unpriced token: 7 of 27 (25.9%), +5.9 points.
+  const risen = await steady('2025-11-23T17:00:00Z', (t) => {
+    t.prices.push({ chain_id: 1, token: 'uty', date: '2025-11-21', usd_price: 1 }, { chain_id: 1, token: 'uty', date: '2025-11-22', usd_price: 1 });
+    const at = unix('2025-10-01T12:00:00-04:00');
+    t.balances.push(...WALLETS.slice(5, 7).map((address, i) => balance({ address, block_number: 300 + i, timestamp: at, token: 'yuty', balance: '10000000000000000000' })));
+  });
+  const before = pointerBytes(s3, prefix);
+  const error = await refusal(() => publishTo(s3, risen.out, prefix));
+  assert.match(error.message, 'rule unpriced: live 5 of 25 positions on 2025-11-21 without a price, this night 7 of 27 positions on 2025-11-22 without a price (20.0% → 25.9%, +5.93 points)');
+  assert.is(pointerBytes(s3, prefix), before);
+  assert.match(await publishTo(s3, risen.out, prefix, { maxUnpricedRise: 0.06 }), /^published version 2025-11-22-/);
 });
 
 test('the CLI: a refusal exits 1 with its words on stderr, the pointer untouched; --accept RULE publishes it, --report FILE holds the verdicts', async () => {
