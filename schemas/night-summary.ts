@@ -19,9 +19,20 @@ export const NightSummarySchema = z
     asOf: DateStringSchema.nullable(),
     /** Wallets with a balance history (a portfolio document). */
     wallets: z.number().int().min(0),
-    /** Positions (wallet x chain x token with a non-zero balance) on the last closed day, and those of them without a price: none dated on or before it, or, when the export has no price at all dated on it (a feed that stopped), none dated on it. */
+    /** Positions (wallet x chain x token with a non-zero balance) on the last closed day. */
     positions: z.number().int().min(0),
-    positionsWithoutPrice: z.number().int().min(0),
+    /**
+     * The last closed day's positions without a price, not every day's (the key is kept as the
+     * trees already written spell it; the build's summary counts every day's as
+     * `dailyPositionsWithoutPrice`).
+     */
+    positionsWithoutPrice: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        "The last closed day's positions without a price (not every day's): none dated on or before the day, or, when the export has no price at all dated on it (a feed that stopped), none dated on it.",
+      ),
     /** The last SUMMARY_DAYS closed days, oldest first, each with the sum of every wallet's `totalValueUsd`. */
     days: z.array(z.object({ date: DateStringSchema, totalValueUsd: FiniteNumberSchema }).strict()).length(SUMMARY_DAYS),
     seasons: z.array(
