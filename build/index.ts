@@ -37,7 +37,10 @@ export interface BuildSummary {
   seconds: number;
   dailyAsOf: string | null;
   seasons: { season: number; asOf: string | null; participants: number }[];
-  /** Every day's positions in the daily documents (a wallet, chain and token on a day) without a price; the night summary counts the last day's. */
+  /**
+   * Every day's positions in the daily documents (a wallet, chain and token on a day) without a
+   * price; the night summary's `positionsWithoutPrice` counts the last day's only.
+   */
   dailyPositionsWithoutPrice: number;
   stageSeconds: Record<string, number>;
   /** Peak resident memory of the process (all its threads, DuckDB included). */

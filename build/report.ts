@@ -8,7 +8,8 @@ import { countOf, formatBytes, formatCount, formatSeconds } from '../core/format
 import { DEFAULT_THRESHOLDS, notJudged } from '../tree/night-rules.ts';
 import { deliverReport, nightReportMarkdown } from '../tree/night-report.ts';
 
-const NOT_JUDGED = "A build has no live version to compare with: `publish` judges every rule against the live night (the figures below are this night's)";
+const NOT_JUDGED =
+  "A build has no live version to compare with: `publish` judges every rule against the live night (the figures below are this night's)";
 
 export function buildReportMarkdown(summary: BuildSummary, outDir: string): string {
   const night = summary.night;
@@ -31,6 +32,10 @@ export function buildReportMarkdown(summary: BuildSummary, outDir: string): stri
   });
 }
 
-export function writeBuildReport(summary: BuildSummary, outDir: string, targets: { file: string | null; stepSummary: string | null }): void {
+export function writeBuildReport(
+  summary: BuildSummary,
+  outDir: string,
+  targets: { file: string | null; stepSummary: string | null },
+): void {
   deliverReport(buildReportMarkdown(summary, outDir), targets);
 }

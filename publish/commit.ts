@@ -73,7 +73,8 @@ export async function commitVersion(client: S3Client, location: Location, reques
   }
   summary.shards = count;
   // The night's guard (SPEC 10) on the shards' summaries added up: a refusal throws before the pointer.
-  if (guard) summary.guard = await guardCommit(client, location, guard, { version, count, live: pointer?.version ?? null, alreadyLive: summary.alreadyLive }, abortSignal);
+  const context = { version, count, live: pointer?.version ?? null, alreadyLive: summary.alreadyLive };
+  if (guard) summary.guard = await guardCommit(client, location, guard, context, abortSignal);
 
   if (!summary.alreadyLive) {
     // Before the pointer is written: all N shards are staged and agree.

@@ -62,7 +62,13 @@ export class NightRefused extends UserError {
  * Reads the live night kept beside `context.live` (one request) and judges `guarded.night` against
  * it; throws `NightRefused` when a rule refuses.
  */
-export async function guardNight(client: S3Client, location: Location, guarded: NightToGuard, context: GuardContext, abortSignal?: AbortSignal): Promise<GuardOutcome> {
+export async function guardNight(
+  client: S3Client,
+  location: Location,
+  guarded: NightToGuard,
+  context: GuardContext,
+  abortSignal?: AbortSignal,
+): Promise<GuardOutcome> {
   const started = performance.now();
   const live = context.live === null ? null : await readNightRecord(client, location, context.live, NIGHT_SUMMARY_PATH, abortSignal);
   const judgement =
@@ -100,7 +106,13 @@ export async function guardCommit(
   const untouched = `the live version ${context.live ? `(${context.live}) ` : ''}is untouched`;
   const summaries: NightSummary[] = [];
   for (let index = 1; index <= context.count; index++) {
-    const summary = await readNightRecord(client, location, context.version, shardNightSummaryPath({ index, count: context.count }), abortSignal);
+    const summary = await readNightRecord(
+      client,
+      location,
+      context.version,
+      shardNightSummaryPath({ index, count: context.count }),
+      abortSignal,
+    );
     if (!summary) {
       throw new UserError(
         `--commit: version ${context.version} at ${describe(location)} cannot go live: shard ${index} of ${context.count} was staged without its night summary (by an older wallet-snapshot); stage it again; ${untouched}`,
@@ -112,10 +124,21 @@ export async function guardCommit(
   try {
     night = addShardSummaries(summaries);
   } catch (error) {
-    throw new UserError(`--commit: version ${context.version} at ${describe(location)} cannot go live: ${(error as Error).message}; ${untouched}`, 1, { cause: error });
+    throw new UserError(
+      `--commit: version ${context.version} at ${describe(location)} cannot go live: ${(error as Error).message}; ${untouched}`,
+      1,
+      { cause: error },
+    );
   }
-  if (context.alreadyLive) return unjudged({ ...settings, night }, `Version ${context.version} is live already: nothing moved, nothing judged`);
-  const outcome = await guardNight(client, location, { ...settings, night }, { what: '--commit', version: context.version, live: context.live }, abortSignal);
+  if (context.alreadyLive)
+    return unjudged({ ...settings, night }, `Version ${context.version} is live already: nothing moved, nothing judged`);
+  const outcome = await guardNight(
+    client,
+    location,
+    { ...settings, night },
+    { what: '--commit', version: context.version, live: context.live },
+    abortSignal,
+  );
   // Kept beside the version for the next night's guard, before the pointer names it.
   await writeNightRecord(client, location, context.version, NIGHT_SUMMARY_PATH, night, abortSignal);
   return outcome;
@@ -130,9 +153,12 @@ export function refusalLines(judgement: Judgement, context: GuardContext, locati
   return [
     head,
     ...judgement.refusals.map(
-      (row) => `  - rule ${row.rule}: ${figures(row)} (${row.change}); it refuses when ${row.threshold}; if this change is known, publish it with --accept ${row.rule}`,
+      (row) =>
+        `  - rule ${row.rule}: ${figures(row)} (${row.change}); it refuses when ${row.threshold}; if this change is known, publish it with --accept ${row.rule}`,
     ),
-    ...(explained.length > 0 ? [`  (moved with it, and explained by it: ${explained.map((row) => `${row.rule}, ${row.was} → ${row.is}`).join('; ')})`] : []),
+    ...(explained.length > 0
+      ? [`  (moved with it, and explained by it: ${explained.map((row) => `${row.rule}, ${row.was} → ${row.is}`).join('; ')})`]
+      : []),
     `to publish it anyway, once: the same command with --accept ${rules.join(',')}`,
   ];
 }
@@ -145,7 +171,12 @@ function figures(row: RuleRow): string {
  * The report of one `publish` run: `lines` is what the command said (its closing summary, or the
  * refusal), the first line under the title, the rest as the counts table's `publish` rows.
  */
-export function publishReportMarkdown(title: string, lines: readonly string[], outcome: GuardOutcome, commandSteps: Record<string, number>): string {
+export function publishReportMarkdown(
+  title: string,
+  lines: readonly string[],
+  outcome: GuardOutcome,
+  commandSteps: Record<string, number>,
+): string {
   const steps = outcome.seconds === null ? commandSteps : { ...commandSteps, 'judge the night (guard)': outcome.seconds };
   return nightReportMarkdown({
     title,

@@ -82,7 +82,8 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
       // The night readers see again, in the report too (a version published before the guard has no summary).
       const night = await readNightRecord(client, location, rolled.to, NIGHT_SUMMARY_PATH, abortSignal);
       if (night) {
-        const outcome = unjudged({ ...settings, night }, `A rollback: readers see version ${rolled.to} again, as published; nothing judged`);
+        const reason = `A rollback: readers see version ${rolled.to} again, as published; nothing judged`;
+        const outcome = unjudged({ ...settings, night }, reason);
         report(`wallet-snapshot publish --rollback: version ${rolled.to} is live again`, lines, outcome);
       }
     } else if (options.commit !== undefined) {
@@ -99,7 +100,8 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
           throw new UserError(`--keep ${options.keep}: a shard's stage never removes versions (the other shards may be staging); give --keep to the --commit that follows`);
         }
         const lines = stageSummaryLines(await stageShard(publishing, tree, undefined, night), location, options.endpoint);
-        const outcome = unjudged({ ...settings, night }, "Not judged at a shard's stage: the rules are judged by publish --commit, on the sum of all shards");
+        const reason = "Not judged at a shard's stage: the rules are judged by publish --commit, on the sum of all shards";
+        const outcome = unjudged({ ...settings, night }, reason);
         report(`wallet-snapshot publish: shard ${tree.records.shard.index} of ${tree.records.shard.count} staged`, lines, outcome);
         return printed(lines);
       }

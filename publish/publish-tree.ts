@@ -41,7 +41,8 @@ export async function publishTree(options: PublishOptions, checked?: CheckedTree
     if (guard) summary.guard = unjudged(guard, `Version ${version} is live already: nothing moved, nothing judged`);
   } else {
     // The night's guard (SPEC 10): a refusal throws here, before anything is sent.
-    if (guard) summary.guard = await guardNight(client, location, guard, { what: 'publish', version, live: pointer?.version ?? null }, abortSignal);
+    const context = { what: 'publish', version, live: pointer?.version ?? null };
+    if (guard) summary.guard = await guardNight(client, location, guard, context, abortSignal);
     summary.stage = await stageShard(options, tree, version, guard?.night);
     progress.start('switch the live version');
     // Before the pointer is written: the version is staged whole (its archives, index and record),

@@ -48,8 +48,9 @@ export function formatCommitSummary(summary: CommitSummary, location: Location):
 
 export function commitSummaryLines(summary: CommitSummary, location: Location): [string] {
   const where = describe(location);
-  if (summary.alreadyLive) return [`version ${summary.version} (${summary.shards} shards, ${countOf(summary.files, 'file')}) is live at ${where} already (${formatSeconds(summary.seconds)})`];
-  return [`committed version ${summary.version} (${summary.shards} shards, ${countOf(summary.files, 'file')}) at ${where}: live${summary.replaced ? ` (was ${summary.replaced})` : ''}, in ${formatSeconds(summary.seconds)}`];
+  const version = `version ${summary.version} (${summary.shards} shards, ${countOf(summary.files, 'file')})`;
+  if (summary.alreadyLive) return [`${version} is live at ${where} already (${formatSeconds(summary.seconds)})`];
+  return [`committed ${version} at ${where}: live${summary.replaced ? ` (was ${summary.replaced})` : ''}, in ${formatSeconds(summary.seconds)}`];
 }
 
 function packLines(stage: StageSummary): string[] {

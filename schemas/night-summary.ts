@@ -31,7 +31,8 @@ export const NightSummarySchema = z
       .int()
       .min(0)
       .describe(
-        "The last closed day's positions without a price (not every day's): none dated on or before the day, or, when the export has no price at all dated on it (a feed that stopped), none dated on it.",
+        "The last closed day's positions without a price (not every day's): none dated on or before the day, " +
+          'or, when the export has no price at all dated on it (a feed that stopped), none dated on it.',
       ),
     /** The last SUMMARY_DAYS closed days, oldest first, each with the sum of every wallet's `totalValueUsd`. */
     days: z.array(z.object({ date: DateStringSchema, totalValueUsd: FiniteNumberSchema }).strict()).length(SUMMARY_DAYS),

@@ -43,15 +43,30 @@ export function nightReportMarkdown(report: NightReport): string {
     '| rule | was | is | change | refuses when (threshold) | verdict |',
     '| --- | --- | --- | --- | --- | --- |',
     ...report.judgement.rows.map(
-      (row) => `| \`${row.rule}\` | ${cell(row.was)} | ${cell(row.is)} | ${cell(row.change)} | ${cell(row.threshold)} | ${VERDICT_TEXT[row.verdict]}${row.note && row.verdict !== 'not judged' ? ` (${cell(row.note)})` : ''} |`,
+      (row) =>
+        `| \`${row.rule}\` | ${cell(row.was)} | ${cell(row.is)} | ${cell(row.change)} | ${cell(row.threshold)} | ${VERDICT_TEXT[row.verdict]}${row.note && row.verdict !== 'not judged' ? ` (${cell(row.note)})` : ''} |`,
     ),
     '',
   );
   const warnings = [...report.warnings, ...ruleWarnings(report.judgement)];
   lines.push('### Warnings', '', ...(warnings.length > 0 ? warnings.map((warning) => `- ${warning}`) : ['none']), '');
   const steps = Object.entries(report.steps);
-  lines.push('### Steps', '', '| step | seconds |', '| --- | ---: |', ...steps.map(([step, seconds]) => `| ${cell(step)} | ${seconds.toFixed(1)} |`), '');
-  lines.push(`### The last ${report.night.days.length} closed days`, '', ...valueChart(report.night), '', ...participantsChart(report.night), '');
+  lines.push(
+    '### Steps',
+    '',
+    '| step | seconds |',
+    '| --- | ---: |',
+    ...steps.map(([step, seconds]) => `| ${cell(step)} | ${seconds.toFixed(1)} |`),
+    '',
+  );
+  lines.push(
+    `### The last ${report.night.days.length} closed days`,
+    '',
+    ...valueChart(report.night),
+    '',
+    ...participantsChart(report.night),
+    '',
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -80,13 +95,17 @@ export function nightCounts(night: NightSummary): [string, string][] {
 export function ruleWarnings(judgement: Judgement): string[] {
   return judgement.rows
     .filter((row) => row.verdict === 'accepted' || row.verdict === 'explained')
-    .map((row) => `rule \`${row.rule}\` ${row.verdict === 'accepted' ? 'would refuse, accepted with --accept' : row.note}: ${row.was} → ${row.is} (${row.change})`);
+    .map(
+      (row) =>
+        `rule \`${row.rule}\` ${row.verdict === 'accepted' ? 'would refuse, accepted with --accept' : row.note}: ${row.was} → ${row.is} (${row.change})`,
+    );
 }
 
 /** The total USD value of every wallet on each day, in a unit that keeps the axis readable. */
 export function valueChart(night: NightSummary): string[] {
   const largest = Math.max(...night.days.map((day) => Math.abs(day.totalValueUsd)));
-  const [divisor, unit] = largest >= 1e9 ? [1e9, 'billion USD'] : largest >= 1e6 ? [1e6, 'million USD'] : largest >= 1e3 ? [1e3, 'thousand USD'] : [1, 'USD'];
+  const [divisor, unit] =
+    largest >= 1e9 ? [1e9, 'billion USD'] : largest >= 1e6 ? [1e6, 'million USD'] : largest >= 1e3 ? [1e3, 'thousand USD'] : [1, 'USD'];
   return [
     '```mermaid',
     'xychart-beta',
@@ -117,7 +136,10 @@ export function participantsChart(night: NightSummary): string[] {
  * Where a report goes: `--report FILE` (replaced) and `$GITHUB_STEP_SUMMARY` (appended, as GitHub
  * Actions wants). Checked before the work, so that a FILE that cannot be written fails at once.
  */
-export function reportTargets(file: string | undefined, environment: NodeJS.ProcessEnv = process.env): { file: string | null; stepSummary: string | null } {
+export function reportTargets(
+  file: string | undefined,
+  environment: NodeJS.ProcessEnv = process.env,
+): { file: string | null; stepSummary: string | null } {
   if (file !== undefined) {
     try {
       if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new Error('it is a directory');
@@ -144,7 +166,11 @@ export function deliverReport(markdown: string, targets: { file: string | null; 
 }
 
 function reportFileError(file: string, cause: unknown): UserError {
-  return new UserError(`--report ${file} cannot be written (${messageOf(cause)})`, isWriteRefused(messageOf(cause)) ? EXIT_CANNOT_WRITE : 1, { cause });
+  return new UserError(
+    `--report ${file} cannot be written (${messageOf(cause)})`,
+    isWriteRefused(messageOf(cause)) ? EXIT_CANNOT_WRITE : 1,
+    { cause },
+  );
 }
 
 function cell(text: string): string {

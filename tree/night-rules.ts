@@ -28,7 +28,14 @@ export interface Thresholds {
   unpricedRise: number;
 }
 
-export const DEFAULT_THRESHOLDS: Thresholds = { walletDrop: 0.05, participantDrop: 0.05, restatement: 0.01, dayChange: 0.5, unpriced: 0.05, unpricedRise: 0.01 };
+export const DEFAULT_THRESHOLDS: Thresholds = {
+  walletDrop: 0.05,
+  participantDrop: 0.05,
+  restatement: 0.01,
+  dayChange: 0.5,
+  unpriced: 0.05,
+  unpricedRise: 0.01,
+};
 
 export const THRESHOLD_FLAGS: Record<keyof Thresholds, string> = {
   walletDrop: '--max-wallet-drop',
@@ -119,7 +126,8 @@ export function judgeNight(live: NightSummary, night: NightSummary, thresholds: 
     if (!finding.fired) return row;
     const explainers = (EXPLAINED_BY[rule] ?? []).filter(fired);
     // A frozen season's leaderboard moves with its own participants: a drop there explains it.
-    if (rule === 'frozen-season' && (finding.seasons ?? []).every((season) => participantDrops.has(season))) explainers.push('participants');
+    if (rule === 'frozen-season' && (finding.seasons ?? []).every((season) => participantDrops.has(season)))
+      explainers.push('participants');
     if (explainers.length > 0) return { ...row, verdict: 'explained', note: `explained by ${explainers.join(', ')}` };
     return { ...row, verdict: accepted.has(rule) ? 'accepted' : 'refused' };
   });
@@ -129,13 +137,23 @@ export function judgeNight(live: NightSummary, night: NightSummary, thresholds: 
 /** Nothing judged (`reason` says why): each rule shows this night's figure alone. */
 export function notJudged(night: NightSummary, thresholds: Thresholds, reason: string): Judgement {
   const rows = RULES.map(
-    (rule): RuleRow => ({ rule, was: '-', is: figureWithoutLive(rule, night), change: '-', threshold: thresholdText(rule, thresholds), verdict: 'not judged', note: reason }),
+    (rule): RuleRow => ({
+      rule,
+      was: '-',
+      is: figureWithoutLive(rule, night),
+      change: '-',
+      threshold: thresholdText(rule, thresholds),
+      verdict: 'not judged',
+      note: reason,
+    }),
   );
   return { reason, rows, refusals: [] };
 }
 
 function frozenSeason(live: NightSummary, night: NightSummary): Finding {
-  const frozen = [...new Set([...night.seasons, ...live.seasons].filter((season) => season.frozen).map((season) => season.season))].sort((a, b) => a - b);
+  const frozen = [...new Set([...night.seasons, ...live.seasons].filter((season) => season.frozen).map((season) => season.season))].sort(
+    (a, b) => a - b,
+  );
   if (frozen.length === 0) return { fired: false, was: 'no frozen season', is: 'no frozen season', change: '-' };
   const describe = (summary: NightSummary, season: number) => {
     const found = summary.seasons.find((one) => one.season === season);
@@ -261,7 +279,12 @@ function backwards(live: NightSummary, night: NightSummary): Finding {
   // A date goes backwards when it is earlier, or gone (null) where the live night had one.
   const back = pairs.find(([, was, is]) => was !== null && (is === null || is < was));
   const [name, was, is] = back ?? (pairs[0] as [string, string | null, string | null]);
-  return { fired: back !== undefined, was: `${name} ${was ?? 'null'}`, is: `${name} ${is ?? 'null'}`, change: back ? 'earlier' : 'not earlier' };
+  return {
+    fired: back !== undefined,
+    was: `${name} ${was ?? 'null'}`,
+    is: `${name} ${is ?? 'null'}`,
+    change: back ? 'earlier' : 'not earlier',
+  };
 }
 
 function figureWithoutLive(rule: RuleName, night: NightSummary): string {
@@ -363,6 +386,7 @@ export function parseRuleNames(text: string): RuleName[] {
     .map((name) => name.trim())
     .filter((name) => name !== '');
   const unknown = names.filter((name) => !(RULES as readonly string[]).includes(name));
-  if (unknown.length > 0 || names.length === 0) throw new Error(`expected rule names separated by commas, among ${RULES.join(', ')} (got "${text}")`);
+  if (unknown.length > 0 || names.length === 0)
+    throw new Error(`expected rule names separated by commas, among ${RULES.join(', ')} (got "${text}")`);
   return names as RuleName[];
 }
