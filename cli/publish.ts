@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { PublishCommandOptions } from '../publish/index.ts';
 import { abortOnSignals } from '../core/signals.ts';
-import { formatPercent as percent } from '../core/format.ts';
+import { formatPercent as percent, formatPercentagePoints } from '../core/format.ts';
 import { DEFAULT_THRESHOLDS, parsePercent, parseRuleNames, RULES } from '../tree/night-rules.ts';
 
 export function publishCommand(): Command {
@@ -32,7 +32,7 @@ export function publishCommand(): Command {
     .option(
       '--max-unpriced-rise <points>',
       'where the live night is at --max-unpriced or more already, refuse when that share rises by more than this many percentage points ' +
-        `(rule unpriced; default ${DEFAULT_THRESHOLDS.unpricedRise * 100})`,
+        `(rule unpriced; default ${formatPercentagePoints(DEFAULT_THRESHOLDS.unpricedRise)})`,
       optionParser(parsePercent),
     )
     .option('--report <file>', "also write the night's Markdown report to FILE (it goes to $GITHUB_STEP_SUMMARY when that is set)")

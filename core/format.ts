@@ -38,6 +38,12 @@ export function formatShare(part: number, whole: number, digits = 1): string {
   return whole > 0 ? `${((part / whole) * 100).toFixed(digits)}%` : '-';
 }
 
+/** `1 percentage point`, `2.5 percentage points`: a threshold on a difference of shares (0.01 for 1 point). */
+export function formatPercentagePoints(fraction: number): string {
+  const points = Number((fraction * 100).toPrecision(6));
+  return `${points} percentage point${points === 1 ? '' : 's'}`;
+}
+
 /** `+1.10 points`: a difference of two shares (fractions), in percentage points. */
 export function formatPoints(fraction: number, digits = 2): string {
   const text = (fraction * 100).toFixed(digits);

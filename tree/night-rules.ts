@@ -10,7 +10,7 @@
  * `--accept` of that cause publishes the night; the report still shows the explained rule's
  * figures (docs/reliability.md lists which rule explains which).
  */
-import { formatChange, formatCount, formatPercent, formatPoints, formatShare, formatUsd } from '../core/format.ts';
+import { formatChange, formatCount, formatPercent, formatPercentagePoints, formatPoints, formatShare, formatUsd } from '../core/format.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
 
 export const RULES = ['frozen-season', 'wallets', 'participants', 'restated', 'day-change', 'unpriced', 'backwards'] as const;
@@ -329,10 +329,9 @@ export function thresholdText(rule: RuleName, thresholds: Thresholds): string {
       return `the last day's total USD value differs from the day before's by more than ${formatPercent(thresholds.dayChange)} (${THRESHOLD_FLAGS.dayChange})`;
     case 'unpriced': {
       const level = formatPercent(thresholds.unpriced);
-      const points = Number((thresholds.unpricedRise * 100).toPrecision(6));
       return (
         `positions without a price rise to ${level} of the last day's positions or more from a live night below ${level} (${THRESHOLD_FLAGS.unpriced}), ` +
-        `or by more than ${points} percentage point${points === 1 ? '' : 's'} from one at ${level} or more (${THRESHOLD_FLAGS.unpricedRise})`
+        `or by more than ${formatPercentagePoints(thresholds.unpricedRise)} from one at ${level} or more (${THRESHOLD_FLAGS.unpricedRise})`
       );
     }
     case 'backwards':
