@@ -1,7 +1,7 @@
 /**
  * The repository stands alone: no tracked file cites a document that is not in it (the product's
  * rules live in docs/, in its own words: docs/semantics.md, docs/input.md, docs/reliability.md),
- * and every citation of a section, `docs/FILE.md#anchor` in code or `[text](FILE.md#anchor)` in
+ * and every citation of a section, `docs/<file>.md#<anchor>` in code or `[text](<file>.md#<anchor>)` in
  * the docs, names a heading (or an `id`) that the file holds, so that a renamed section cannot
  * leave a comment pointing nowhere; and every module the docs name (docs/architecture.md walks a datum through them) exists.
  */
@@ -38,6 +38,8 @@ const OUTSIDE = [
   new RegExp(`\\.\\./${'sha'}${'red'}\\b`),
   new RegExp(`\\b${'INTER'}${'FACE'}\\.md\\b`),
   new RegExp(`\\b${'ST'}${'YLE'}\\.md\\b`),
+  // A numbered section is an outside document's: the docs name their sections by anchor.
+  new RegExp(`\\b${'sec'}${'tion'} \\d+(\\.\\d+)*\\b`, 'i'),
 ];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, each space a hyphen. */
