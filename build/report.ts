@@ -1,7 +1,7 @@
 /**
- * The build's night report (tree/night-report.ts): what the build wrote, its night summary and its
- * stages' seconds. A build has no live version to compare with, so the rules show this night's
- * figures unjudged; `publish` judges them.
+ * The build's night report (docs/reliability.md#the-report, tree/night-report.ts): what the build
+ * wrote, its night summary and its stages' seconds. A build has no live version to compare with, so
+ * the rules show this night's figures unjudged; `publish` judges them.
  */
 import type { BuildSummary } from './index.ts';
 import { countOf, formatBytes, formatCount, formatSeconds } from '../core/format.ts';

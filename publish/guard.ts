@@ -1,5 +1,5 @@
 /**
- * The night's guard at `publish` and `publish --commit` (docs/reliability.md, "The night's guard"):
+ * The night's guard at `publish` and `publish --commit` (docs/reliability.md#guard):
  * before the pointer moves, the new night's summary is judged against the live version's by the
  * pure `judgeNight` (tree/night-rules.ts). Its value, a `Judgement`, is all the rest is made from:
  * the refusal (its message and exit code: the pointer is left as it is), and the night's report

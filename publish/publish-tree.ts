@@ -40,7 +40,7 @@ export async function publishTree(options: PublishOptions, checked?: CheckedTree
   if (summary.alreadyLive) {
     if (guard) summary.guard = unjudged(guard, `Version ${version} is live already: nothing moved, nothing judged`);
   } else {
-    // The night's guard (SPEC 10): a refusal throws here, before anything is sent.
+    // The night's guard (docs/reliability.md#guard): a refusal throws here, before anything is sent.
     const context = { what: 'publish', version, live: pointer?.version ?? null };
     if (guard) summary.guard = await guardNight(client, location, guard, context, abortSignal);
     summary.stage = await stageShard(options, tree, version, guard?.night);

@@ -1,5 +1,5 @@
 /**
- * The guard's rules (docs/reliability.md, "The night's guard"): a new night's summary judged
+ * The guard's rules (docs/reliability.md#the-rules): a new night's summary judged
  * against the live version's. Pure: the two summaries, the thresholds and the accepted rules in,
  * one `Judgement` out (one row per rule: both figures, the change, the threshold, the verdict), from
  * which `publish` makes its refusal, its exit code and its report, and `build` its report.
