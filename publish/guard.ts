@@ -49,7 +49,8 @@ export class NightRefused extends UserError {
 
   constructor(
     readonly outcome: GuardOutcome,
-    context: GuardContext,
+    /** The version refused and the live one, left live. */
+    readonly context: GuardContext,
     lines: readonly [string, ...string[]],
   ) {
     super(lines.join('\n'), 1);
