@@ -28,7 +28,7 @@ import {
   type RuleName,
   type Thresholds,
 } from '../tree/night-rules.ts';
-import { publishReportMarkdown, refusalLines } from '../publish/guard.ts';
+import { NightRefused, publishReportMarkdown, refusalLines } from '../publish/guard.ts';
 import { buildReportMarkdown } from '../build/report.ts';
 import { addShardSummaries } from '../tree/night-summary.ts';
 import { verifyTree } from '../tree/verify.ts';
@@ -472,6 +472,12 @@ test("sharded: a frozen season changed is refused at the commit, on the shards' 
   }
   const error = await refusal(() => publishTo(s3, undefined, PREFIX, { commit: true }));
   assert.is(error.exitCode, 1);
+  // The refusal carries the judgement its message and report were made from.
+  assert.instance(error, NightRefused);
+  const refused = error as NightRefused;
+  assert.equal(refused.outcome.judgement.refusals.map((row) => row.rule), ['frozen-season']);
+  assert.is(refused.context.live, JSON.parse(before).version);
+  assert.is(refused.outcome.night.shard.count, 1, "the shards' summaries added up");
   assert.match(
     error.message,
     /^--commit refused: version \S+ does not go live at s3:\/\/snapshots\/nightly; the live version \S+ is untouched/,
