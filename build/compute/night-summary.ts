@@ -16,9 +16,9 @@
  * document threads need not carry back (docs/reliability.md).
  */
 import type { Database } from '../database.ts';
-import type { Shard } from '../../core/shard.ts';
 import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
-import { shardFilterSql, shardNumberSql } from './shard-filter.ts';
+import { isParticipantSql } from '../../core/participant.ts';
+import { type Shard, shardFilterSql, shardNumberSql } from '../../core/shard.ts';
 import { dayNumber, dayText } from './days.ts';
 import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, tokenIndexSql, walletOfSeriesSql } from './series-key.ts';
 
@@ -155,7 +155,7 @@ export async function participantsByDayOfShards(db: Database, lastClosedDay: str
     // Each wallet-season's shard once, not once for each of its days.
     `SELECT h.shard, h.season::INTEGER AS season, t.day, h.last_day, count(*)::DOUBLE AS participants
      FROM history_totals t JOIN (SELECT wallet, season, last_day, ${shardNumberSql(shards, 'address')} AS shard FROM history_wallets) h ON h.wallet = t.wallet
-     WHERE t.total_points > 0 AND (t.day BETWEEN $first AND $last OR t.day = h.last_day)
+     WHERE ${isParticipantSql('t.total_points')} AND (t.day BETWEEN $first AND $last OR t.day = h.last_day)
      GROUP BY ALL`,
     { first, last },
   );

@@ -6,8 +6,7 @@
  */
 import type { Database } from '../database.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
-import type { Shard } from '../../core/shard.ts';
-import { shardFilterSql } from './shard-filter.ts';
+import { type Shard, shardFilterSql } from '../../core/shard.ts';
 import { dayNumber } from './days.ts';
 import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, tokenIndexSql, walletOfSeriesSql } from './series-key.ts';
 
