@@ -3,7 +3,8 @@
  * one night's work. The rule, a wallet's shard, lives here only, in the three forms its users
  * need: in SQL for the build (which cuts its rows and folders by it), in Node for `verify` and
  * `publish`, and through Web Crypto for the Worker, which finds a wallet's files in its shard's
- * pack (tree/bucket.ts). test/shard-rule.test.ts holds the three to the same answers.
+ * pack (tree/bucket.ts). test/rules.test.ts holds the SQL and Node forms to the same answers; the
+ * Worker's runs in workerd only (the slow suite publish-shards serves a sharded version with it).
  *
  * The rule: the first 8 hex digits of md5(lower-case address) as an integer, mod N, plus 1. md5
  * rather than DuckDB's internal hash so the assignment is stable across DuckDB versions and

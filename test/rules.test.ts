@@ -15,6 +15,9 @@ import { openDatabase, type Database } from '../build/database.ts';
 import { isParticipant, isParticipantSql } from '../core/participant.ts';
 import { NO_PRICE, totalValueUsd, usdPerTokenSql, valueUsd, valueUsdSql } from '../core/position-value.ts';
 import { shardFilterSql, shardNumberSql, shardOf } from '../core/shard.ts';
+import { Miniflare } from 'miniflare';
+import { bundleWorkerSources } from '../preview/worker-from-sources.ts';
+import { COMPATIBILITY_DATE } from '../preview/workerd.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The product's source: everything but the tests, the benchmark and the sample data's generator. */
@@ -194,6 +197,26 @@ test('the shard of a wallet: the SQL and the Node forms agree, and the shards ar
     `SELECT ${shardFilterSql({ index: shardOf(ADDRESSES[0]!, 4), count: 4 }, `'${ADDRESSES[0]}'`)} AS kept, ${shardFilterSql(null, `'${ADDRESSES[0]}'`)} AS all`,
   );
   assert.equal(one, { kept: true, all: true });
+});
+
+test("the shard of a wallet: the Worker's form, through workerd's Web Crypto, agrees with Node's", async () => {
+  // Bundled as the Worker is (preview/worker-from-sources.ts), so that the module is what the Worker imports.
+  const entry = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ws-rules-worker-')), 'entry.ts');
+  fs.writeFileSync(entry, `import { shardOfWithWebCrypto } from ${JSON.stringify(path.join(ROOT, 'core/shard.ts'))};
+    export default { async fetch(request) {
+      const { addresses, counts } = await request.json();
+      const shards = [];
+      for (const count of counts) for (const address of addresses) shards.push(await shardOfWithWebCrypto(address, count));
+      return Response.json(shards);
+    } };`);
+  const miniflare = new Miniflare({ modules: true, script: await bundleWorkerSources(entry), compatibilityDate: COMPATIBILITY_DATE });
+  try {
+    const counts = [1, 3, 7, 64];
+    const response = await miniflare.dispatchFetch('http://worker/', { method: 'POST', body: JSON.stringify({ addresses: ADDRESSES, counts }) });
+    assert.equal(await response.json(), counts.flatMap((count) => ADDRESSES.map((address) => shardOf(address, count))));
+  } finally {
+    await miniflare.dispose();
+  }
 });
 
 test('who counts as a participant: above 0, in SQL as in JavaScript', async () => {
