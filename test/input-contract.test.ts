@@ -65,7 +65,14 @@ test('balance as DECIMAL(38,0) is read exactly; as DOUBLE it is refused by type'
 test('empty tables and all-null nullable columns are valid whatever their column types', async () => {
   const built = await build(
     { seasons: [{ season: 1, as_of: null }] },
-    { allowEmpty: true, overrides: { venue_b_accounts: { account: 'INTEGER', owner: 'INTEGER' }, points: { date: 'INTEGER', address: 'INTEGER' }, seasons: { as_of: 'INTEGER' } } },
+    {
+      allowEmpty: true,
+      overrides: {
+        venue_b_accounts: { account: 'INTEGER', owner: 'INTEGER' },
+        points: { date: 'INTEGER', address: 'INTEGER' },
+        seasons: { as_of: 'INTEGER' },
+      },
+    },
   );
   assert.is(built.json('v1/leaderboard/s1.json').asOf, null);
   const error = await failure({ seasons: [{ season: 1, as_of: 20251105 }] }, { seasons: { as_of: 'INTEGER' } });
@@ -133,7 +140,8 @@ test('nulls in required columns; dates as text must be YYYY-MM-DD', async () => 
   );
   assert.match(error.message, 'seasons.parquet: column "as_of": 1 row with a value that is not a real date');
   assert.match(error.message, '"2025-1-5"');
-  const built = await build({ seasons: [{ season: 1, as_of: '2025-11-05' }] }, { allowEmpty: true, overrides: { seasons: { as_of: 'VARCHAR' } } });
+  const varchar = { seasons: { as_of: 'VARCHAR' } };
+  const built = await build({ seasons: [{ season: 1, as_of: '2025-11-05' }] }, { allowEmpty: true, overrides: varchar });
   assert.is(built.json('v1/leaderboard/s1.json').season, 1);
 });
 
@@ -181,8 +189,12 @@ test('the library refuses empty inputs and a distant --now unless asked, as the 
   const defaults = resolveBuildConfig({});
   assert.equal([defaults.allowEmpty, defaults.allowDistantNow], [false, false]);
   const empty = await thrown(() => build({}));
-  assert.is(empty.message, 'balances.parquet, venue_b_accounts.parquet, prices.parquet, points.parquet, multipliers.parquet, seasons.parquet have zero rows: ' +
-    'the tree would hold no wallet and no participant, and publishing it would empty every answer; check the export, or give --allow-empty to build it anyway');
+  assert.is(
+    empty.message,
+    'balances.parquet, venue_b_accounts.parquet, prices.parquet, points.parquet, multipliers.parquet, seasons.parquet have zero rows: ' +
+      'the tree would hold no wallet and no participant, and publishing it would empty every answer; ' +
+      'check the export, or give --allow-empty to build it anyway',
+  );
   // The row's timestamp is in June 2025: a --now in 2030 is more than 400 days after it.
   const distant = await thrown(() => build({ balances: [row] }, { now: '2030-01-01T00:00:00Z' }));
   assert.match(distant.message, '--now "2030-01-01T00:00:00Z" is 1660 days after the latest event in the inputs');

@@ -46,7 +46,8 @@ export function heldBalancesSql(days: string): string {
 export function usdPerTokenOnDaySql(position: string, name = 'p'): { join: string; usdPerToken: string } {
   return {
     join: `ASOF LEFT JOIN (SELECT chain_id, ${tokenIndexSql('token')} AS token_index, date, usd_price FROM prices) ${name}
-           ON ${name}.chain_id = ${position}.chain_id AND ${name}.token_index = ${position}.token_index AND ${name}.date <= ${position}.date`,
+           ON ${name}.chain_id = ${position}.chain_id AND ${name}.token_index = ${position}.token_index
+          AND ${name}.date <= ${position}.date`,
     usdPerToken: usdPerTokenSql(`${name}.usd_price`),
   };
 }

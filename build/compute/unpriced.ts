@@ -31,7 +31,8 @@ export async function findUnpricedPositions(db: Database, lastClosedDay: string,
     -- snapshot of a 1,000,000-wallet shard outgrew 1 GB.
     days AS (${lastSnapshotOfDaySql(
       `snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')}
-       LEFT JOIN first_price_days p ON p.chain_index = ${chainIndexOfSeriesSql('s.series')} AND p.token_index = ${tokenIndexOfSeriesSql('s.series')}`,
+       LEFT JOIN first_price_days p
+         ON p.chain_index = ${chainIndexOfSeriesSql('s.series')} AND p.token_index = ${tokenIndexOfSeriesSql('s.series')}`,
       `s.day <= $last AND s.day < coalesce(p.first_day, $last + 1) AND ${shardFilterSql(shard, 'a.address')}`,
     )}),
     held AS (${heldBalancesSql('days')}),

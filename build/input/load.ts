@@ -123,7 +123,8 @@ function balanceRowsSql(where: string): string {
 /**
  * Each account's largest raw balance up to `$now` on a chain, per token, as a DOUBLE, with the
  * wallet its rows count for there (build/compute/attribution.ts), over every balance row of the
- * export: the bound the night's checks of summed balances and of values put on a wallet's balance. `where` narrows the rows (it may name `b`, the row, and `v`, its owner).
+ * export: the bound the night's checks of summed balances and of values put on a wallet's balance.
+ * `where` narrows the rows (it may name `b`, the row, and `v`, its owner).
  */
 export function largestAccountBalancesSql(where = 'true'): string {
   return `

@@ -164,7 +164,8 @@ export async function build(
   // between the builds of a test process: starting them cost about a CPU-second per build.
   const { allowEmpty, allowDistantNow } = options;
   const config = resolveBuildConfig({
-    input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet', threads: 1, allowEmpty, allowDistantNow, ...(manifest ? { manifest } : {}),
+    input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet', threads: 1, allowEmpty, allowDistantNow,
+    ...(manifest ? { manifest } : {}),
   });
   const summary = await buildSnapshot(config, { threadCache });
   const text = (file: string) => fs.readFileSync(path.join(out, file), 'utf8');
