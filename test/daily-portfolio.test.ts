@@ -125,7 +125,7 @@ test('asOf is null when no wallet has a closed day', async () => {
 });
 
 test('no input at all: null asOf and an empty tree of wallets', async () => {
-  const built = await build({});
+  const built = await build({}, { allowEmpty: true });
   assert.equal(built.json('_snapshot/no-history/daily.json'), { asOf: null, days: [] });
   assert.equal(built.json('_snapshot/no-history/portfolio.json'), {});
   assert.is(built.summary.wallets, 0);
