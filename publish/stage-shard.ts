@@ -18,8 +18,8 @@ import { checkTreeBytes, type CheckedTree, type PublishOptions } from './checked
 import { packShard, type PackSummary } from './pack-shard.ts';
 import type { NightGuard } from './guard.ts';
 import { manifestText, shardedVersionIdOf, STORAGE_FORMAT } from './read-tree.ts';
-import { storageFailure, throwIfInterrupted } from './storage.ts';
-import { listObjects, packOf, readCommit, readShardRecord, writeShardRecord, type Commit } from './version-store.ts';
+import { listObjects, storageFailure, throwIfInterrupted } from './storage.ts';
+import { packOf, readCommit, readShardRecord, writeShardRecord, type Commit } from './version-store.ts';
 
 export interface StageSummary {
   version: string;
