@@ -5,7 +5,7 @@ import { countOf } from '../core/format.ts';
 import { abortOnSignals } from '../core/signals.ts';
 import { Progress, type ProgressMode } from '../core/progress.ts';
 import { parseShard } from '../core/shard.ts';
-import { positiveInteger } from './options.ts';
+import { positiveInteger, seconds } from './options.ts';
 
 interface VerifyOptions {
   dir: string;
@@ -16,6 +16,8 @@ interface VerifyOptions {
   version?: string;
   sample?: number;
   seed?: number;
+  maxAttempts?: number;
+  stallTimeout?: number;
 }
 
 export function verifyCommand(): Command {
@@ -28,6 +30,8 @@ export function verifyCommand(): Command {
     .option('--version <id>', 'with --from: a committed version other than the live one')
     .option('--sample <n>', 'with --from: read N members drawn at random (by range) instead of every archive whole', positiveInteger)
     .option('--seed <n>', 'with --sample: the draw\'s seed (printed by every run; a random one when absent)', seed)
+    .option('--max-attempts <n>', 'with --from: attempts per request before giving up (default 8)', positiveInteger)
+    .option('--stall-timeout <seconds>', 'with --from: a request silent this long is abandoned and retried (default 30)', seconds)
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .action(async (options: VerifyOptions, command: Command) => {
       if (options.from !== undefined) {
@@ -42,7 +46,7 @@ export function verifyCommand(): Command {
         }
         return;
       }
-      for (const name of ['endpoint', 'version', 'sample', 'seed'] as const) if (options[name] !== undefined) throw new UserError(`--${name} goes with --from (a version in object storage)`);
+      for (const name of ['endpoint', 'version', 'sample', 'seed', 'maxAttempts', 'stallTimeout'] as const) if (options[name] !== undefined) throw new UserError(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} goes with --from (a version in object storage)`);
       const shard = options.shard === undefined ? null : parseShard(options.shard);
       const result = await verifyTree(options.dir, { shard, progress: new Progress(options.progress) });
       if (result.failures.length > 0) {

@@ -33,6 +33,9 @@ export interface VerifyFromOptions {
   version?: string;
   sample?: number;
   seed?: number;
+  maxAttempts?: number;
+  /** Seconds (storage.ts). */
+  stallTimeout?: number;
   progress: ProgressMode;
 }
 
@@ -43,7 +46,12 @@ export async function runVerifyFrom(options: VerifyFromOptions, abortSignal?: Ab
   if (options.version !== undefined && !VERSION_ID_PATTERN.test(options.version)) {
     throw new UserError(`--version: "${options.version}" is not a version id (e.g. 2025-11-20-c94e01dfee2b395d, as publish printed it)`);
   }
-  const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: 8, concurrency: RANGE_READS_IN_FLIGHT });
+  const client = await createStorageClient({
+    endpoint: options.endpoint,
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    concurrency: RANGE_READS_IN_FLIGHT,
+    ...(options.stallTimeout === undefined ? {} : { stallTimeoutMs: options.stallTimeout * 1000 }),
+  });
   try {
     const summary = await scrubVersion({ client, location, version: options.version, sample: options.sample, seed: options.seed, progress: new Progress(options.progress), abortSignal });
     return formatScrub(summary, location);
@@ -91,6 +99,8 @@ interface Member {
   archive: string;
 }
 
+/** As publish's default. */
+const DEFAULT_MAX_ATTEMPTS = 8;
 /** Requests in flight for the sample's range reads; archives read whole at once (each up to 64 MiB in memory). */
 const RANGE_READS_IN_FLIGHT = 8;
 const ARCHIVES_IN_FLIGHT = 2;

@@ -11,6 +11,7 @@ import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } fro
 import { A, B, C, balance, tempDir, thrown, writeInputs, type Tables } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/process.ts';
 import { BUCKET, S3_CREDENTIALS, startS3Server, type RunningS3 } from '../helpers/s3-server.ts';
+import { FAULT_KINDS, startFaultProxy } from '../helpers/fault-proxy.ts';
 import { buildSnapshot } from '../../build/index.ts';
 import { resolveBuildConfig } from '../../build/config.ts';
 import { UserError } from '../../core/errors.ts';
@@ -179,6 +180,20 @@ test('--version proves a committed version other than the live one, and refuses 
   const error = await thrown(() => scrub(from, { version: '2025-01-01-0000000000000000' }));
   assert.equal((error as UserError).exitCode, 1);
   assert.match(error.message, /version 2025-01-01-0{16} has no commit \(\S+\/_publish\/commit.json is missing\): it was never made live, or is being removed/);
+});
+
+test('through a store that fails 30% of its requests (every kind of fault), the scrub retries and proves the version, whole and sampled', async () => {
+  const { from, version } = await published();
+  const proxy = await startFaultProxy(s3.endpoint, { kinds: FAULT_KINDS, share: 0.3, seed: 5, stallMs: 1_500 });
+  try {
+    for (const extra of [{}, { sample: 20, seed: 3 }]) {
+      const text = await runVerifyFrom({ from, endpoint: proxy.endpoint, progress: 'quiet', stallTimeout: 0.3, ...extra });
+      assert.match(text, new RegExp(`^verified version ${version} `));
+    }
+    assert.ok(proxy.requests.some((request) => request.fault !== null), JSON.stringify(proxy.faults()));
+  } finally {
+    await proxy.close();
+  }
 });
 
 test.run();
