@@ -29,6 +29,11 @@ const tables: Tables = {
 const input = await writeInputs(path.join(tempDir(), 'input'), tables);
 const tree = path.join(tempDir(), 'public');
 await buildSnapshot(resolveBuildConfig({ input, out: tree, now: '2025-11-21T17:00:00Z', progress: 'quiet', threads: 1 }));
+const shardTrees: string[] = [];
+for (const shard of ['1/2', '2/2']) {
+  shardTrees.push(path.join(tempDir(), 'public'));
+  await buildSnapshot(resolveBuildConfig({ input, out: shardTrees.at(-1)!, now: '2025-11-22T17:00:00Z', shard, progress: 'quiet', threads: 1 }));
+}
 
 let s3: RunningS3;
 let direct: S3Client;
@@ -171,6 +176,17 @@ test('each kind of object altered is named: a member\'s bytes, its header, an in
     commit.records[0].sha256 = '0'.repeat(64);
     await put(keys.commit, JSON.stringify(commit));
   }), /\/1-of-1.sha256.gz: altered \(expected its manifest's sha256 0{64}, as the commit records it; found [0-9a-f]{64}\)/);
+});
+
+test('a sharded version is proven shard by shard, each with its copy of the shared files; --version proves the one before it', async () => {
+  const { from, version: before } = await published();
+  const common = { to: from, endpoint: s3.endpoint, concurrency: 4, maxAttempts: 2, progress: 'quiet' as const, accept: ['unpriced' as const] };
+  for (const dir of shardTrees) await runPublish({ ...common, dir });
+  const committed = /committed version (\S+)/.exec(await runPublish({ ...common, commit: true }))![1]!;
+  const text = await scrub(from);
+  assert.match(text, new RegExp(`^verified version ${committed} \\(live\\) at ${from}: .*\\(2 shards, \\d+ members, .*\\), 2 archives read whole\\n`));
+  assert.match(await scrub(from, { version: before }), new RegExp(`^verified version ${before} at ${from}: .*\\(1 shard, `));
+  assert.match(await scrub(from, { sample: 5, seed: 9 }), /\nchecked 5 members of \d+ drawn at random/);
 });
 
 test('--version proves a committed version other than the live one, and refuses one that never went live', async () => {
