@@ -22,7 +22,7 @@ import { archiveLength, memberName, readMemberHeader } from '../tree/pack-archiv
 import { ENTRY_BYTES, findEntry, pathHashFromDigest, readEntries, type IndexEntry } from '../tree/pack-index.ts';
 import { packsOf } from './commit.ts';
 import { readPointer } from './live-pointer.ts';
-import { checkEndpoint, describe, objectKey, parseLocation, type Location } from './location.ts';
+import { checkEndpoint, describe, objectKey, parseLocation, pointerKey, type Location } from './location.ts';
 import { createStorageClient, listObjects, readObject } from './storage.ts';
 import { readCommit } from './version-store.ts';
 
@@ -139,14 +139,14 @@ export async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary>
       }
       return result;
     },
-    { step: 'deserialize', name: 'scrubCost' },
+    { step: 'deserialize', name: 'scrubCost', override: true },
   );
   const problem = (text: string) => summary.problems.push(text);
   const read = (key: string, range?: { offset: number; length: number }) => readObject(client, location, key, { range, abortSignal, aftermath: 'nothing was changed' });
 
   progress.start('read the pointer, the commit, the records and the indexes');
   const pointer = await readPointer(client, location, abortSignal);
-  if (!pointer) throw new UserError(`verify --from ${where}: nothing is published there (no ${objectKey(location, '', '').replace(/versions\/\/$/, '')}live.json)`);
+  if (!pointer) throw new UserError(`verify --from ${where}: nothing is published there (no ${pointerKey(location)})`);
   const version = options.version ?? pointer.version;
   summary.version = version;
   summary.live = version === pointer.version;

@@ -257,6 +257,24 @@ test('a store that fails more than the attempts allow: exit 5 naming its error, 
   assertSeenInOrder(seen.versions, ['2025-11-20', '2025-11-21', '2025-11-23', '2025-11-21', '2025-11-23']);
 });
 
+test('a pointer write whose answers are all lost (stored, then the connection reset) is read back: the rollback is done once, not again', async () => {
+  const location = freshLocation();
+  const isPointerWrite = (request: { method?: string; url?: string }) => request.method === 'PUT' && request.url!.split('?')[0]!.endsWith('/live.json');
+  const proxy = await startFaultProxy(s3.endpoint, { kinds: ['reset-after'], share: 0, seed: 1, applies: isPointerWrite });
+  try {
+    for (const night of nights) await publishThrough(proxy, location, { dir: night }, 2);
+    proxy.replan({ share: 1 });
+    const from = proxy.requests.length;
+    const back = await publishThrough(proxy, location, { rollback: true }, 2);
+    assert.match(back, /^rolled back .*: live version 2025-11-21-\S+ \(was 2025-11-22-/);
+    assert.equal(proxy.requests.slice(from).filter(isPointerWrite).map((request) => request.fault), ['reset-after', 'reset-after']);
+    const pointer = parsePointer(await (await direct.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${location.prefix}/live.json` }))).Body!.transformToString());
+    assert.equal([pointer?.version.slice(0, 10), pointer?.previous.map((version) => version.slice(0, 10))], ['2025-11-21', ['2025-11-20']]);
+  } finally {
+    await proxy.close();
+  }
+});
+
 /** The CLI against a proxy that always answers `kind` to the requests `applies` accepts. */
 async function failingCli(kind: FaultKind, applies: FaultPlan['applies'], args: string[]) {
   const location = freshLocation();
