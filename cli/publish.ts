@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { PublishCommandOptions } from '../publish/index.ts';
 import { abortOnSignals } from '../core/signals.ts';
 import { formatPercent as percent, formatPercentagePoints } from '../core/format.ts';
+import { seconds } from './options.ts';
 import { DEFAULT_THRESHOLDS, parsePercent, parseRuleNames, RULES } from '../tree/night-rules.ts';
 
 export function publishCommand(): Command {
@@ -16,6 +17,7 @@ export function publishCommand(): Command {
     .option('--version <id>', 'with --commit: the staged version to make live (the same as --commit ID)')
     .option('--concurrency <n>', 'connections to the store at most', wholeNumber, 32)
     .option('--max-attempts <n>', 'attempts per request before giving up (throttling, 5xx and network errors are retried with backoff)', wholeNumber, 8)
+    .option('--stall-timeout <seconds>', 'a request whose connection sends and receives nothing this long is abandoned and retried', seconds, 30)
     .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     // The night's guard (docs/reliability.md#guard): thresholds, and the rules a known change accepts once.
     .option('--accept <rules>', `publish even though these rules refuse, once (a known change): ${RULES.join(', ')}, separated by commas`, optionParser(parseRuleNames))

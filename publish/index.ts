@@ -32,6 +32,8 @@ export interface PublishCommandOptions {
   version?: string;
   concurrency: number;
   maxAttempts: number;
+  /** Seconds a connection may stay silent before its request is abandoned and retried (storage.ts). */
+  stallTimeout?: number;
   progress: ProgressMode;
   /** The night's guard (docs/reliability.md#guard): rules accepted once, thresholds as fractions, the report's file. */
   accept?: RuleName[];
@@ -72,7 +74,12 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
   const targets = reportTargets(options.report);
   const report = (title: string, lines: readonly string[], outcome: GuardOutcome) =>
     deliverReport(publishReportMarkdown(title, lines, outcome, progress.stageSeconds), targets);
-  const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: options.maxAttempts, concurrency: options.concurrency });
+  const client = await createStorageClient({
+    endpoint: options.endpoint,
+    maxAttempts: options.maxAttempts,
+    concurrency: options.concurrency,
+    ...(options.stallTimeout === undefined ? {} : { stallTimeoutMs: options.stallTimeout * 1000 }),
+  });
   try {
     let text: string;
     if (options.rollback) {
