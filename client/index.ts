@@ -130,10 +130,11 @@ function dayText(day: Day, name: string): string {
 
 /**
  * The validator of this package, imported the first time a document is checked, from beside this
- * module. The specifier is computed so that no bundler follows it: an app that does not validate
- * never carries zod, however it is bundled (esbuild without code splitting would otherwise inline
- * the schemas, about 95 KB gzipped). Where there is nothing beside the module (a bundle), the
- * error says to pass the validator itself (docs/api.md, "The client").
+ * module. The import is made at run time from a specifier no tool reads: a bundler would otherwise
+ * put zod and the schemas into every app's bundle (esbuild without code splitting inlines a
+ * dynamic import: about 95 KB gzipped), and Miniflare refuses a Worker whose code holds an
+ * `import()` of a computed specifier. This works wherever the package's files are there as they
+ * are (Node, an unbundled page); a bundled app passes the validator itself, and the error says how.
  */
 function validateOnDemand(): DocumentValidator {
   let loaded: Promise<DocumentValidator> | null = null;
@@ -143,13 +144,13 @@ function validateOnDemand(): DocumentValidator {
       // validation.ts beside index.ts in the sources (tsx), validation.js beside index.js in the package.
       specifier = import.meta.url.replace(/\/index\.(ts|js)$/, '/validation.$1');
       if (specifier === import.meta.url) throw new Error(`this module (${import.meta.url}) is not wallet-snapshot's client/index.js`);
-      const module = (await import(/* @vite-ignore */ /* webpackIgnore: true */ specifier)) as { validateDocument: DocumentValidator };
-      return module.validateDocument;
+      const importAtRunTime = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ validateDocument: DocumentValidator }>;
+      return (await importAtRunTime(specifier)).validateDocument;
     } catch (error) {
       loaded = null;
       throw new Error(
         `validate: true could not load the schemas beside the client${specifier ? ` (${specifier})` : ''}: ${(error as Error).message}. ` +
-          "In a bundled app, pass the validator itself: import { validateDocument } from 'wallet-snapshot/client/validation' and createClient({ ..., validate: validateDocument }).",
+          "In a bundled app or a Worker, pass the validator itself: import { validateDocument } from 'wallet-snapshot/client/validation' and createClient({ ..., validate: validateDocument }).",
         { cause: error },
       );
     }
