@@ -142,10 +142,13 @@ function validateOnDemand(): DocumentValidator {
     let specifier = '';
     try {
       // validation.ts beside index.ts in the sources (tsx), validation.js beside index.js in the package.
-      specifier = import.meta.url.replace(/\/index\.(ts|js)$/, '/validation.$1');
-      if (specifier === import.meta.url) throw new Error(`this module (${import.meta.url}) is not wallet-snapshot's client/index.js`);
-      const importAtRunTime = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ validateDocument: DocumentValidator }>;
-      return (await importAtRunTime(specifier)).validateDocument;
+      const beside = import.meta.url.replace(/\/client\/index\.(ts|js)$/, '/client/validation.$1');
+      if (beside === import.meta.url) throw new Error(`this module (${import.meta.url}) is not wallet-snapshot's client/index.js`);
+      specifier = beside;
+      const importAtRunTime = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ validateDocument?: unknown }>;
+      const { validateDocument } = await importAtRunTime(specifier);
+      if (typeof validateDocument !== 'function') throw new Error(`${specifier} exports no validateDocument`);
+      return validateDocument as DocumentValidator;
     } catch (error) {
       loaded = null;
       throw new Error(

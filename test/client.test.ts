@@ -8,9 +8,12 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { build as esbuild } from 'esbuild';
 import { ApiError, createClient, type ClientOptions } from '../client/index.ts';
@@ -21,6 +24,7 @@ import { A, SUB, balance, build, tempDir, unix, type Built } from './helpers/fix
 import { request } from './helpers/http.ts';
 import { startPreviewServer, type RunningServer } from '../server/index.ts';
 
+const execFileAsync = promisify(execFile);
 const ny = (local: string) => unix(`${local}-05:00`);
 const UNKNOWN = '0x' + '9'.repeat(40);
 const MIXED_CASE = A.toUpperCase().replace('0X', '0x');
@@ -394,6 +398,31 @@ void main();
     assert.not.ok(inputs.includes('client/validation.ts'), `${format}: the schemas are not in the bundle`);
     process.stdout.write(`  the client in an app (${format}): ${result.outputFiles[0]!.contents.length} bytes minified, ${gzipped} gzipped\n`);
   }
+});
+
+Bundle('validate: true in a bundled app: rejects, saying to pass validateDocument; passed, it validates', async () => {
+  const dir = tempDir('ws-client-bundled-');
+  const source = path.join(import.meta.dirname, '..', 'client');
+  const app = `import { createClient } from ${JSON.stringify(path.join(source, 'index.ts'))};
+import { validateDocument } from ${JSON.stringify(path.join(source, 'validation.ts'))};
+const baseUrl = process.argv[2];
+const given = await createClient({ baseUrl, validate: validateDocument }).seasons();
+const onDemand = await createClient({ baseUrl, validate: true }).seasons().then(() => 'resolved', (error) => error.message);
+console.log(JSON.stringify({ given, onDemand }));
+`;
+  const result = await esbuild({ stdin: { contents: app, resolveDir: dir, loader: 'js' }, bundle: true, format: 'esm', platform: 'node', outfile: path.join(dir, 'index.js'), logLevel: 'silent' });
+  assert.equal(result.errors, []);
+  await withFlakyServer(0, async (base) => {
+    // Asynchronously: the host answering the app is in this process.
+    const ran = await execFileAsync(process.execPath, [path.join(dir, 'index.js'), base], { encoding: 'utf8', timeout: 20_000 });
+    const { given, onDemand } = JSON.parse(ran.stdout);
+    assert.equal(given, JSON.parse(SEASONS));
+    assert.is(
+      onDemand,
+      `validate: true could not load the schemas beside the client: this module (${pathToFileURL(path.join(dir, 'index.js')).href}) is not wallet-snapshot's client/index.js. ` +
+        "In a bundled app or a Worker, pass the validator itself: import { validateDocument } from 'wallet-snapshot/client/validation' and createClient({ ..., validate: validateDocument }).",
+    );
+  });
 });
 
 Documents.run();
