@@ -47,7 +47,10 @@ export interface ClientOptions {
    * bundler decides where that code goes.
    */
   validate?: boolean | DocumentValidator;
-  /** How many documents' ETags (with their text) to remember for revalidation, least recently used forgotten first (default 100; 0: none). */
+  /**
+   * How many documents' ETags (with their text) to remember for revalidation, least recently used
+   * forgotten first (default 100; 0: none).
+   */
   cacheSize?: number;
   /**
    * How to read a body (default `JSON.parse`): e.g. lossless-json's `parse`, to keep every
@@ -75,8 +78,12 @@ export interface Client {
 export function createClient(options: ClientOptions): Client {
   const base = baseOf(options.baseUrl);
   const retries = options.retries ?? 2;
-  if (!Number.isInteger(retries) || retries < 0) throw new TypeError(`retries is ${String(options.retries)}; expected a whole number, 0 or more`);
-  if (options.validate && options.parse) throw new TypeError('validate and parse cannot be combined: validation checks the numbers JSON.parse makes');
+  if (!Number.isInteger(retries) || retries < 0) {
+    throw new TypeError(`retries is ${String(options.retries)}; expected a whole number, 0 or more`);
+  }
+  if (options.validate && options.parse) {
+    throw new TypeError('validate and parse cannot be combined: validation checks the numbers JSON.parse makes');
+  }
   const transport: Transport = {
     // Looked up at each call, and called as a plain function: a fetch installed later is used, and
     // a browser's fetch is never called on another object (an "Illegal invocation").
@@ -87,7 +94,8 @@ export function createClient(options: ClientOptions): Client {
     parse: options.parse ?? JSON.parse,
     validate: typeof options.validate === 'function' ? options.validate : options.validate ? validateOnDemand() : null,
   };
-  const get = <T>(kind: DocumentKind, path: string, query = ''): Promise<T> => getDocument(transport, new URL(path, base).href + query, kind) as Promise<T>;
+  const get = <T>(kind: DocumentKind, path: string, query = ''): Promise<T> =>
+    getDocument(transport, new URL(path, base).href + query, kind) as Promise<T>;
   const address = (value: string) => `v1/address/${encodeURIComponent(value)}`;
   return {
     portfolio: (wallet) => get('portfolio', `${address(wallet)}/portfolio`),
@@ -105,7 +113,9 @@ function baseOf(baseUrl: string | URL): URL {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new TypeError(`baseUrl "${String(baseUrl)}" is not an absolute URL; give the origin the API is served from, e.g. https://api.example.com`);
+    throw new TypeError(
+      `baseUrl "${String(baseUrl)}" is not an absolute URL; give the origin the API is served from, e.g. https://api.example.com`,
+    );
   }
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   url.search = '';
@@ -145,7 +155,8 @@ function validateOnDemand(): DocumentValidator {
       const beside = import.meta.url.replace(/\/client\/index\.(ts|js)$/, '/client/validation.$1');
       if (beside === import.meta.url) throw new Error(`this module (${import.meta.url}) is not wallet-snapshot's client/index.js`);
       specifier = beside;
-      const importAtRunTime = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ validateDocument?: unknown }>;
+      type Imported = Promise<{ validateDocument?: unknown }>;
+      const importAtRunTime = new Function('specifier', 'return import(specifier)') as (specifier: string) => Imported;
       const { validateDocument } = await importAtRunTime(specifier);
       if (typeof validateDocument !== 'function') throw new Error(`${specifier} exports no validateDocument`);
       return validateDocument as DocumentValidator;
@@ -153,7 +164,8 @@ function validateOnDemand(): DocumentValidator {
       loaded = null;
       throw new Error(
         `validate: true could not load the schemas beside the client${specifier ? ` (${specifier})` : ''}: ${(error as Error).message}. ` +
-          "In a bundled app or a Worker, pass the validator itself: import { validateDocument } from 'wallet-snapshot/client/validation' and createClient({ ..., validate: validateDocument }).",
+          "In a bundled app or a Worker, pass the validator itself: import { validateDocument } from 'wallet-snapshot/client/validation' " +
+          'and createClient({ ..., validate: validateDocument }).',
         { cause: error },
       );
     }

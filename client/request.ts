@@ -56,7 +56,9 @@ export async function getDocument(transport: Transport, url: string, kind: Docum
     }
     const { status, text, etag } = outcome;
     if (status === 304) {
-      if (!remembered) throw new ApiError(`GET ${url} answered 304 Not Modified, but this client remembers no document for it`, { status, url });
+      if (!remembered) {
+        throw new ApiError(`GET ${url} answered 304 Not Modified, but this client remembers no document for it`, { status, url });
+      }
       return parse(transport, remembered.text, status, url);
     }
     if (status < 200 || status > 299) throw new ApiError(`GET ${url} answered ${status}${tries}: ${errorSentence(text)}`, { status, url });
@@ -71,7 +73,8 @@ function parse(transport: Transport, text: string, status: number, url: string):
   try {
     return transport.parse(text);
   } catch (error) {
-    throw new ApiError(`GET ${url} answered ${status} with a body that is not JSON (${(error as Error).message}): ${text.slice(0, 100)}`, { status, url, cause: error });
+    const message = `GET ${url} answered ${status} with a body that is not JSON (${(error as Error).message}): ${text.slice(0, 100)}`;
+    throw new ApiError(message, { status, url, cause: error });
   }
 }
 

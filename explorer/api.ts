@@ -12,7 +12,14 @@
  */
 import { parse } from 'lossless-json';
 import { ApiError, createClient } from '../client/index.ts';
-import type { ExactDailyPortfolio, ExactLeaderboard, ExactPointsHistory, ExactPointsStanding, ExactPortfolioHistory, ExactSeasons } from './documents.ts';
+import type {
+  ExactDailyPortfolio,
+  ExactLeaderboard,
+  ExactPointsHistory,
+  ExactPointsStanding,
+  ExactPortfolioHistory,
+  ExactSeasons,
+} from './documents.ts';
 
 export interface DayRange {
   from: string | null;
@@ -60,7 +67,8 @@ export function getHistory(address: string): Promise<ExactPortfolioHistory> {
 export async function getDaily(address: string, range: DayRange = { from: null, to: null }): Promise<ExactDailyPortfolio> {
   const bounds = { ...(range.from ? { from: range.from } : {}), ...(range.to ? { to: range.to } : {}) };
   const daily = await orEmpty(exact<ExactDailyPortfolio>(client.daily(address, bounds)), { asOf: null, days: [] });
-  return { asOf: daily.asOf, days: daily.days.filter((day) => (!range.from || day.date >= range.from) && (!range.to || day.date <= range.to)) };
+  const inRange = (date: string) => (!range.from || date >= range.from) && (!range.to || date <= range.to);
+  return { asOf: daily.asOf, days: daily.days.filter((day) => inRange(day.date)) };
 }
 
 export function getPoints(address: string): Promise<ExactPointsStanding> {

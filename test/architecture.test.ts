@@ -117,23 +117,31 @@ function valueImports(file: string): string[] {
     let specifier: ts.Expression | undefined;
     if (ts.isImportDeclaration(statement)) {
       const clause = statement.importClause;
-      const typesOnly = clause !== undefined && (clause.isTypeOnly || (clause.name === undefined && clause.namedBindings !== undefined &&
-        ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((element) => element.isTypeOnly)));
+      const bindings = clause?.namedBindings;
+      const onlyTypeNames = clause?.name === undefined && bindings !== undefined && ts.isNamedImports(bindings) &&
+        bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly);
+      const typesOnly = clause !== undefined && (clause.isTypeOnly || onlyTypeNames);
       if (!typesOnly) specifier = statement.moduleSpecifier;
     } else if (ts.isExportDeclaration(statement) && !statement.isTypeOnly) {
       specifier = statement.moduleSpecifier;
     }
-    if (specifier && ts.isStringLiteral(specifier) && specifier.text.startsWith('.')) imported.push(path.normalize(path.join(path.dirname(file), specifier.text)));
+    if (specifier && ts.isStringLiteral(specifier) && specifier.text.startsWith('.')) {
+      imported.push(path.normalize(path.join(path.dirname(file), specifier.text)));
+    }
   }
   return imported;
 }
 
-test('client/ (what apps import) reaches outside itself only for the types of schemas/; the schemas themselves only in client/validation.ts, loaded on demand', () => {
+/** `module -> target` for each import of `imports` outside `folder`. */
+const leaving = (folder: string, module: string, imports: string[]) =>
+  imports.filter((target) => !target.startsWith(`${folder}/`)).map((target) => `${module} -> ${target}`);
+
+test('client/ (what apps import) reaches outside itself only for the types of schemas/; the schemas only in its validation.ts, loaded on demand', () => {
   const graph = importGraph(['client']);
   assert.ok(graph.has('client/index.ts') && graph.has('client/validation.ts'));
-  const outside = [...graph].flatMap(([module, imports]) => imports.filter((target) => !target.startsWith('client/')).map((target) => `${module} -> ${target}`));
+  const outside = [...graph].flatMap(([module, imports]) => leaving('client', module, imports));
   assert.equal(outside.filter((line) => !line.split(' -> ')[1]!.startsWith('schemas/')), [], 'only schemas/');
-  const values = [...graph.keys()].filter((module) => module !== 'client/validation.ts').flatMap((module) => valueImports(module).filter((target) => !target.startsWith('client/')).map((target) => `${module} -> ${target}`));
+  const values = [...graph.keys()].filter((module) => module !== 'client/validation.ts').flatMap((module) => leaving('client', module, valueImports(module)));
   assert.equal(values, [], 'types only');
   // Nothing of the client imports the validation module: it is loaded at run time (client/index.ts, validateOnDemand).
   assert.equal([...graph].filter(([, imports]) => imports.includes('client/validation.ts')).map(([module]) => module), []);
@@ -142,10 +150,11 @@ test('client/ (what apps import) reaches outside itself only for the types of sc
 test('no program imports client/; the explorer page reads the API through it and imports only it and schemas/ besides itself', () => {
   assert.equal(importsInto('client', ['core', 'build', 'server', 'publish', 'preview', 'tree', 'cli']), []);
   for (const folder of FOLDERS.filter((folder) => folder !== 'client')) assert.equal(importsInto(folder, ['client']), [], folder);
-  const explorer = [...importGraph(['explorer'])].flatMap(([module, imports]) => imports.filter((target) => !target.startsWith('explorer/')).map((target) => `${module} -> ${target}`));
+  const explorer = [...importGraph(['explorer'])].flatMap(([module, imports]) => leaving('explorer', module, imports));
   assert.ok(explorer.includes('explorer/api.ts -> client/index.ts'), explorer.join('\n'));
   assert.equal(explorer.filter((line) => !/ -> (client\/index\.ts|schemas\/[\w-]+\.ts)$/.test(line)), []);
-  const fetching = fs.readdirSync(path.join(ROOT, 'explorer')).filter((name) => name.endsWith('.ts') && name !== 'api.ts' && /\bfetch\(/.test(fs.readFileSync(path.join(ROOT, 'explorer', name), 'utf8')));
+  const fetches = (name: string) => /\bfetch\(/.test(fs.readFileSync(path.join(ROOT, 'explorer', name), 'utf8'));
+  const fetching = fs.readdirSync(path.join(ROOT, 'explorer')).filter((name) => name.endsWith('.ts') && name !== 'api.ts' && fetches(name));
   assert.equal(fetching, [], 'only explorer/api.ts fetches, through the client');
 });
 

@@ -41,7 +41,10 @@ async function start(): Promise<void> {
       balance({ address: SUB, block_number: 2, timestamp: ny('2025-11-18T10:00:00'), token: 'venueBUsdc', balance: '2500000' }),
     ],
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
-    prices: [{ chain_id: 1, token: 'uty', date: '2025-10-01', usd_price: 0.99 }, { chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 }],
+    prices: [
+      { chain_id: 1, token: 'uty', date: '2025-10-01', usd_price: 0.99 },
+      { chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 },
+    ],
     seasons: [{ season: 1, as_of: '2025-11-05' }, { season: 2, as_of: null }],
     points: [
       { season: 1, date: '2025-11-03', address: A, points: 5 },
@@ -144,7 +147,8 @@ Documents('from/to as YYYY-MM-DD or as a Date (its UTC calendar day), either alo
   assert.equal(await client.daily(A, { to: new Date(Date.UTC(2025, 9, 31)) }), (await raw(`${daily}?to=2025-10-31`)).json);
   const points = await client.pointsHistory(A, { from: '2025-11-05', to: new Date('2025-11-18T12:00:00Z') });
   assert.equal(points, (await raw(`${history}?from=2025-11-05&to=2025-11-18`)).json);
-  assert.equal(points.seasons.map((season) => [season.season, season.days.map((day) => day.date)]), [[1, ['2025-11-05']], [2, ['2025-11-18']]]);
+  const daysBySeason = points.seasons.map((season) => [season.season, season.days.map((day) => day.date)]);
+  assert.equal(daysBySeason, [[1, ['2025-11-05']], [2, ['2025-11-18']]]);
   assert.equal(await client.pointsHistory(A, {}), built.json(`v1/address/${A}/points/history.json`));
   assert.equal(sent.map(({ url }) => url.slice(server.url.length)), [
     `${daily}?from=2025-11-17&to=2025-11-18`,
@@ -258,7 +262,8 @@ Revalidation('validate: true checks each document against its schema (loaded on 
     for (const validate of [true, validateDocument]) {
       const error = await rejection(createClient({ baseUrl: base, validate }).seasons());
       assert.is(error.status, 200);
-      assert.is(error.message, `GET ${base}/v1/seasons answered a document that is not a seasons document: seasons.0.frozen: Invalid input: expected boolean, received string`);
+      const issue = 'seasons.0.frozen: Invalid input: expected boolean, received string';
+      assert.is(error.message, `GET ${base}/v1/seasons answered a document that is not a seasons document: ${issue}`);
     }
     assert.is(requests(), 2);
   }, SEASONS_OFF_SCHEMA);
@@ -389,14 +394,17 @@ void main();
 `);
   // Without code splitting, the strictest case: anything reachable from the entry would be inlined.
   for (const format of ['esm', 'iife'] as const) {
-    const result = await esbuild({ entryPoints: [app], bundle: true, minify: true, format, platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+    const options = { bundle: true, minify: true, format, platform: 'browser', write: false, metafile: true, logLevel: 'silent' } as const;
+    const result = await esbuild({ entryPoints: [app], ...options });
     assert.is(result.outputFiles.length, 1);
     const gzipped = zlib.gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
     assert.ok(gzipped <= 5 * 1024, `${format}: ${gzipped} bytes gzipped`);
     const inputs = Object.keys(result.metafile.inputs).map((input) => path.relative(process.cwd(), path.resolve(input)));
-    assert.equal(inputs.filter((input) => !input.startsWith('client/') && input !== path.relative(process.cwd(), app)), [], `${format}: only the client's own modules`);
+    const others = inputs.filter((input) => !input.startsWith('client/') && input !== path.relative(process.cwd(), app));
+    assert.equal(others, [], `${format}: only the client's own modules`);
     assert.not.ok(inputs.includes('client/validation.ts'), `${format}: the schemas are not in the bundle`);
-    process.stdout.write(`  the client in an app (${format}): ${result.outputFiles[0]!.contents.length} bytes minified, ${gzipped} gzipped\n`);
+    const minified = result.outputFiles[0]!.contents.length;
+    process.stdout.write(`  the client in an app (${format}): ${minified} bytes minified, ${gzipped} gzipped\n`);
   }
 });
 
@@ -410,7 +418,9 @@ const given = await createClient({ baseUrl, validate: validateDocument }).season
 const onDemand = await createClient({ baseUrl, validate: true }).seasons().then(() => 'resolved', (error) => error.message);
 console.log(JSON.stringify({ given, onDemand }));
 `;
-  const result = await esbuild({ stdin: { contents: app, resolveDir: dir, loader: 'js' }, bundle: true, format: 'esm', platform: 'node', outfile: path.join(dir, 'index.js'), logLevel: 'silent' });
+  const stdin = { contents: app, resolveDir: dir, loader: 'js' } as const;
+  const outfile = path.join(dir, 'index.js');
+  const result = await esbuild({ stdin, bundle: true, format: 'esm', platform: 'node', outfile, logLevel: 'silent' });
   assert.equal(result.errors, []);
   await withFlakyServer(0, async (base) => {
     // Asynchronously: the host answering the app is in this process.
@@ -419,8 +429,9 @@ console.log(JSON.stringify({ given, onDemand }));
     assert.equal(given, JSON.parse(SEASONS));
     assert.is(
       onDemand,
-      `validate: true could not load the schemas beside the client: this module (${pathToFileURL(path.join(dir, 'index.js')).href}) is not wallet-snapshot's client/index.js. ` +
-        "In a bundled app or a Worker, pass the validator itself: import { validateDocument } from 'wallet-snapshot/client/validation' and createClient({ ..., validate: validateDocument }).",
+      `validate: true could not load the schemas beside the client: this module (${pathToFileURL(path.join(dir, 'index.js')).href}) ` +
+        "is not wallet-snapshot's client/index.js. In a bundled app or a Worker, pass the validator itself: " +
+        "import { validateDocument } from 'wallet-snapshot/client/validation' and createClient({ ..., validate: validateDocument }).",
     );
   });
 });

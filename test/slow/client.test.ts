@@ -29,7 +29,8 @@ const APP = `import { ApiError, createClient } from ${JSON.stringify(CLIENT)};
 import { validateDocument } from ${JSON.stringify(CLIENT.replace('index.ts', 'validation.ts'))};
 export async function runClient(baseUrl, address, deadUrl) {
   const api = createClient({ baseUrl });
-  const failure = (error) => (error instanceof ApiError ? { name: error.name, status: error.status, message: error.message } : { other: String(error) });
+  const failure = (error) =>
+    error instanceof ApiError ? { name: error.name, status: error.status, message: error.message } : { other: String(error) };
   return {
     portfolio: await api.portfolio(address.toUpperCase().replace('0X', '0x')),
     daily: await api.daily(address, { from: new Date('2025-11-17T12:00:00Z'), to: '2025-11-18' }),
@@ -69,6 +70,12 @@ test.before(async () => {
 });
 test.after(() => api.close());
 
+/** An app's module bundled by esbuild (ESM, not minified), the client from its sources. */
+function bundled(contents: string) {
+  const stdin = { contents, resolveDir: import.meta.dirname, loader: 'js' } as const;
+  return esbuild({ stdin, bundle: true, format: 'esm', write: false, logLevel: 'silent' });
+}
+
 /** A port nothing listens on. */
 async function deadUrl(): Promise<string> {
   const server = http.createServer();
@@ -96,22 +103,28 @@ async function assertResults(results: any, base: string, dead: string, bundled =
   assert.equal(results.seasons, built.json('v1/seasons.json'));
   assert.equal(results.again, results.seasons);
   const sentence = async (url: string) => (await answer(url)).error as string;
-  assert.equal(results.badAddress, { name: 'ApiError', status: 400, message: `GET ${base}/v1/address/0x123/points answered 400: ${await sentence('/v1/address/0x123/points')}` });
-  assert.equal(results.unknownSeason, { name: 'ApiError', status: 400, message: `GET ${base}/v1/leaderboard/s9 answered 400: ${await sentence('/v1/leaderboard/s9')}` });
+  const refusal = async (url: string) => ({
+    name: 'ApiError',
+    status: 400,
+    message: `GET ${base}${url} answered 400: ${await sentence(url)}`,
+  });
+  assert.equal(results.badAddress, await refusal('/v1/address/0x123/points'));
+  assert.equal(results.unknownSeason, await refusal('/v1/leaderboard/s9'));
   assert.is(results.noAnswer.name, 'ApiError');
   assert.is(results.noAnswer.status, null);
   assert.match(results.noAnswer.message, `GET ${dead}/v1/seasons got no answer (3 attempts): `);
 }
 
 test('in Chromium, on a page of another origin: every function, the typed errors, the browser\'s fetch under CORS', async () => {
-  const bundle = await esbuild({ stdin: { contents: APP, resolveDir: import.meta.dirname, loader: 'js' }, bundle: true, format: 'esm', write: false, logLevel: 'silent' });
+  const bundle = await bundled(APP);
   const page = http.createServer((req, res) => {
     if (req.url === '/app.js') {
       res.writeHead(200, { 'Content-Type': 'text/javascript' });
       return res.end(bundle.outputFiles[0]!.contents);
     }
     res.writeHead(200, { 'Content-Type': 'text/html' });
-    res.end('<!doctype html><title>app</title><script type="module">import { runClient } from "/app.js"; window.runClient = runClient;</script>');
+    const script = 'import { runClient } from "/app.js"; window.runClient = runClient;';
+    res.end(`<!doctype html><title>app</title><script type="module">${script}</script>\n`);
   });
   await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
   // localhost and 127.0.0.1 on two ports: two origins.
@@ -124,7 +137,8 @@ test('in Chromium, on a page of another origin: every function, the typed errors
       await tab.goto(pageUrl);
       await tab.waitForFunction(() => 'runClient' in window);
       const dead = await deadUrl();
-      const results = await tab.evaluate(([base, address, deadBase]) => (window as any).runClient(base, address, deadBase), [api.url, A, dead] as const);
+      const run = ([base, address, deadBase]: readonly [string, string, string]) => (window as any).runClient(base, address, deadBase);
+      const results = await tab.evaluate(run, [api.url, A, dead] as const);
       assert.is(new URL(pageUrl).origin === new URL(api.url).origin, false);
       await assertResults(results, api.url, dead, true);
       // The browser reports each failed request of the page on its console; nothing else went wrong.
@@ -152,7 +166,8 @@ test('against the Worker in workerd: every function, the typed errors, revalidat
       },
     });
     const dead = await deadUrl();
-    const failure = (error: unknown) => (error instanceof ApiError ? { name: error.name, status: error.status, message: error.message } : { other: String(error) });
+    const failure = (error: unknown) =>
+      error instanceof ApiError ? { name: error.name, status: error.status, message: error.message } : { other: String(error) };
     const results = {
       portfolio: await client.portfolio(A.toUpperCase().replace('0X', '0x')),
       daily: await client.daily(A, { from: new Date('2025-11-17T12:00:00Z'), to: '2025-11-18' }),
@@ -183,11 +198,12 @@ export default {
   },
 };
 `;
-  const bundle = await esbuild({ stdin: { contents: worker, resolveDir: import.meta.dirname, loader: 'js' }, bundle: true, format: 'esm', write: false, logLevel: 'silent' });
+  const bundle = await bundled(worker);
   const miniflare = new Miniflare({ modules: true, script: bundle.outputFiles[0]!.text, compatibilityDate: COMPATIBILITY_DATE });
   try {
     const dead = await deadUrl();
-    const answer = await miniflare.dispatchFetch('http://worker/', { method: 'POST', body: JSON.stringify({ base: api.url, address: A, dead }) });
+    const body = JSON.stringify({ base: api.url, address: A, dead });
+    const answer = await miniflare.dispatchFetch('http://worker/', { method: 'POST', body });
     const text = await answer.text();
     assert.is(answer.status, 200, text);
     await assertResults(JSON.parse(text), api.url, dead, true);

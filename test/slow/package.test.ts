@@ -76,7 +76,9 @@ test('the tarball installs with Node alone: no TypeScript toolchain among what i
   const files = fs.readdirSync(packageDir, { recursive: true }).map(String);
   assert.equal(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')), []);
   assert.ok(files.includes(path.join('dist', 'server', 'worker.d.ts')));
-  for (const file of ['index.js', 'index.d.ts', 'validation.js', 'validation.d.ts']) assert.ok(files.includes(path.join('dist', 'client', file)), `dist/client/${file}`);
+  for (const file of ['index.js', 'index.d.ts', 'validation.js', 'validation.d.ts']) {
+    assert.ok(files.includes(path.join('dist', 'client', file)), `dist/client/${file}`);
+  }
   assert.ok(files.includes(path.join('dist', 'build', 'write', 'document-bytes.wasm')));
   const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as Record<string, unknown>;
   assert.is(manifest.license, 'MIT');
@@ -217,7 +219,8 @@ const results = {
   points: await bundled.points(address),
   pointsHistory: await checked.pointsHistory(address, { from: '2025-11-01' }),
   seasons: await api.seasons(),
-  error: await api.leaderboard(99).catch((error: unknown) => (error instanceof ApiError ? { status: error.status, message: error.message } : String(error))),
+  error: await api.leaderboard(99).catch((error: unknown) =>
+    error instanceof ApiError ? { status: error.status, message: error.message } : String(error)),
 };
 console.log(JSON.stringify(results));
 
@@ -235,11 +238,15 @@ function neverCalled(): void {
 void neverCalled;
 `;
 
-test('an app imports wallet-snapshot/client from the package: typechecked (its wrong calls are type errors), run in Node against npx wallet-snapshot serve, each result the tree\'s document', async () => {
+test('an app imports wallet-snapshot/client from the package: typechecked (its wrong calls are type errors), run in Node, each result the host\'s', async () => {
   const app = path.join(user, 'app');
   fs.mkdirSync(app, { recursive: true });
   fs.writeFileSync(path.join(app, 'main.ts'), CLIENT_APP);
-  const tsconfig = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: ['node'], typeRoots: [path.join(ROOT, 'node_modules/@types')] }, files: ['main.ts'] };
+  const compilerOptions = {
+    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: ['node'],
+    typeRoots: [path.join(ROOT, 'node_modules/@types')],
+  };
+  const tsconfig = { compilerOptions, files: ['main.ts'] };
   fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
   // This repository's pinned TypeScript, on the user's app (no skipLibCheck: the package's declarations are checked too).
   const compiled = run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: app });
