@@ -76,6 +76,9 @@ test('the tarball installs with Node alone: no TypeScript toolchain among what i
   const files = fs.readdirSync(packageDir, { recursive: true }).map(String);
   assert.equal(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')), []);
   assert.ok(files.includes(path.join('dist', 'server', 'worker.d.ts')));
+  for (const file of ['index.js', 'index.d.ts', 'validation.js', 'validation.d.ts']) {
+    assert.ok(files.includes(path.join('dist', 'client', file)), `dist/client/${file}`);
+  }
   assert.ok(files.includes(path.join('dist', 'build', 'write', 'document-bytes.wasm')));
   const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as Record<string, unknown>;
   assert.is(manifest.license, 'MIT');
@@ -196,6 +199,75 @@ test('npx wallet-snapshot serve, on Node and in workerd, answers from the packag
     } finally {
       await server.stop();
     }
+  }
+});
+
+/** An app of the user's: every function of wallet-snapshot/client, the wrong calls marked as the type errors they are. */
+const CLIENT_APP = `import { ApiError, createClient, type DailyPortfolio, type Leaderboard } from 'wallet-snapshot/client';
+import { validateDocument } from 'wallet-snapshot/client/validation';
+
+const [baseUrl, address] = process.argv.slice(2) as [string, string];
+const api = createClient({ baseUrl });
+const checked = createClient({ baseUrl, validate: true });
+const bundled = createClient({ baseUrl, validate: validateDocument });
+const daily: DailyPortfolio = await api.daily(address, { from: new Date(Date.UTC(2025, 10, 1)), to: '2025-11-10' });
+const leaderboard: Leaderboard = await checked.leaderboard(1);
+const results = {
+  portfolio: await api.portfolio(address.toUpperCase().replace('0X', '0x')),
+  daily,
+  leaderboard,
+  points: await bundled.points(address),
+  pointsHistory: await checked.pointsHistory(address, { from: '2025-11-01' }),
+  seasons: await api.seasons(),
+  error: await api.leaderboard(99).catch((error: unknown) =>
+    error instanceof ApiError ? { status: error.status, message: error.message } : String(error)),
+};
+console.log(JSON.stringify(results));
+
+function neverCalled(): void {
+  // @ts-expect-error a season is a number
+  void api.leaderboard('s1');
+  // @ts-expect-error from is a YYYY-MM-DD string or a Date
+  void api.daily(address, { from: 20251101 });
+  // @ts-expect-error rank is a number
+  const rank: string = leaderboard.entries[0]!.rank;
+  // @ts-expect-error a document has no such field
+  void daily.total;
+  void rank;
+}
+void neverCalled;
+`;
+
+test('an app imports wallet-snapshot/client from the package: typechecked (its wrong calls are type errors), run in Node, each result the host\'s', async () => {
+  const app = path.join(user, 'app');
+  fs.mkdirSync(app, { recursive: true });
+  fs.writeFileSync(path.join(app, 'main.ts'), CLIENT_APP);
+  const compilerOptions = {
+    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: ['node'],
+    typeRoots: [path.join(ROOT, 'node_modules/@types')],
+  };
+  const tsconfig = { compilerOptions, files: ['main.ts'] };
+  fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
+  // This repository's pinned TypeScript, on the user's app (no skipLibCheck: the package's declarations are checked too).
+  const compiled = run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: app });
+  assert.is(compiled.status, 0, compiled.stdout);
+  const leader = JSON.parse(fs.readFileSync(path.join(sampleTree, 'v1/leaderboard/s2.json'), 'utf8')).entries[0].user as string;
+  const server = await serve(['--dir', sampleTree]);
+  try {
+    const ran = run(process.execPath, [path.join(app, 'out', 'main.js'), server.url, leader], { cwd: user });
+    assert.is(ran.status, 0, ran.stderr);
+    const results = JSON.parse(ran.stdout);
+    const document = async (url: string) => (await fetch(`${server.url}${url}`)).json();
+    assert.equal(results.portfolio, await document(`/v1/address/${leader}/portfolio`));
+    assert.equal(results.daily, await document(`/v1/address/${leader}/portfolio/daily?from=2025-11-01&to=2025-11-10`));
+    assert.equal(results.leaderboard, await document('/v1/leaderboard/s1'));
+    assert.equal(results.points, await document(`/v1/address/${leader}/points`));
+    assert.equal(results.pointsHistory, await document(`/v1/address/${leader}/points/history?from=2025-11-01`));
+    assert.equal(results.seasons, await document('/v1/seasons'));
+    const refusal = await document('/v1/leaderboard/s99');
+    assert.equal(results.error, { status: 400, message: `GET ${server.url}/v1/leaderboard/s99 answered 400: ${refusal.error}` });
+  } finally {
+    await server.stop();
   }
 });
 
