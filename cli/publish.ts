@@ -1,6 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { PublishCommandOptions } from '../publish/index.ts';
 import { abortOnSignals } from '../core/signals.ts';
+import { summaryJsonWriter } from '../core/summary-json.ts';
+import type { PublishSummaryJson } from '../schemas/publish-summary.ts';
 import { DEFAULT_THRESHOLDS, parsePercent, parseRuleNames, percent, RULES } from '../tree/night-rules.ts';
 
 export function publishCommand(): Command {
@@ -24,12 +26,14 @@ export function publishCommand(): Command {
     .option('--max-day-change <percent>', `refuse when the last day's total USD value differs from the day before by more than this (rule day-change; default ${percent(DEFAULT_THRESHOLDS.dayChange)})`, optionParser(parsePercent))
     .option('--max-unpriced <percent>', `refuse when positions without a price reach this share of the last day's positions; a last day with no price at all in the export counts every position (rule unpriced; default ${percent(DEFAULT_THRESHOLDS.unpriced)})`, optionParser(parsePercent))
     .option('--report <file>', "also write the night's Markdown report to FILE (it goes to $GITHUB_STEP_SUMMARY when that is set)")
-    .action(async (options: PublishCommandOptions) => {
+    .option('--summary-json <file>', 'also write the outcome as JSON (schemas/publish-summary.ts; docs/cli.md): the version, live or staged or refused, the counts')
+    .action(async (options: PublishCommandOptions & { summaryJson?: string }) => {
+      const writeSummaryJson = options.summaryJson ? summaryJsonWriter<PublishSummaryJson>(options.summaryJson, 'the publish itself is done') : undefined;
       // Loaded here: the S3 client is only for this command, not for every start of the CLI.
       const { runPublish } = await import('../publish/index.ts');
       const interrupt = abortOnSignals();
       try {
-        process.stdout.write(await runPublish(options, interrupt.signal));
+        process.stdout.write(await runPublish(options, interrupt.signal, writeSummaryJson));
       } finally {
         interrupt.dispose();
       }

@@ -26,6 +26,8 @@ export class NightGuard {
   judgement: Judgement | null = null;
   /** What the report says when no rule was judged (a shard's stage, a version live already). */
   unjudged = 'Not judged';
+  /** The version a refusal kept from going live, and the live one (for publish --summary-json). */
+  refused: { version: string; live: string | null } | null = null;
   /** Seconds of the guard's own steps, beside the command's. */
   private readonly steps: Record<string, number> = {};
 
@@ -51,6 +53,7 @@ export class NightGuard {
     this.steps['judge the night (guard)'] = (performance.now() - started) / 1000;
     if (this.judgement.refusals.length === 0) return;
     const message = refusalMessage(this.judgement, context, location);
+    this.refused = { version: context.version, live: context.live };
     this.report(`${context.what} refused: version ${context.version} did not go live`, message.split('\n')[0]!, []);
     throw new UserError(message, 1);
   }

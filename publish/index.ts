@@ -19,6 +19,9 @@ import { NIGHT_SUMMARY_PATH } from '../tree/bucket.ts';
 import { DEFAULT_THRESHOLDS, type RuleName } from '../tree/night-rules.ts';
 import { reportTargets } from '../tree/night-report.ts';
 import { formatCommitSummary, formatKeepSummary, formatPublishSummary, formatRollbackSummary, formatStageSummary } from './summary.ts';
+import { commitJson, guardJson, keepJson, publishJson, refusedJson, rollbackJson, stageJson } from './summary.ts';
+import { describe } from './location.ts';
+import type { PublishSummaryJson } from '../schemas/publish-summary.ts';
 
 export interface PublishCommandOptions {
   dir?: string;
@@ -43,7 +46,12 @@ export interface PublishCommandOptions {
   report?: string;
 }
 
-export async function runPublish(options: PublishCommandOptions, abortSignal?: AbortSignal): Promise<string> {
+/**
+ * `onSummary`: given the closing summary as its JSON document (`--summary-json`) when the command
+ * ends with a decision: a version live, a shard staged, or a night the guard refused.
+ */
+export async function runPublish(options: PublishCommandOptions, abortSignal?: AbortSignal, onSummary?: (summary: PublishSummaryJson) => void): Promise<string> {
+  const started = performance.now();
   const location = parseLocation(options.to);
   const mode = options.rollback ? '--rollback' : options.commit !== undefined ? '--commit' : null;
   if (options.rollback && options.commit !== undefined) throw new UserError('--rollback and --commit are two different moves of the pointer: give one');
@@ -81,11 +89,14 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
     () => progress.stageSeconds,
   );
   const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: options.maxAttempts, concurrency: options.concurrency });
+  const base = () => ({ target: describe(location), guard: guardJson(guard.judgement), keep: null });
   try {
     let text: string;
+    let json: PublishSummaryJson;
     if (options.rollback) {
       const rolled = await rollback(client, location, abortSignal);
       text = formatRollbackSummary(rolled, location);
+      json = rollbackJson(rolled, base(), (performance.now() - started) / 1000);
       // The night readers see again, in the report too (a version published before the guard has no summary).
       guard.night = await readNightRecord(client, location, rolled.to, NIGHT_SUMMARY_PATH, abortSignal);
       if (guard.night) {
@@ -95,6 +106,7 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
     } else if (options.commit !== undefined) {
       const committed = await commitVersion(client, location, requested, abortSignal, guard);
       text = formatCommitSummary(committed, location);
+      json = commitJson(committed, base());
       guard.report(`wallet-snapshot publish --commit: version ${committed.version} is live`, text.split('\n')[0]!, text.split('\n'));
     } else {
       const publishing = { dir: options.dir!, location, client, progress, abortSignal };
@@ -104,17 +116,29 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
         if (options.keep !== undefined) {
           throw new UserError(`--keep ${options.keep}: a shard's stage never removes versions (the other shards may be staging); give --keep to the --commit that follows`);
         }
-        const staged = formatStageSummary(await stageShard(publishing, tree, undefined, guard), location, options.endpoint);
+        const stage = await stageShard(publishing, tree, undefined, guard);
+        const staged = formatStageSummary(stage, location, options.endpoint);
         guard.unjudged = "Not judged at a shard's stage: the rules are judged by publish --commit, on the sum of all shards";
         guard.report(`wallet-snapshot publish: shard ${tree.records.shard.index} of ${tree.records.shard.count} staged`, staged.split('\n')[0]!, staged.split('\n'));
+        onSummary?.(stageJson(stage, base()));
         return staged;
       }
       const published = await publishTree(publishing, tree, guard);
       text = formatPublishSummary(published, location);
+      json = publishJson(published, base());
       guard.report(`wallet-snapshot publish: version ${published.version} is live`, text.split('\n')[0]!, text.split('\n'));
     }
-    if (options.keep !== undefined) text += formatKeepSummary(await keepVersions(client, location, options.keep, abortSignal), location);
+    if (options.keep !== undefined) {
+      const kept = await keepVersions(client, location, options.keep, abortSignal);
+      text += formatKeepSummary(kept, location);
+      json = { ...json, keep: keepJson(kept) };
+    }
+    onSummary?.(json);
     return text;
+  } catch (error) {
+    // The guard's refusal is a decision too: the JSON says which rules refused and which version stays out.
+    if (guard.refused) onSummary?.(refusedJson(options.commit !== undefined ? 'commit' : 'publish', guard.refused, base(), (performance.now() - started) / 1000));
+    throw error;
   } finally {
     client.destroy();
   }
