@@ -51,7 +51,8 @@ function triggers(options: WorkflowOptions): string {
     # 05:30 UTC is 00:30 or 01:30 in New York: the previous New York day has closed.
     - cron: '30 5 * * *'
 `
-    : '';
+    : `  # On demand only, beside a scheduled nightly.yml: to switch, move that workflow's schedule here.
+`;
   return `on:
 ${schedule}  workflow_dispatch:
     inputs:
@@ -219,3 +220,9 @@ ${SETUP}${publishStep('Commit (every shard staged and agreeing, and the guard on
         run: aws s3 rm "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID" --recursive --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
 `;
 }
+
+/** This repository's own workflows: the one-runner night on a schedule, the night in ten shards on demand. */
+export const REPOSITORY_WORKFLOWS = {
+  '.github/workflows/nightly.yml': nightlyWorkflow({ schedule: true }),
+  '.github/workflows/nightly-sharded.yml': shardedWorkflow(10, { schedule: false }),
+};
