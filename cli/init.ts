@@ -4,7 +4,9 @@ import { formatInitSummary } from '../init/summary.ts';
 
 export function initCommand(): Command {
   return new Command('init')
-    .description("write a programme's repository: the nightly workflow, the Worker and its wrangler.toml, a .gitignore and a README section naming what to fill in")
+    .description(
+      "write a programme's repository: the nightly workflow, the Worker and its wrangler.toml, a .gitignore and a README section naming what to fill in",
+    )
     .argument('[dir]', 'the repository folder', '.')
     .option('--sharded <n>', `a sharded night: prepare once, then N shard jobs (2 to ${MAX_INIT_SHARDS}) and a commit`, shardCount)
     .option('--force', 'overwrite those files (and replace the README section) when they are there already', false)
@@ -16,6 +18,7 @@ export function initCommand(): Command {
 
 function shardCount(text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 2 || value > MAX_INIT_SHARDS) throw new InvalidArgumentError(`expected a whole number from 2 to ${MAX_INIT_SHARDS}`);
+  if (!Number.isInteger(value) || value < 2 || value > MAX_INIT_SHARDS)
+    throw new InvalidArgumentError(`expected a whole number from 2 to ${MAX_INIT_SHARDS}`);
   return value;
 }

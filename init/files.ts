@@ -47,9 +47,10 @@ export const README_END = '<!-- wallet-snapshot init: end -->';
 
 export function readmeSection(workflow: string, shards: number | null): string {
   const secrets = Object.entries(SECRETS).map(([name, what]) => `| \`${name}\` | ${what} |`);
-  const night = shards === null
-    ? 'one job fetches the exports, builds the tree, verifies it, publishes it as a new version and proves the published version'
-    : `a \`prepare\` job reads the exports once and writes ${shards} shard folders; ${shards} shard jobs (a matrix) each build, verify and stage one; a \`commit\` job makes the version live once all are staged, then proves it`;
+  const night =
+    shards === null
+      ? 'one job fetches the exports, builds the tree, verifies it, publishes it as a new version and proves the published version'
+      : `a \`prepare\` job reads the exports once and writes ${shards} shard folders; ${shards} shard jobs (a matrix) each build, verify and stage one; a \`commit\` job makes the version live once all are staged, then proves it`;
   return `${README_BEGIN}
 ## Nightly snapshot
 

@@ -6,7 +6,10 @@ import { SECRETS } from './workflows.ts';
 export function formatInitSummary(result: InitResult): string {
   const lines = [
     `wrote ${result.dir}:`,
-    ...result.written.map((file) => `  ${file}${file === 'README.md' ? ` (the "Nightly snapshot" section ${result.readme === 'created' ? 'in a new README' : result.readme})` : ''}`),
+    ...result.written.map(
+      (file) =>
+        `  ${file}${file === 'README.md' ? ` (the "Nightly snapshot" section ${result.readme === 'created' ? 'in a new README' : result.readme})` : ''}`,
+    ),
     'next:',
     ...(result.missingPackage ? [`  - npm install --save-dev wallet-snapshot in ${result.dir} (the workflow runs npm ci)`] : []),
     `  - set the repository's secrets ${Object.keys(SECRETS).join(', ')}`,

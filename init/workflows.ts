@@ -14,7 +14,8 @@
 /** The repository's secrets the workflows read (Settings > Secrets and variables > Actions); the README section names each. */
 export const SECRETS = {
   SNAPSHOT_ENDPOINT: "the bucket's S3 endpoint: R2's https://<ACCOUNT_ID>.r2.cloudflarestorage.com, MinIO's URL; not set for Amazon S3",
-  SNAPSHOT_ACCESS_KEY_ID: 'the access key id of a token that may read, write, list and delete in the bucket (R2: an API token with Object Read & Write on it)',
+  SNAPSHOT_ACCESS_KEY_ID:
+    'the access key id of a token that may read, write, list and delete in the bucket (R2: an API token with Object Read & Write on it)',
   SNAPSHOT_SECRET_ACCESS_KEY: "that token's secret access key",
 } as const;
 
@@ -213,9 +214,14 @@ ${SETUP}      - name: Fetch this shard's folder
     runs-on: ubuntu-latest
     timeout-minutes: 30
     steps:
-${SETUP}${publishStep('Commit (every shard staged and agreeing, and the guard on their sum), keeping a week of versions', 'npx wallet-snapshot publish --commit --version "$VERSION" --to "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX"', 'summaries/commit.json', `        env:
+${SETUP}${publishStep(
+  'Commit (every shard staged and agreeing, and the guard on their sum), keeping a week of versions',
+  'npx wallet-snapshot publish --commit --version "$VERSION" --to "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX"',
+  'summaries/commit.json',
+  `        env:
           VERSION: \${{ needs.shard.outputs.version }}
-`)}${SCRUB}      - name: Remove the night's shard folders from the bucket
+`,
+)}${SCRUB}      - name: Remove the night's shard folders from the bucket
         if: always()
         run: aws s3 rm "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID" --recursive --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
 `;

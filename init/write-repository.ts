@@ -34,9 +34,12 @@ export interface InitResult {
 export function initRepository(options: InitOptions): InitResult {
   const dir = path.resolve(options.dir);
   if (options.sharded !== null && (!Number.isInteger(options.sharded) || options.sharded < 2 || options.sharded > MAX_INIT_SHARDS)) {
-    throw new UserError(`--sharded ${options.sharded}: expected a whole number of shards from 2 to ${MAX_INIT_SHARDS} (one matrix job each; for one runner, leave --sharded out)`);
+    throw new UserError(
+      `--sharded ${options.sharded}: expected a whole number of shards from 2 to ${MAX_INIT_SHARDS} (one matrix job each; for one runner, leave --sharded out)`,
+    );
   }
-  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new UserError(`${dir} is not a folder: init writes a repository's files into a folder`);
+  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory())
+    throw new UserError(`${dir} is not a folder: init writes a repository's files into a folder`);
   const files: [string, string][] = [
     [WORKFLOW_PATH, options.sharded === null ? nightlyWorkflow() : shardedWorkflow(options.sharded)],
     ['worker.js', WORKER_ENTRY],
@@ -49,7 +52,9 @@ export function initRepository(options: InitOptions): InitResult {
   const clashes = files.map(([file]) => file).filter((file) => fs.existsSync(path.join(dir, file)));
   if (readme?.includes(README_BEGIN)) clashes.push('README.md (its "Nightly snapshot" section)');
   if (clashes.length > 0 && !options.force) {
-    throw new UserError(`init: ${dir} has ${clashes.join(', ')} already; nothing was written (give --force to overwrite ${clashes.length === 1 ? 'it' : 'them'})`);
+    throw new UserError(
+      `init: ${dir} has ${clashes.join(', ')} already; nothing was written (give --force to overwrite ${clashes.length === 1 ? 'it' : 'them'})`,
+    );
   }
   for (const [file, text] of files) writeAtomically(path.join(dir, file), text);
   let readmeText: string;
@@ -67,7 +72,12 @@ export function initRepository(options: InitOptions): InitResult {
     how = 'appended';
   }
   writeAtomically(readmePath, readmeText);
-  return { dir, written: [...files.map(([file]) => file), 'README.md'], readme: how, missingPackage: !fs.existsSync(path.join(dir, 'package.json')) };
+  return {
+    dir,
+    written: [...files.map(([file]) => file), 'README.md'],
+    readme: how,
+    missingPackage: !fs.existsSync(path.join(dir, 'package.json')),
+  };
 }
 
 /** The Worker's name: the package's name, else the folder's, as Cloudflare takes names (a-z, 0-9, -). */
@@ -78,7 +88,12 @@ function workerName(dir: string): string {
   } catch {
     // No package.json (or not JSON): the folder's name.
   }
-  const cleaned = name.toLowerCase().replace(/^@[^/]+\//, '').replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 54);
+  const cleaned = name
+    .toLowerCase()
+    .replace(/^@[^/]+\//, '')
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 54);
   return `${cleaned || 'programme'}-snapshot`.replace(/-snapshot-snapshot$/, '-snapshot');
 }
 

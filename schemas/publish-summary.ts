@@ -37,7 +37,10 @@ export const PublishSummaryJsonSchema = z
     /** Nothing to do: the version was live (or the shard staged) already. */
     already: z.boolean(),
     /** The shard staged (K of N), or 1 of 1 for a whole tree; null for a commit or a rollback. */
-    shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict().nullable(),
+    shard: z
+      .object({ index: z.number().int().min(1), count: z.number().int().min(1) })
+      .strict()
+      .nullable(),
     /** Files of the tree (a commit: of all its shards); 0 for a rollback. */
     files: CountSchema,
     /** Objects and bytes sent to the store, and those stored whole already (a run stopped midway sent them). */
@@ -45,9 +48,15 @@ export const PublishSummaryJsonSchema = z
     bytes: z.object({ sent: CountSchema, skipped: CountSchema }).strict(),
     seconds: z.number().min(0),
     /** The guard's rules as judged (null when nothing was judged: a stage, a rollback, a version live already). */
-    guard: z.object({ refused: z.array(z.string()), rows: z.array(GuardRowSchema) }).strict().nullable(),
+    guard: z
+      .object({ refused: z.array(z.string()), rows: z.array(GuardRowSchema) })
+      .strict()
+      .nullable(),
     /** `--keep N`: the versions kept and removed afterwards. */
-    keep: z.object({ kept: z.array(VersionIdSchema), removed: z.array(VersionIdSchema), objectsRemoved: CountSchema }).strict().nullable(),
+    keep: z
+      .object({ kept: z.array(VersionIdSchema), removed: z.array(VersionIdSchema), objectsRemoved: CountSchema })
+      .strict()
+      .nullable(),
   })
   .strict();
 export type PublishSummaryJson = z.infer<typeof PublishSummaryJsonSchema>;

@@ -11,7 +11,10 @@ export const VerifySummaryJsonSchema = z
     /** What was checked: the `--dir` folder. */
     target: z.string(),
     /** `--shard K/N`, or null for a whole tree. */
-    shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict().nullable(),
+    shard: z
+      .object({ index: z.number().int().min(1), count: z.number().int().min(1) })
+      .strict()
+      .nullable(),
     /** What the build's records prove, in words: "the whole tree", "all 4 shards". */
     coverage: z.string(),
     /** Documents checked against their schemas and invariants, and wallet folders among them. */

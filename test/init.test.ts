@@ -42,9 +42,13 @@ test('one runner: the workflow, the Worker, wrangler.toml, .gitignore and a new 
   assert.ok(readme.startsWith(`# my-programme\n\n${README_BEGIN}\n## Nightly snapshot\n`), readme);
   for (const secret of Object.keys(SECRETS)) assert.match(readme, `| \`${secret}\` |`);
   assert.match(readme, 'go into `exports/`');
-  assert.equal(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8').split('\n').filter((line) => line.startsWith('/') || line.endsWith('/')), [
-    'node_modules/', '/public', '/.public.builds/', '/night/', '/summaries/', '/.wrangler/',
-  ]);
+  assert.equal(
+    fs
+      .readFileSync(path.join(dir, '.gitignore'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('/') || line.endsWith('/')),
+    ['node_modules/', '/public', '/.public.builds/', '/night/', '/summaries/', '/.wrangler/'],
+  );
 });
 
 test('the Worker is written for the date serve --runtime workerd runs it with', () => {
@@ -87,9 +91,15 @@ test('run twice: the second is refused, naming the files, and nothing changes; -
   fs.rmSync(path.join(dir, '.gitignore'));
   fs.writeFileSync(path.join(dir, 'README.md'), '# Mine\n');
   const kept = snapshot(dir);
-  assert.throws(() => initRepository({ dir, sharded: null, force: false }), (error: Error) => error.message === `init: ${dir} has worker.js already; nothing was written (give --force to overwrite it)`);
+  assert.throws(
+    () => initRepository({ dir, sharded: null, force: false }),
+    (error: Error) => error.message === `init: ${dir} has worker.js already; nothing was written (give --force to overwrite it)`,
+  );
   assert.equal(snapshot(dir), kept);
-  fs.appendFileSync(path.join(dir, 'README.md'), `\n${fs.readFileSync(path.join(tempDirWithInit(), 'README.md'), 'utf8').split('\n').slice(2).join('\n')}\nAfter.\n`);
+  fs.appendFileSync(
+    path.join(dir, 'README.md'),
+    `\n${fs.readFileSync(path.join(tempDirWithInit(), 'README.md'), 'utf8').split('\n').slice(2).join('\n')}\nAfter.\n`,
+  );
   const forced = initRepository({ dir, sharded: 2, force: true });
   assert.is(forced.readme, 'replaced');
   const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
@@ -108,7 +118,11 @@ function tempDirWithInit(): string {
 test('--sharded out of range is refused before anything is written', () => {
   for (const sharded of [1, 257, 2.5]) {
     const dir = tempDir();
-    assert.throws(() => initRepository({ dir, sharded, force: false }), (error: Error) => error instanceof UserError && error.message.startsWith(`--sharded ${sharded}: expected a whole number of shards from 2 to 256`));
+    assert.throws(
+      () => initRepository({ dir, sharded, force: false }),
+      (error: Error) =>
+        error instanceof UserError && error.message.startsWith(`--sharded ${sharded}: expected a whole number of shards from 2 to 256`),
+    );
     assert.equal(fs.readdirSync(dir), []);
   }
 });

@@ -27,7 +27,12 @@ interface Workflow {
 }
 
 const WORKFLOWS: Record<string, string> = {
-  ...Object.fromEntries(['ci.yml', 'nightly.yml', 'nightly-sharded.yml'].map((name) => [`.github/workflows/${name}`, fs.readFileSync(path.join(ROOT, '.github', 'workflows', name), 'utf8')])),
+  ...Object.fromEntries(
+    ['ci.yml', 'nightly.yml', 'nightly-sharded.yml'].map((name) => [
+      `.github/workflows/${name}`,
+      fs.readFileSync(path.join(ROOT, '.github', 'workflows', name), 'utf8'),
+    ]),
+  ),
   'init: one runner': nightlyWorkflow(),
   'init --sharded 3': shardedWorkflow(3),
 };
@@ -35,7 +40,10 @@ const NIGHTLY = Object.entries(WORKFLOWS).filter(([name]) => !name.endsWith('ci.
 
 test("this repository's nightly workflows are the text init writes (scripts/write-workflows.ts writes them)", () => {
   for (const [file, text] of Object.entries(REPOSITORY_WORKFLOWS)) {
-    assert.ok(fs.readFileSync(path.join(ROOT, file), 'utf8') === text, `${file} differs from init/workflows.ts: run node --import tsx scripts/write-workflows.ts`);
+    assert.ok(
+      fs.readFileSync(path.join(ROOT, file), 'utf8') === text,
+      `${file} differs from init/workflows.ts: run node --import tsx scripts/write-workflows.ts`,
+    );
   }
 });
 
@@ -48,7 +56,11 @@ test('a run: script reads no ${{ }} expression and no prose: the version and the
   for (const [name, text] of NIGHTLY) {
     const workflow = parse(text) as Workflow;
     const runs = Object.values(workflow.jobs).flatMap((job) => job.steps.map((step) => step.run ?? ''));
-    assert.equal(runs.filter((run) => run.includes('${{')), [], name);
+    assert.equal(
+      runs.filter((run) => run.includes('${{')),
+      [],
+      name,
+    );
     assert.not.match(text, /\bsed\b|\bgrep\b|\bawk\b|\btee\b/, name);
     const commands = runs.filter((run) => /npx wallet-snapshot (build|prepare|verify --dir|publish)/.test(run));
     assert.ok(commands.length >= 3, name);
@@ -59,7 +71,7 @@ test('a run: script reads no ${{ }} expression and no prose: the version and the
   }
 });
 
-test('the sharded night: the shard count written once, one matrix from prepare\'s summary, no step repeated', () => {
+test("the sharded night: the shard count written once, one matrix from prepare's summary, no step repeated", () => {
   for (const [name, text] of NIGHTLY.filter(([name]) => name.includes('sharded'))) {
     const workflow = parse(text) as Workflow;
     const shards = Number(workflow.env.SHARDS);
@@ -68,7 +80,11 @@ test('the sharded night: the shard count written once, one matrix from prepare\'
     assert.equal(workflow.jobs.shard!.strategy!.matrix, { shard: '${{ fromJSON(needs.prepare.outputs.shards) }}' }, name);
     for (const [job, { steps }] of Object.entries(workflow.jobs)) {
       const texts = steps.map((step) => JSON.stringify(step));
-      assert.equal(texts.filter((step, i) => texts.indexOf(step) !== i), [], `${name}: a step repeated in ${job}`);
+      assert.equal(
+        texts.filter((step, i) => texts.indexOf(step) !== i),
+        [],
+        `${name}: a step repeated in ${job}`,
+      );
     }
   }
   // Ten shards or three: the same text but for the count.

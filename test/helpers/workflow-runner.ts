@@ -63,7 +63,11 @@ function evaluate(expression: string, context: Context): unknown {
   const alternatives = expression.split('||').map((part) => part.trim());
   for (const alternative of alternatives) {
     const literal = /^'(.*)'$/.exec(alternative);
-    const value = literal ? literal[1] : /^fromJSON\((.+)\)$/.exec(alternative) ? JSON.parse(String(lookup(context, /^fromJSON\((.+)\)$/.exec(alternative)![1]!))) : lookup(context, alternative);
+    const value = literal
+      ? literal[1]
+      : /^fromJSON\((.+)\)$/.exec(alternative)
+        ? JSON.parse(String(lookup(context, /^fromJSON\((.+)\)$/.exec(alternative)![1]!)))
+        : lookup(context, alternative);
     if (value !== undefined && value !== null && value !== '') return value;
   }
   return '';
@@ -98,8 +102,10 @@ export function runWorkflow(text: string, run: WorkflowRun): RanStep[] {
   const done = new Set<string>();
   const order: string[] = [];
   while (order.length < Object.keys(workflow.jobs).length) {
-    const next = Object.entries(workflow.jobs).find(([name, job]) => !done.has(name) && [job.needs ?? []].flat().every((need) => done.has(need)));
-    if (!next) throw new Error('the jobs\' needs form a cycle');
+    const next = Object.entries(workflow.jobs).find(
+      ([name, job]) => !done.has(name) && [job.needs ?? []].flat().every((need) => done.has(need)),
+    );
+    if (!next) throw new Error("the jobs' needs form a cycle");
     done.add(next[0]);
     order.push(next[0]);
   }
@@ -133,9 +139,17 @@ export function runWorkflow(text: string, run: WorkflowRun): RanStep[] {
           ...environmentOf(job.env, context),
           ...environmentOf(step.env, context),
         };
-        const result = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], { cwd: workspace, env, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+        const result = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
+          cwd: workspace,
+          env,
+          encoding: 'utf8',
+          maxBuffer: 64 * 2 ** 20,
+        });
         ran.push({ job: name, matrix: entry, name: label, skipped: false, stdout: result.stdout, stderr: result.stderr });
-        if (result.status !== 0) throw new Error(`${name}${entry ? ` ${JSON.stringify(entry)}` : ''}, "${label}" exited with ${result.status}:\n${result.stdout}\n${result.stderr}`);
+        if (result.status !== 0)
+          throw new Error(
+            `${name}${entry ? ` ${JSON.stringify(entry)}` : ''}, "${label}" exited with ${result.status}:\n${result.stdout}\n${result.stderr}`,
+          );
         if (step.id) steps[step.id] = { outputs: readOutputs(outputFile) };
       }
       // A matrix's outputs: whichever job sets one last (the workflows set the same value in each).

@@ -36,12 +36,18 @@ test('npx wallet-snapshot init twice: the second is refused (exit 1, the files n
   const dir = tempDir('ws-init-cli-');
   const first = await runCli(['init', dir, '--sharded', '3']);
   assert.is(first.code, 0, first.stderr);
-  assert.match(first.stdout, `wrote ${dir}:\n  ${WORKFLOW_PATH}\n  worker.js\n  wrangler.toml\n  .gitignore\n  README.md (the "Nightly snapshot" section in a new README)\n`);
+  assert.match(
+    first.stdout,
+    `wrote ${dir}:\n  ${WORKFLOW_PATH}\n  worker.js\n  wrangler.toml\n  .gitignore\n  README.md (the "Nightly snapshot" section in a new README)\n`,
+  );
   const before = snapshot(dir);
   const second = await runCli(['init', dir]);
   assert.is(second.code, 1);
   assert.is(second.stdout, '');
-  assert.is(second.stderr, `wallet-snapshot: init: ${dir} has ${WORKFLOW_PATH}, worker.js, wrangler.toml, .gitignore, README.md (its "Nightly snapshot" section) already; nothing was written (give --force to overwrite them)\n`);
+  assert.is(
+    second.stderr,
+    `wallet-snapshot: init: ${dir} has ${WORKFLOW_PATH}, worker.js, wrangler.toml, .gitignore, README.md (its "Nightly snapshot" section) already; nothing was written (give --force to overwrite them)\n`,
+  );
   assert.equal(snapshot(dir), before);
   const bad = await runCli(['init', tempDir(), '--sharded', '1']);
   assert.is(bad.code, 1);
@@ -56,7 +62,10 @@ const scrubAvailable = verifyHelp.includes('--from');
 async function programme(args: string[]): Promise<string> {
   const dir = path.join(tempDir('ws-init-run-'), 'programme');
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'programme', private: true, devDependencies: { 'wallet-snapshot': '*' } })}\n`);
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'programme', private: true, devDependencies: { 'wallet-snapshot': '*' } })}\n`,
+  );
   const written = await runCli(['init', dir, ...args]);
   assert.is(written.code, 0, written.stderr);
   fs.cpSync(path.join(ROOT, 'data', 'sample'), path.join(dir, 'exports'), { recursive: true });
@@ -76,10 +85,21 @@ async function runNight(args: string[]): Promise<{ steps: RanStep[]; work: strin
     const steps = runWorkflow(text, {
       repository,
       work,
-      secrets: { SNAPSHOT_ENDPOINT: s3.endpoint, SNAPSHOT_ACCESS_KEY_ID: S3_CREDENTIALS.AWS_ACCESS_KEY_ID, SNAPSHOT_SECRET_ACCESS_KEY: S3_CREDENTIALS.AWS_SECRET_ACCESS_KEY },
+      secrets: {
+        SNAPSHOT_ENDPOINT: s3.endpoint,
+        SNAPSHOT_ACCESS_KEY_ID: S3_CREDENTIALS.AWS_ACCESS_KEY_ID,
+        SNAPSHOT_SECRET_ACCESS_KEY: S3_CREDENTIALS.AWS_SECRET_ACCESS_KEY,
+      },
       inputs: { accept: '', now: PINNED_NOW },
       // No profile of this machine's: the AWS CLI and the SDK read the workflow's variables only.
-      environment: { PATH: process.env.PATH!, HOME: process.env.HOME!, TMPDIR: tempDir(), AWS_CONFIG_FILE: '/nonexistent', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent', ...(process.env.PYENV_ROOT ? { PYENV_ROOT: process.env.PYENV_ROOT } : {}) },
+      environment: {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME!,
+        TMPDIR: tempDir(),
+        AWS_CONFIG_FILE: '/nonexistent',
+        AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
+        ...(process.env.PYENV_ROOT ? { PYENV_ROOT: process.env.PYENV_ROOT } : {}),
+      },
       // The scrub step needs `verify --from`; this build of the CLI may not have it yet.
       skip: (step) => step.id === 'scrub' && !scrubAvailable,
     });
@@ -87,7 +107,9 @@ async function runNight(args: string[]): Promise<{ steps: RanStep[]; work: strin
     const client = await createStorageClient({ endpoint: s3.endpoint, maxAttempts: 2, concurrency: 4 });
     try {
       const pointer = await readPointer(client, { bucket: PLACEHOLDERS.bucket, prefix: PLACEHOLDERS.prefix });
-      const listed = await client.send(new ListObjectsV2Command({ Bucket: PLACEHOLDERS.bucket, Prefix: `${PLACEHOLDERS.prefix}/_nights/` }));
+      const listed = await client.send(
+        new ListObjectsV2Command({ Bucket: PLACEHOLDERS.bucket, Prefix: `${PLACEHOLDERS.prefix}/_nights/` }),
+      );
       return { steps, work, live: pointer?.version ?? null, leftOver: (listed.Contents ?? []).map((object) => object.Key!) };
     } finally {
       client.destroy();
@@ -105,15 +127,21 @@ function publishSummary(work: string, job: string, file: string) {
 
 test("the one-runner workflow's run: steps, in order, publish the sample exports: a live version", async () => {
   const { steps, work, live } = await runNight([]);
-  assert.equal(steps.filter((step) => !step.skipped).map((step) => step.name), [
-    'Fetch the exports into exports/',
-    'Build',
-    'Verify',
-    'Publish (the guard first; the pointer last), keeping a week of versions for a rollback',
-    ...(scrubAvailable ? ['Scrub the published version (read back from the bucket and proved)'] : []),
-  ]);
+  assert.equal(
+    steps.filter((step) => !step.skipped).map((step) => step.name),
+    [
+      'Fetch the exports into exports/',
+      'Build',
+      'Verify',
+      'Publish (the guard first; the pointer last), keeping a week of versions for a rollback',
+      ...(scrubAvailable ? ['Scrub the published version (read back from the bucket and proved)'] : []),
+    ],
+  );
   const published = publishSummary(work, 'night', 'publish.json');
-  assert.equal([published.move, published.outcome, published.files, published.target], ['publish', 'live', 177, `s3://${PLACEHOLDERS.bucket}/${PLACEHOLDERS.prefix}`]);
+  assert.equal(
+    [published.move, published.outcome, published.files, published.target],
+    ['publish', 'live', 177, `s3://${PLACEHOLDERS.bucket}/${PLACEHOLDERS.prefix}`],
+  );
   assert.is(live, published.version);
 });
 
