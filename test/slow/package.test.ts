@@ -296,7 +296,8 @@ test("the README's path for a programme: npm install --save-dev wallet-snapshot,
   // The registry's package is this repository's tarball here.
   const installed = run('npm', ['install', '--save-dev', '--prefer-offline', tarball], { cwd: repository });
   assert.is(installed.status, 0, installed.stderr);
-  assert.match(fs.readFileSync(path.join(repository, 'package.json'), 'utf8'), /"devDependencies": \{\n\s+"wallet-snapshot": "file:/);
+  const manifest = JSON.parse(fs.readFileSync(path.join(repository, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+  assert.match(manifest.devDependencies?.['wallet-snapshot'] ?? '', /^file:/, JSON.stringify(manifest));
   const init = run('npx', commands[1]!.split(' ').slice(1), { cwd: repository });
   assert.is(init.status, 0, init.stderr);
   assert.match(init.stdout, `wrote ${repository}:\n  .github/workflows/nightly.yml\n  worker.js\n  wrangler.toml\n  .gitignore\n  README.md (the "Nightly snapshot" section in a new README)\n`);
