@@ -59,12 +59,12 @@ export function formatKeepSummary(summary: KeepSummary, location: Location): str
 /** The parts every `--summary-json` document of publish has; the move fills in the rest. */
 type PublishJsonBase = Pick<PublishSummaryJson, 'target' | 'guard' | 'keep'>;
 
-const NOTHING_SENT = { objects: { sent: 0, skipped: 0 }, bytes: { sent: 0, skipped: 0 } };
+const NOTHING_SENT = { objects: { sent: 0, skipped: 0, copied: 0 }, bytes: { sent: 0, skipped: 0, copied: 0 } };
 
 function packCounts(stage: StageSummary | null): Pick<PublishSummaryJson, 'objects' | 'bytes'> {
   if (!stage || stage.alreadyStaged) return NOTHING_SENT;
   const { sent, skipped } = stage.pack;
-  return { objects: { sent: sent.objects, skipped: skipped.objects }, bytes: { sent: sent.bytes, skipped: skipped.bytes } };
+  return { objects: { sent: sent.objects, skipped: skipped.objects, copied: 0 }, bytes: { sent: sent.bytes, skipped: skipped.bytes, copied: 0 } };
 }
 
 export function publishJson(summary: PublishSummary, base: PublishJsonBase): PublishSummaryJson {

@@ -43,9 +43,12 @@ export const PublishSummaryJsonSchema = z
       .nullable(),
     /** Files of the tree (a commit: of all its shards); 0 for a rollback. */
     files: CountSchema,
-    /** Objects and bytes sent to the store, and those stored whole already (a run stopped midway sent them). */
-    objects: z.object({ sent: CountSchema, skipped: CountSchema }).strict(),
-    bytes: z.object({ sent: CountSchema, skipped: CountSchema }).strict(),
+    /**
+     * Objects and bytes sent to the store; stored whole already (a run stopped midway sent them); copied within the
+     * store from an earlier version rather than sent (0 while publish sends every archive it needs).
+     */
+    objects: z.object({ sent: CountSchema, skipped: CountSchema, copied: CountSchema }).strict(),
+    bytes: z.object({ sent: CountSchema, skipped: CountSchema, copied: CountSchema }).strict(),
     seconds: z.number().min(0),
     /** The guard's rules as judged (null when nothing was judged: a stage, a rollback, a version live already). */
     guard: z
