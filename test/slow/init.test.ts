@@ -54,6 +54,12 @@ test('npx wallet-snapshot init twice: the second is refused (exit 1, the files n
   assert.match(bad.stderr, "option '--sharded <n>' argument '1' is invalid. expected a whole number from 2 to 256");
 });
 
+// The workflows' steps call jq and the AWS CLI, as GitHub's runners have them: say so rather than fail obscurely.
+for (const [tool, args] of [['jq', ['--version']], ['aws', ['--version']]] as const) {
+  const found = spawnSync(tool, args, { encoding: 'utf8' });
+  assert.ok(found.status === 0, `the workflows' steps run ${tool}, which this machine lacks (GitHub's runners have it): install it to run this suite`);
+}
+
 /** `verify --from` proves a published version; where this CLI lacks it yet, the scrub step is left out. */
 const verifyHelp = spawnSync(process.execPath, [CLI, 'verify', '--help'], { encoding: 'utf8' }).stdout;
 const scrubAvailable = verifyHelp.includes('--from');
