@@ -21,6 +21,7 @@ import { FileLock } from './swap/lock.ts';
 import { PREPARED_FOLDER_NAME, preparedFolderName } from './prepared-folder.ts';
 import { need, runStages, type StageContext } from './stages/stage.ts';
 import { NIGHT_STAGES } from './stages/index.ts';
+import type { NightKind } from '../schemas/prepare-summary.ts';
 
 export interface PrepareConfig extends BuildConfig {
   shards: number;
@@ -39,6 +40,8 @@ export interface PrepareSummary {
   seasons: { season: number; asOf: string | null; participants: number }[];
   stageSeconds: Record<string, number>;
   peakRssBytes: number;
+  /** What kind of night this was (schemas/prepare-summary.ts): the whole history, or the days after a previous night. */
+  nightKind: NightKind;
 }
 
 /** At most this many shards: a shard is a CI job, and each folder holds a copy of the shared tables. */
@@ -108,6 +111,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
       seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
       stageSeconds: progress.stageSeconds,
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      nightKind: { kind: 'full', why: 'no --since given' },
     };
   } catch (error) {
     progress.end();

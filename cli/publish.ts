@@ -3,6 +3,8 @@ import type { PublishCommandOptions } from '../publish/index.ts';
 import { abortOnSignals } from '../core/signals.ts';
 import { formatPercent as percent, formatPercentagePoints } from '../core/format.ts';
 import { seconds } from './options.ts';
+import { summaryJsonWriter } from '../core/summary-json.ts';
+import type { PublishSummaryJson } from '../schemas/publish-summary.ts';
 import { DEFAULT_THRESHOLDS, parsePercent, parseRuleNames, RULES } from '../tree/night-rules.ts';
 
 export function publishCommand(): Command {
@@ -38,12 +40,14 @@ export function publishCommand(): Command {
       optionParser(parsePercent),
     )
     .option('--report <file>', "also write the night's Markdown report to FILE (it goes to $GITHUB_STEP_SUMMARY when that is set)")
-    .action(async (options: PublishCommandOptions) => {
+    .option('--summary-json <file>', 'also write the outcome as JSON (schemas/publish-summary.ts; docs/cli.md): the version, live or staged or refused, the counts')
+    .action(async (options: PublishCommandOptions & { summaryJson?: string }) => {
+      const writeSummaryJson = options.summaryJson ? summaryJsonWriter<PublishSummaryJson>(options.summaryJson, 'the publish itself is done') : undefined;
       // Loaded here: the S3 client is only for this command, not for every start of the CLI.
       const { runPublish } = await import('../publish/index.ts');
       const interrupt = abortOnSignals();
       try {
-        process.stdout.write(await runPublish(options, interrupt.signal));
+        process.stdout.write(await runPublish(options, interrupt.signal, writeSummaryJson));
       } finally {
         interrupt.dispose();
       }

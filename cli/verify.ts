@@ -6,6 +6,8 @@ import { abortOnSignals } from '../core/signals.ts';
 import { Progress, type ProgressMode } from '../core/progress.ts';
 import { parseShard } from '../core/shard.ts';
 import { positiveInteger, seconds } from './options.ts';
+import { summaryJsonWriter } from '../core/summary-json.ts';
+import { VerifySummaryJsonSchema, type VerifySummaryJson } from '../schemas/verify-summary.ts';
 
 interface VerifyOptions {
   dir: string;
@@ -18,6 +20,7 @@ interface VerifyOptions {
   seed?: number;
   maxAttempts?: number;
   stallTimeout?: number;
+  summaryJson?: string;
 }
 
 export function verifyCommand(): Command {
@@ -33,14 +36,44 @@ export function verifyCommand(): Command {
     .option('--max-attempts <n>', 'with --from: attempts per request before giving up (default 8)', positiveInteger)
     .option('--stall-timeout <seconds>', 'with --from: a request silent this long is abandoned and retried (default 30)', seconds)
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
+    .option('--summary-json <file>', 'also write the outcome as JSON (schemas/verify-summary.ts; docs/cli.md), passed or failed')
     .action(async (options: VerifyOptions, command: Command) => {
+      const started = performance.now();
+      const writeSummaryJson = options.summaryJson ? summaryJsonWriter<VerifySummaryJson>(options.summaryJson, 'the tree was verified') : null;
       if (options.from !== undefined) {
         if (command.getOptionValueSource('dir') === 'cli' || options.shard !== undefined) throw new UserError('--from proves a version in object storage and takes no --dir or --shard');
         // Loaded here: the S3 client is only for this use of the command.
-        const { runVerifyFrom } = await import('../publish/scrub.ts');
+        const { scrubFrom, formatScrub } = await import('../publish/scrub.ts');
         const interrupt = abortOnSignals();
         try {
-          process.stdout.write(await runVerifyFrom({ ...options, from: options.from }, interrupt.signal));
+          const { summary, location } = await scrubFrom({ ...options, from: options.from }, interrupt.signal);
+          writeSummaryJson?.(
+            VerifySummaryJsonSchema.parse({
+              command: 'verify',
+              ok: summary.problems.length === 0,
+              target: options.from,
+              shard: null,
+              coverage: `version ${summary.version}${summary.live ? ' (live)' : ''}: ${summary.sample ? `${summary.membersRead} of ${summary.members} members drawn` : `all ${summary.members} members`}`,
+              files: summary.membersRead,
+              wallets: 0,
+              failures: summary.problems.slice(0, 20),
+              truncated: summary.problems.length > 20,
+              seconds: (performance.now() - started) / 1000,
+              store: {
+                version: summary.version,
+                live: summary.live,
+                shards: summary.shards,
+                archives: summary.archives,
+                members: summary.members,
+                membersRead: summary.membersRead,
+                objectsRead: summary.objectsRead,
+                bytesRead: summary.bytesRead,
+                requests: summary.requests,
+                sample: summary.sample,
+              },
+            }),
+          );
+          process.stdout.write(formatScrub(summary, location));
         } finally {
           interrupt.dispose();
         }
@@ -49,6 +82,21 @@ export function verifyCommand(): Command {
       for (const name of ['endpoint', 'version', 'sample', 'seed', 'maxAttempts', 'stallTimeout'] as const) if (options[name] !== undefined) throw new UserError(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} goes with --from (a version in object storage)`);
       const shard = options.shard === undefined ? null : parseShard(options.shard);
       const result = await verifyTree(options.dir, { shard, progress: new Progress(options.progress) });
+      writeSummaryJson?.(
+        VerifySummaryJsonSchema.parse({
+          command: 'verify',
+          ok: result.failures.length === 0,
+          target: options.dir,
+          shard: shard && { index: shard.index, count: shard.count },
+          coverage: result.coverage,
+          files: result.files,
+          wallets: result.wallets,
+          failures: result.failures,
+          truncated: result.truncated,
+          seconds: (performance.now() - started) / 1000,
+          store: null,
+        }),
+      );
       if (result.failures.length > 0) {
         const shown = result.failures.map((failure) => `  - ${failure}`).join('\n');
         throw new UserError(`${options.dir} fails verification (${result.truncated ? `${result.failures.length}+ problems` : countOf(result.failures.length, 'problem')}, first listed):\n${shown}`);

@@ -40,7 +40,8 @@ export interface VerifyFromOptions {
 }
 
 /** The command: the location checked, a client, the scrub, its summary (or its refusal, exit 1). */
-export async function runVerifyFrom(options: VerifyFromOptions, abortSignal?: AbortSignal): Promise<string> {
+/** The version at `options.from` proved: its summary (problems listed, not thrown) and where it is. */
+export async function scrubFrom(options: VerifyFromOptions, abortSignal?: AbortSignal): Promise<{ summary: ScrubSummary; location: Location }> {
   const location = parseLocation(options.from, '--from');
   if (options.endpoint !== undefined) checkEndpoint(options.endpoint, location.bucket);
   if (options.version !== undefined && !VERSION_ID_PATTERN.test(options.version)) {
@@ -54,7 +55,7 @@ export async function runVerifyFrom(options: VerifyFromOptions, abortSignal?: Ab
   });
   try {
     const summary = await scrubVersion({ client, location, version: options.version, sample: options.sample, seed: options.seed, progress: new Progress(options.progress), abortSignal });
-    return formatScrub(summary, location);
+    return { summary, location };
   } finally {
     client.destroy();
   }
@@ -375,4 +376,10 @@ export function formatScrub(summary: ScrubSummary, location: Location): string {
     cost,
     '',
   ].join('\n');
+}
+
+/** `verify --from`'s closing text, or its refusal (exit 1) naming each problem. */
+export async function runVerifyFrom(options: VerifyFromOptions, abortSignal?: AbortSignal): Promise<string> {
+  const { summary, location } = await scrubFrom(options, abortSignal);
+  return formatScrub(summary, location);
 }

@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const FOLDERS = ['core', 'build', 'server', 'publish', 'preview', 'tree', 'schemas', 'cli', 'client'];
+const FOLDERS = ['core', 'build', 'server', 'publish', 'preview', 'tree', 'schemas', 'cli', 'client', 'init'];
 
 /** Each module (path from the repository root) with the modules of the repository it imports. */
 function importGraph(folders = FOLDERS): Map<string, string[]> {
@@ -67,7 +67,7 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
-test('no import cycle in core/, build/, server/, publish/, preview/, tree/, schemas/, cli/, client/', () => {
+test('no import cycle in core/, build/, server/, publish/, preview/, tree/, schemas/, cli/, client/, init/', () => {
   const graph = importGraph();
   assert.ok(graph.size > 80, `only ${graph.size} modules found`);
   assert.equal(importCycles(graph), []);
@@ -95,6 +95,11 @@ test('server/ (the handler and its adapters) never imports build/, publish/ or p
 test('publish/ never imports server/ or preview/; tree/ and schemas/ import none of the programs', () => {
   assert.equal(importsInto('publish', ['server', 'preview']), []);
   for (const folder of ['tree', 'schemas']) assert.equal(importsInto(folder, ['server', 'publish', 'preview', 'cli']), [], folder);
+});
+
+test("init/ (the files of a programme's repository) imports core/ alone, and only cli/ imports init/", () => {
+  assert.equal(importsInto('init', FOLDERS.filter((folder) => folder !== 'core' && folder !== 'init')), []);
+  for (const folder of FOLDERS.filter((folder) => folder !== 'cli' && folder !== 'init')) assert.equal(importsInto(folder, ['init']), [], folder);
 });
 
 test('nothing imports cli/ (it declares the commands and nothing else)', () => {

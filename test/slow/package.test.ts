@@ -356,4 +356,41 @@ test("publish from the package to a local S3 server; a user's Worker re-exportin
   }
 });
 
+test("the README's path for a programme: npm install --save-dev wallet-snapshot, npx wallet-snapshot init; the Worker it writes bundles with wrangler", () => {
+  const repository = path.join(work, 'data-repository');
+  fs.mkdirSync(repository);
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf('### The data repository');
+  assert.ok(at >= 0, 'the README has "### The data repository"');
+  const commands = /```\n([\s\S]*?)```/.exec(readme.slice(at))![1]!.trim().split('\n');
+  assert.equal(commands, ['npm install --save-dev wallet-snapshot', 'npx wallet-snapshot init']);
+  fs.writeFileSync(path.join(repository, 'package.json'), `${JSON.stringify({ name: 'points-data', private: true })}\n`);
+  // The registry's package is this repository's tarball here.
+  const installed = run('npm', ['install', '--save-dev', '--prefer-offline', tarball], { cwd: repository });
+  assert.is(installed.status, 0, installed.stderr);
+  const manifest = JSON.parse(fs.readFileSync(path.join(repository, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+  assert.match(manifest.devDependencies?.['wallet-snapshot'] ?? '', /^file:/, JSON.stringify(manifest));
+  const init = run('npx', commands[1]!.split(' ').slice(1), { cwd: repository });
+  assert.is(init.status, 0, init.stderr);
+  assert.match(init.stdout, `wrote ${repository}:\n  .github/workflows/nightly.yml\n  worker.js\n  wrangler.toml\n  .gitignore\n  README.md (the "Nightly snapshot" section in a new README)\n`);
+  assert.not.match(init.stdout, 'npm install --save-dev wallet-snapshot in');
+  for (const file of ['.github/workflows/nightly.yml', 'worker.js', 'wrangler.toml', '.gitignore', 'README.md']) assert.ok(fs.existsSync(path.join(repository, file)), file);
+  assert.match(fs.readFileSync(path.join(repository, 'wrangler.toml'), 'utf8'), /^name = "points-data-snapshot"$/m);
+  const again = run('npx', ['wallet-snapshot', 'init'], { cwd: repository });
+  assert.is(again.status, 1);
+  assert.match(again.stderr, 'already; nothing was written (give --force to overwrite them)');
+  const wrangler = path.join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+  const bundled = run(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', path.join(work, 'init-wrangler-out')], { cwd: repository, env: { WRANGLER_SEND_METRICS: 'false' } });
+  assert.is(bundled.status, 0, `${bundled.stdout}${bundled.stderr}`);
+  assert.match(bundled.stdout, 'env.TREE (wallet-snapshot)');
+  assert.match(bundled.stdout, 'env.TREE_PREFIX ("prod")');
+});
+
+test('the package exports the --summary-json schemas (wallet-snapshot/summaries)', () => {
+  const script = "import { PublishSummaryJsonSchema } from 'wallet-snapshot/summaries'; console.log(Object.keys(PublishSummaryJsonSchema.shape).length);";
+  const imported = run(process.execPath, ['--input-type=module', '-e', script], { cwd: user });
+  assert.is(imported.status, 0, imported.stderr);
+  assert.is(imported.stdout, '14\n');
+});
+
 test.run();
