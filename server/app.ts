@@ -174,12 +174,16 @@ function completedPreflight(c: Context, answer: Response): Response {
  * RFC 9110 conditional GET and HEAD: If-None-Match (a list, weak comparison, `*`) and, only
  * without it, If-Modified-Since, decided by `fresh` (jshttp). A 304 keeps the validators,
  * caching and CORS headers the 200 would have had.
+ *
+ * The request's Cache-Control is not given to `fresh`: it treats `no-cache` as "not fresh", right
+ * for a cache in front of an origin, but an origin evaluates the precondition whatever the request
+ * says (RFC 9110, 13.2), and `fetch` adds `no-cache` to every request that carries If-None-Match.
  */
 function notModified(c: Context, headers: Record<string, string>): Response | null {
   const ifNoneMatch = c.req.header('If-None-Match');
   const ifModifiedSince = c.req.header('If-Modified-Since');
   if (ifNoneMatch === undefined && ifModifiedSince === undefined) return null;
-  const request = { 'if-none-match': ifNoneMatch, 'if-modified-since': ifModifiedSince, 'cache-control': c.req.header('Cache-Control') };
+  const request = { 'if-none-match': ifNoneMatch, 'if-modified-since': ifModifiedSince };
   if (!fresh(request, { etag: headers.ETag, 'last-modified': headers['Last-Modified'] })) return null;
   const { 'Content-Length': _length, 'Content-Encoding': _encoding, ...kept } = headers;
   return new Response(null, { status: 304, headers: kept });

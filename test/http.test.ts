@@ -254,6 +254,17 @@ for (const runtime of RUNTIMES) {
       assert.is((await conditional({ 'If-Modified-Since': modified })).status, 304, `${path} IMS`);
       assert.is((await conditional({ 'If-Modified-Since': 'Thu, 01 Jan 1970 00:00:00 GMT' })).status, 200, `${path} old IMS`);
       assert.is((await conditional({ 'If-None-Match': '"zzz"', 'If-Modified-Since': modified })).status, 200, `${path} INM wins`);
+      // What `fetch` adds to every conditional request: the origin still evaluates the precondition.
+      const uncached = await conditional({ 'If-None-Match': etag, 'Cache-Control': 'no-cache', Pragma: 'no-cache' });
+      assert.is(uncached.status, 304, `${path} no-cache`);
+      assert.is(uncached.headers.etag, etag, `${path} no-cache`);
+      assert.is((await conditional({ 'If-Modified-Since': modified, 'Cache-Control': 'max-age=0, no-cache' })).status, 304, `${path} IMS no-cache`);
+      assert.is((await conditional({ 'If-None-Match': '"zzz"', 'Cache-Control': 'no-cache' })).status, 200, `${path} other tag no-cache`);
+      // Node's own fetch (undici), which sends Cache-Control and Pragma no-cache with If-None-Match.
+      const fetched = await fetch(`${base}${path}`, { headers: { 'If-None-Match': etag } });
+      assert.is(fetched.status, 304, `${path} fetch`);
+      assert.is(fetched.headers.get('etag'), etag, `${path} fetch`);
+      assert.is(await fetched.text(), '', `${path} fetch`);
     }
     // A different range is a different representation.
     const one = await ask(`${daily}?from=2025-11-17`);
