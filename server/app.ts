@@ -34,7 +34,7 @@ import { ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, DOCUMENT_CACHE_CONTROL, JSON_CON
 import { filterDaily } from '../tree/daily-rows.ts';
 import { filterPointsHistory } from './points-history-range.ts';
 import { gunzip } from './gunzip.ts';
-import { errorResponse, weakEtag } from './responses.ts';
+import { errorResponse, methodNotAllowedMessage, weakEtag } from './responses.ts';
 import { StoreUnavailableError, type StoredFile, type TreeStore } from './store.ts';
 
 /** Longest request target (path and query) accepted, in characters. */
@@ -63,9 +63,11 @@ export function createApp(store: TreeStore, host: HostOptions = { compression: '
   });
   app.use(async (c, next) => {
     if (!ALLOWED_METHODS.includes(c.req.method as (typeof ALLOWED_METHODS)[number])) {
-      return errorResponse(405, `The method ${c.req.method.slice(0, 20)} is not allowed; use GET, HEAD or OPTIONS.`, { Allow: ALLOWED_METHODS.join(', ') });
+      return errorResponse(405, methodNotAllowedMessage(c.req.method), { Allow: ALLOWED_METHODS.join(', ') });
     }
-    const target = c.req.url.length - new URL(c.req.url).origin.length;
+    // Path and query: a fragment (which a client should not send) is not part of what is asked.
+    const url = new URL(c.req.url);
+    const target = url.pathname.length + url.search.length;
     if (target > MAX_URL_LENGTH) return errorResponse(414, `The request URL is longer than ${MAX_URL_LENGTH} characters.`);
     await next();
   });
