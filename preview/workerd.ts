@@ -54,6 +54,8 @@ const WATCH_INTERVAL_MS = 1_000;
 
 export interface RunningWorker {
   url: string;
+  /** The Worker's local R2 bucket (tests alter, truncate and delete its objects). */
+  bucket: LocalBucket;
   /** Resolves once the folder's current tree is served (after a rebuild, too). */
   loaded(): Promise<void>;
   close(): Promise<void>;
@@ -124,6 +126,7 @@ export async function startWorkerdFromBucket(options: { from: string; endpoint?:
   timer.unref();
   return {
     url: edgeUrl(edge, options.host),
+    bucket,
     loaded: () => mirror(bucket),
     close: async () => {
       clearInterval(timer);
@@ -218,6 +221,7 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
   timer.unref();
   return {
     url: edgeUrl(edge, options.host),
+    bucket,
     loaded: async () => {
       await refresh();
     },
@@ -320,7 +324,8 @@ function treeIdentity(dir: string): { tree: string; meta: number } | null {
 }
 
 /** The members of Miniflare's R2 bucket that loading a tree uses. */
-interface LocalBucket {
+export interface LocalBucket {
+  get(key: string): Promise<{ arrayBuffer(): Promise<ArrayBuffer> } | null>;
   put(key: string, value: Uint8Array | string, options: { httpMetadata: Record<string, string>; customMetadata?: Record<string, string> }): Promise<unknown>;
   list(options: { prefix: string; cursor?: string }): Promise<{ objects: { key: string }[]; truncated: boolean; cursor?: string }>;
   delete(keys: string[]): Promise<void>;
