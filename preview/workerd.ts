@@ -139,7 +139,7 @@ export async function startWorkerdFromBucket(options: { from: string; endpoint?:
 }
 
 /** An archive or an index, put into the local bucket under its key of the layout. */
-function putPacked(bucket: LocalBucket, key: string, body: Uint8Array): Promise<unknown> {
+function putPacked(bucket: Pick<LocalBucket, 'put'>, key: string, body: Uint8Array): Promise<unknown> {
   // A copy in an ArrayBuffer of its own: Miniflare cannot pass a view of Node's pooled buffers.
   return bucket.put(key, new Uint8Array(body), { httpMetadata: { contentType: 'application/octet-stream' } });
 }
@@ -337,7 +337,7 @@ export interface LocalBucket {
  * file's bytes checked as it is read (pack-shard.ts), as shard 1 of 1 whatever the tree (a sharded build's union, too). Returns the
  * version id publish would give it and its pack, for the pointer.
  */
-async function loadTree(bucket: LocalBucket, dir: string, shownDir: string): Promise<{ version: string; shards: PackedShard[] }> {
+export async function loadTree(bucket: Pick<LocalBucket, 'put'>, dir: string, shownDir: string): Promise<{ version: string; shards: PackedShard[] }> {
   const progress = new Progress('quiet');
   const tree = await readCheckedTree({ dir: shownDir, progress }, 'serve');
   const version = versionIdOf(tree.lastClosedDay, manifestText(tree.files));

@@ -264,7 +264,7 @@ function documentResponse(body: Uint8Array<ArrayBuffer>, options: DocumentOption
 }
 
 async function uncompressed(file: StoredFile): Promise<Uint8Array<ArrayBuffer>> {
-  return file.encoding === 'gzip' ? gunzip(file.bytes) : file.bytes;
+  return file.encoding === 'gzip' ? (file.uncompressed ?? gunzip(file.bytes)) : file.bytes;
 }
 
 /** Whether Accept-Encoding admits gzip (named, or `*`, with a non-zero q). */

@@ -121,7 +121,8 @@ export class R2TreeStore implements TreeStore {
       const message = `${key} answered ${bytes.length} bytes at ${entry.offset} where its index names ${entry.length}`;
       throw unavailable(message, `${message} (${path})`);
     }
-    if (this.checkMembers && !(await matchesDigest(bytes, entry.gzip, entry.sha256))) {
+    const uncompressed = this.checkMembers ? await checkedBytes(bytes, entry.gzip, entry.sha256) : undefined;
+    if (uncompressed === null) {
       // Not answered, not cached; the index is read again by the next request, in case it is what changed.
       this.held.delete(`${live.version}/${index}`);
       throw unavailable(
@@ -129,7 +130,8 @@ export class R2TreeStore implements TreeStore {
         `${key} bytes ${entry.offset}+${entry.length} (${path} of version ${live.version}) do not match the sha256 its index records`,
       );
     }
-    return { bytes, encoding: entry.gzip ? 'gzip' : null, digest: entry.sha256, modified: entry.mtimeMs };
+    // The inflated bytes go along: a client that does not accept gzip is answered with them.
+    return { bytes, encoding: entry.gzip ? 'gzip' : null, uncompressed, digest: entry.sha256, modified: entry.mtimeMs };
   }
 
   /**
@@ -180,18 +182,21 @@ function unavailable(message: string, logged: string): StoreUnavailableError {
   return new StoreUnavailableError(message);
 }
 
-/** Whether a member's uncompressed bytes have the sha256 its index entry records (a gzip that does not inflate does not). */
-async function matchesDigest(bytes: Uint8Array<ArrayBuffer>, gzip: boolean, sha256: string): Promise<boolean> {
+/**
+ * A member's uncompressed bytes when they have the sha256 its index entry records, else null (a
+ * gzip that does not inflate has none).
+ */
+async function checkedBytes(bytes: Uint8Array<ArrayBuffer>, gzip: boolean, sha256: string): Promise<Uint8Array<ArrayBuffer> | null> {
   let plain: Uint8Array<ArrayBuffer>;
   try {
     plain = gzip ? await gunzip(bytes) : bytes;
   } catch {
-    return false;
+    return null;
   }
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', plain));
   let hex = '';
   for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
-  return hex === sha256;
+  return hex === sha256 ? plain : null;
 }
 
 /** A file (or its absence) as a cache entry: its bytes as stored, the rest in headers. */
