@@ -10,7 +10,8 @@
  * entry differs from it: a client that sends no Accept-Encoding gets identity bodies (Miniflare's
  * entry sends such a client whatever the Worker encoded, gzip, where Cloudflare and the Node
  * server send plain JSON); a request without Host, or not well-formed HTTP, gets the JSON errors
- * the Node server gives (Miniflare answers the first with 200 and the others with its own text).
+ * the Node server gives (Miniflare answers the first with 200 and the others with its own text),
+ * and so do the requests the Node host refuses before its handler (startEdge).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -260,7 +261,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
  * and the request is safe to repeat. What still fails is a 502 with the JSON error; an answer cut
  * after its head closes the client's connection, so that it can never pass for a whole answer.
  */
-async function startEdge(runtime: URL, options: { port: number; host: string }): Promise<http.Server> {
+export async function startEdge(runtime: URL, options: { port: number; host: string }): Promise<http.Server> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
   const edge = http.createServer({ requireHostHeader: false }, (req, res) => {
     countAnswer(req.socket, res);
