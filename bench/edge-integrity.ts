@@ -65,10 +65,14 @@ for (const encoding of ['gzip', 'identity']) {
     for (const name of ['checked', 'unchecked'] as const) results[name]!.push(await cpuPerAnswer(apps[name], encoding, requests));
   }
   const best = (name: string) => Math.min(...results[name]!);
-  rows.push(`| ${encoding} | ${best('unchecked').toFixed(0)} | ${best('checked').toFixed(0)} | ${(best('checked') - best('unchecked')).toFixed(0)} |`);
+  rows.push(
+    `| ${encoding} | ${best('unchecked').toFixed(0)} | ${best('checked').toFixed(0)} | ` +
+      `${(best('checked') - best('unchecked')).toFixed(0)} |`,
+  );
 }
 const mean = storedBytes.reduce((a, b) => a + b, 0) / storedBytes.length;
 process.stdout.write(
-  `${targets.length} documents of ${wallets.length} wallets (mean ${(mean / 1024).toFixed(1)} KiB uncompressed), ${requests} answers a run, best of 3, CPU µs per answer:\n` +
+  `${targets.length} documents of ${wallets.length} wallets (mean ${(mean / 1024).toFixed(1)} KiB uncompressed), ` +
+    `${requests} answers a run, best of 3, CPU µs per answer:\n` +
     `| Accept-Encoding | without the check | with the check | the check |\n|---|---|---|---|\n${rows.join('\n')}\n`,
 );

@@ -246,7 +246,9 @@ const WORKERD_METHODS = new Set([
 ]);
 
 /** Headers about one connection or one body's framing, never forwarded (the edge sends no body). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'upgrade', 'content-length', 'expect', 'trailer', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'upgrade', 'content-length', 'expect', 'trailer', 'host',
+]);
 
 /**
  * The Node proxy in front of workerd (see the top of this file). It refuses what the Node host
@@ -338,7 +340,11 @@ export interface LocalBucket {
  * file's bytes checked as it is read (pack-shard.ts), as shard 1 of 1 whatever the tree (a sharded build's union, too). Returns the
  * version id publish would give it and its pack, for the pointer.
  */
-export async function loadTree(bucket: Pick<LocalBucket, 'put'>, dir: string, shownDir: string): Promise<{ version: string; shards: PackedShard[] }> {
+export async function loadTree(
+  bucket: Pick<LocalBucket, 'put'>,
+  dir: string,
+  shownDir: string,
+): Promise<{ version: string; shards: PackedShard[] }> {
   const progress = new Progress('quiet');
   const tree = await readCheckedTree({ dir: shownDir, progress }, 'serve');
   const version = versionIdOf(tree.lastClosedDay, manifestText(tree.files));

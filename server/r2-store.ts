@@ -87,7 +87,8 @@ export class R2TreeStore implements TreeStore {
     const now = Date.now();
     if (this.pointer && now - this.pointer.readAt < POINTER_TTL_MS) return this.pointer.live;
     const pointer = await this.readObject(`${this.prefix}${POINTER_KEY}`);
-    if (!pointer) throw unavailable(`no ${this.prefix}${POINTER_KEY} in the bucket: nothing is published yet`, `${this.prefix}${POINTER_KEY} is missing`);
+    const pointerKey = `${this.prefix}${POINTER_KEY}`;
+    if (!pointer) throw unavailable(`no ${pointerKey} in the bucket: nothing is published yet`, `${pointerKey} is missing`);
     const live = parsePointer(new TextDecoder().decode(pointer));
     if (!live) throw new StoreUnavailableError(`${this.prefix}${POINTER_KEY} is not a pointer this release of wallet-snapshot reads (publish the tree again)`);
     if (this.pointer?.live.version !== live.version) this.held = new Map();
@@ -116,7 +117,9 @@ export class R2TreeStore implements TreeStore {
     if (!entry) return null;
     const key = `${folder}${archiveName(entry.archive)}`;
     const bytes = await this.readObject(key, { offset: entry.offset, length: entry.length });
-    if (!bytes) throw unavailable(`${key} is missing from version ${live.version}`, `${key} is missing (${path} of version ${live.version})`);
+    if (!bytes) {
+      throw unavailable(`${key} is missing from version ${live.version}`, `${key} is missing (${path} of version ${live.version})`);
+    }
     if (bytes.length !== entry.length) {
       const message = `${key} answered ${bytes.length} bytes at ${entry.offset} where its index names ${entry.length}`;
       throw unavailable(message, `${message} (${path})`);
@@ -144,7 +147,8 @@ export class R2TreeStore implements TreeStore {
       return object ? new Uint8Array(await object.arrayBuffer()) : null;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw unavailable(`reading ${key} failed`, `reading ${key}${range ? ` bytes ${range.offset}+${range.length}` : ''} failed: ${reason}`);
+      const where = range ? ` bytes ${range.offset}+${range.length}` : '';
+      throw unavailable(`reading ${key} failed`, `reading ${key}${where} failed: ${reason}`);
     }
   }
 
@@ -168,7 +172,9 @@ export class R2TreeStore implements TreeStore {
   private async readIndex(key: string, range: { offset: number; length: number } | null, expected: number): Promise<Uint8Array> {
     const bytes = await this.readObject(key, range ?? undefined);
     if (!bytes) throw unavailable(`${key} is missing`, `${key} is missing`);
-    if (bytes.length !== expected) throw unavailable(`${key} answered ${bytes.length} bytes where the pointer's shape names ${expected}`, `${key} is cut short`);
+    if (bytes.length !== expected) {
+      throw unavailable(`${key} answered ${bytes.length} bytes where the pointer's shape names ${expected}`, `${key} is cut short`);
+    }
     return bytes;
   }
 }

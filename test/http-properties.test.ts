@@ -25,7 +25,8 @@ test(`${RUNS} generated hostile requests: no 5xx, nothing outside the tree, no s
     seasons: [{ season: 1, as_of: null }],
     points: [{ season: 1, date: '2025-11-03', address: A, points: 5 }],
   });
-  for (const dir of [path.dirname(built.out), path.dirname(fs.realpathSync(built.out))]) fs.writeFileSync(path.join(dir, CANARY_FILE), JSON.stringify({ canary: CANARY }));
+  for (const dir of [path.dirname(built.out), path.dirname(fs.realpathSync(built.out))])
+    fs.writeFileSync(path.join(dir, CANARY_FILE), JSON.stringify({ canary: CANARY }));
   const paths = machinePaths(fs.realpathSync(built.out));
   await withServer(built.out, async (base) => {
     const statuses = new Map<number, number>();
@@ -44,7 +45,8 @@ test(`${RUNS} generated hostile requests: no 5xx, nothing outside the tree, no s
       { seed: SEED, numRuns: RUNS },
     );
     // The generator reaches every kind of answer: documents, refusals of each kind.
-    for (const status of [200, 204, 400, 404, 405]) assert.ok((statuses.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...statuses])}`);
+    for (const status of [200, 204, 400, 404, 405])
+      assert.ok((statuses.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...statuses])}`);
   });
 });
 

@@ -25,42 +25,195 @@ export interface HostileRequest {
   label: string;
 }
 
-const KNOWN_SEGMENTS = ['v1', 'address', A, A.toUpperCase(), 'portfolio', 'daily', 'points', 'history', 'leaderboard', 's1', 's2', 's0', 'seasons', 'openapi.json', 'explorer', 'index.html', ''];
-const TRAVERSAL_SEGMENTS = [
-  '..', '.', '%2e%2e', '%2E%2E', '.%2e', '%2e.', '%252e%252e', '..%2f..', '%2f', '%2F', '%5c', '..\\..', '\\', '%00', 'a%00b',
-  '%c0%ae%c0%ae', '%c0%af', '%e0%80%ae', '%c1%9c', '%', '%zz', '%E0%A4%A', CANARY_FILE, '..;', ';', '~', '%2e%2e%2f%2e%2e%2f' + CANARY_FILE,
-  '%uff0e', '..%00', 'é', '%C3%A9', '*', '#', '#frag', '@', ':',
+const KNOWN_SEGMENTS = [
+  'v1',
+  'address',
+  A,
+  A.toUpperCase(),
+  'portfolio',
+  'daily',
+  'points',
+  'history',
+  'leaderboard',
+  's1',
+  's2',
+  's0',
+  'seasons',
+  'openapi.json',
+  'explorer',
+  'index.html',
+  '',
 ];
-const DATES = ['2025-11-01', '2025-11-20', '2025-02-30', '2025-13-01', '0000-00-00', '9999-12-31', '2025-1-1', '20251101', '2025-11-01T00:00', '', '%32025-11-01', '2025-11-0%31', 'x'.repeat(300)];
+const TRAVERSAL_SEGMENTS = [
+  '..',
+  '.',
+  '%2e%2e',
+  '%2E%2E',
+  '.%2e',
+  '%2e.',
+  '%252e%252e',
+  '..%2f..',
+  '%2f',
+  '%2F',
+  '%5c',
+  '..\\..',
+  '\\',
+  '%00',
+  'a%00b',
+  '%c0%ae%c0%ae',
+  '%c0%af',
+  '%e0%80%ae',
+  '%c1%9c',
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  CANARY_FILE,
+  '..;',
+  ';',
+  '~',
+  '%2e%2e%2f%2e%2e%2f' + CANARY_FILE,
+  '%uff0e',
+  '..%00',
+  'é',
+  '%C3%A9',
+  '*',
+  '#',
+  '#frag',
+  '@',
+  ':',
+];
+const DATES = [
+  '2025-11-01',
+  '2025-11-20',
+  '2025-02-30',
+  '2025-13-01',
+  '0000-00-00',
+  '9999-12-31',
+  '2025-1-1',
+  '20251101',
+  '2025-11-01T00:00',
+  '',
+  '%32025-11-01',
+  '2025-11-0%31',
+  'x'.repeat(300),
+];
 
-const segment = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...KNOWN_SEGMENTS) }, { weight: 2, arbitrary: fc.constantFrom(...TRAVERSAL_SEGMENTS) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }).map(encodeURIComponent) });
+const segment = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...KNOWN_SEGMENTS) },
+  { weight: 2, arbitrary: fc.constantFrom(...TRAVERSAL_SEGMENTS) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 8 }).map(encodeURIComponent) },
+);
 const pathArbitrary = fc.array(segment, { minLength: 1, maxLength: 7 }).map((segments) => `/${segments.join('/')}`);
 const parameter = fc.oneof(
-  fc.tuple(fc.constantFrom('from', 'to', 'FROM', 'from[]', 'utm_source', 'to%00'), fc.constantFrom(...DATES)).map(([name, value]) => `${name}=${value}`),
-  fc.constantFrom('from', 'to=', '&', '=', '%zz', 'from=2025-11-01&from=2025-11-02', `long=${'z'.repeat(5000)}`, Array.from({ length: 200 }, (_, i) => `p${i}=${i}`).join('&')),
+  fc
+    .tuple(fc.constantFrom('from', 'to', 'FROM', 'from[]', 'utm_source', 'to%00'), fc.constantFrom(...DATES))
+    .map(([name, value]) => `${name}=${value}`),
+  fc.constantFrom(
+    'from',
+    'to=',
+    '&',
+    '=',
+    '%zz',
+    'from=2025-11-01&from=2025-11-02',
+    `long=${'z'.repeat(5000)}`,
+    Array.from({ length: 200 }, (_, i) => `p${i}=${i}`).join('&'),
+  ),
 );
-const query = fc.option(fc.array(parameter, { minLength: 1, maxLength: 4 }).map((parameters) => `?${parameters.join('&')}`), { nil: '' });
+const query = fc.option(
+  fc.array(parameter, { minLength: 1, maxLength: 4 }).map((parameters) => `?${parameters.join('&')}`),
+  { nil: '' },
+);
 const target = fc.oneof(
   { weight: 8, arbitrary: fc.tuple(pathArbitrary, query).map(([path, search]) => path + search) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('http://127.0.0.1', 'http://example.com:8080', 'https://x', 'http://[::1]', 'http://a b'), pathArbitrary, query).map((parts) => parts.join('')) },
-  { weight: 1, arbitrary: fc.constantFrom('*', '', 'v1/seasons', '//v1/seasons', '/v1/seasons#x', '/v1/seasons?#', `/${'a'.repeat(5000)}`, `/v1/seasons?x=${'y'.repeat(20_000)}`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom('http://127.0.0.1', 'http://example.com:8080', 'https://x', 'http://[::1]', 'http://a b'),
+        pathArbitrary,
+        query,
+      )
+      .map((parts) => parts.join('')),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '*',
+      '',
+      'v1/seasons',
+      '//v1/seasons',
+      '/v1/seasons#x',
+      '/v1/seasons?#',
+      `/${'a'.repeat(5000)}`,
+      `/v1/seasons?x=${'y'.repeat(20_000)}`,
+    ),
+  },
 );
 const METHODS = [...http.METHODS, 'get', 'FOO', 'M-SEARCH', 'LINK', 'UNLINK', 'G ET'];
-const method = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('GET', 'HEAD', 'OPTIONS') }, { weight: 4, arbitrary: fc.constantFrom(...METHODS) });
-const HOSTS = ['127.0.0.1', 'x', '', 'a b', '[', 'user:pass@host', 'hé', '127.0.0.1:', '[::1]:80', 'localhost:99999', 'EXAMPLE.com', 'x'.repeat(300), 'a/b', 'a?b', '%41'];
+const method = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('GET', 'HEAD', 'OPTIONS') },
+  { weight: 4, arbitrary: fc.constantFrom(...METHODS) },
+);
+const HOSTS = [
+  '127.0.0.1',
+  'x',
+  '',
+  'a b',
+  '[',
+  'user:pass@host',
+  'hé',
+  '127.0.0.1:',
+  '[::1]:80',
+  'localhost:99999',
+  'EXAMPLE.com',
+  'x'.repeat(300),
+  'a/b',
+  'a?b',
+  '%41',
+];
 const host = fc.option(fc.constantFrom(...HOSTS), { nil: undefined, freq: 8 });
 const header = fc.oneof(
   fc.constantFrom(
-    'Accept-Encoding: gzip', 'Accept-Encoding: identity;q=0', 'Accept-Encoding: *;q=0', 'Accept-Encoding: br, gzip;q=0', 'Accept-Encoding: gzip;q=0.0001, identity;q=0',
-    'Accept-Encoding: x'.padEnd(400, 'y'), 'Expect: garbage', 'Expect: 100-continue', 'Range: bytes=0-1', 'Range: nonsense', 'If-None-Match: *', 'If-None-Match: W/"",,,',
-    'If-Modified-Since: yesterday', 'If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT', 'Cache-Control: no-cache', 'Pragma: no-cache',
-    'Origin: https://app.example', 'Access-Control-Request-Method: GET', 'Access-Control-Request-Headers: x-a, x-b', 'X-Forwarded-For: 1.2.3.4',
-    'Content-Type: text/plain', 'Cookie: a=b', 'Authorization: Basic Zm9vOmJhcg==', 'X-Empty:', 'X-Spaces:    ', 'X-Latin1: caf\u00e9',
-    `X-Huge: ${'h'.repeat(8_000)}`, `X-Huger: ${'h'.repeat(20_000)}`, 'Bad Header: x', 'NoColon', ': novalue', 'X-Tab:\tv', ' X-Folded: v',
+    'Accept-Encoding: gzip',
+    'Accept-Encoding: identity;q=0',
+    'Accept-Encoding: *;q=0',
+    'Accept-Encoding: br, gzip;q=0',
+    'Accept-Encoding: gzip;q=0.0001, identity;q=0',
+    'Accept-Encoding: x'.padEnd(400, 'y'),
+    'Expect: garbage',
+    'Expect: 100-continue',
+    'Range: bytes=0-1',
+    'Range: nonsense',
+    'If-None-Match: *',
+    'If-None-Match: W/"",,,',
+    'If-Modified-Since: yesterday',
+    'If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT',
+    'Cache-Control: no-cache',
+    'Pragma: no-cache',
+    'Origin: https://app.example',
+    'Access-Control-Request-Method: GET',
+    'Access-Control-Request-Headers: x-a, x-b',
+    'X-Forwarded-For: 1.2.3.4',
+    'Content-Type: text/plain',
+    'Cookie: a=b',
+    'Authorization: Basic Zm9vOmJhcg==',
+    'X-Empty:',
+    'X-Spaces:    ',
+    'X-Latin1: caf\u00e9',
+    `X-Huge: ${'h'.repeat(8_000)}`,
+    `X-Huger: ${'h'.repeat(20_000)}`,
+    'Bad Header: x',
+    'NoColon',
+    ': novalue',
+    'X-Tab:\tv',
+    ' X-Folded: v',
   ),
   fc.integer({ min: 1, max: 120 }).map((count) => Array.from({ length: count }, (_, i) => `X-Many-${i}: ${i}`).join('\r\n')),
 );
-const version = fc.oneof({ weight: 8, arbitrary: fc.constant('HTTP/1.1') }, { weight: 2, arbitrary: fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/9.9', 'HTTP/1.1 extra', 'http/1.1', '') });
+const version = fc.oneof(
+  { weight: 8, arbitrary: fc.constant('HTTP/1.1') },
+  { weight: 2, arbitrary: fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/9.9', 'HTTP/1.1 extra', 'http/1.1', '') },
+);
 /** A body sent with its framing: none, a length, chunked (with an odd coding before it). */
 const framing = fc.constantFrom<{ headers: string[]; body: string }>(
   { headers: [], body: '' },
@@ -103,7 +256,16 @@ export const hostileRequest: fc.Arbitrary<HostileRequest> = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(oneRequest, oneRequest).map((requests) => finished(requests)) },
   {
     weight: 1,
-    arbitrary: fc.constantFrom('GET\r\n\r\n', 'GET /v1/seasons\r\n\r\n', 'GET  /v1/seasons  HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 'GET /v1/seasons HTTP/1.1\nHost: x\nConnection: close\n\n', '\u0000\u0001\u0002', 'GET /\u0000 HTTP/1.1\r\nHost: x\r\n\r\n', 'GET /v1/seasons HTTP/1.1\r\nHost: x\r\nHost: y\r\nConnection: close\r\n\r\n')
+    arbitrary: fc
+      .constantFrom(
+        'GET\r\n\r\n',
+        'GET /v1/seasons\r\n\r\n',
+        'GET  /v1/seasons  HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        'GET /v1/seasons HTTP/1.1\nHost: x\nConnection: close\n\n',
+        '\u0000\u0001\u0002',
+        'GET /\u0000 HTTP/1.1\r\nHost: x\r\n\r\n',
+        'GET /v1/seasons HTTP/1.1\r\nHost: x\r\nHost: y\r\nConnection: close\r\n\r\n',
+      )
       .map((text) => ({ bytes: Buffer.from(text, 'latin1'), methods: ['GET'], label: JSON.stringify(text) })),
   },
 );
@@ -112,7 +274,11 @@ function finished(requests: OneRequest[]): HostileRequest {
   const text = requests.map((request, i) => requestText(request, i === requests.length - 1)).join('');
   // Characters above 0xff (a Host or path written with them) go out as UTF-8 bytes, the rest as single bytes.
   const bytes = /[^\u0000-\u00ff]/.test(text) ? Buffer.from(text, 'utf8') : Buffer.from(text, 'latin1');
-  return { bytes, methods: requests.map((request) => request.method), label: JSON.stringify(text.length > 400 ? `${text.slice(0, 400)}...` : text) };
+  return {
+    bytes,
+    methods: requests.map((request) => request.method),
+    label: JSON.stringify(text.length > 400 ? `${text.slice(0, 400)}...` : text),
+  };
 }
 
 export interface RawAnswer {
@@ -123,7 +289,11 @@ export interface RawAnswer {
 }
 
 /** Sends the bytes and reads until the server closes (or `timeoutMs`): the final answers, interim 1xx left out. */
-export function exchange(base: string, request: HostileRequest, timeoutMs = 10_000): Promise<{ answers: RawAnswer[]; timedOut: boolean; unreadable: string | null }> {
+export function exchange(
+  base: string,
+  request: HostileRequest,
+  timeoutMs = 10_000,
+): Promise<{ answers: RawAnswer[]; timedOut: boolean; unreadable: string | null }> {
   const url = new URL(base);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -142,7 +312,11 @@ export function exchange(base: string, request: HostileRequest, timeoutMs = 10_0
       try {
         resolve({ answers: parseAnswers(received, request.methods), timedOut, unreadable: null });
       } catch (error) {
-        resolve({ answers: [], timedOut, unreadable: `${(error as Error).message} in ${JSON.stringify(received.toString('latin1').slice(0, 600))}` });
+        resolve({
+          answers: [],
+          timedOut,
+          unreadable: `${(error as Error).message} in ${JSON.stringify(received.toString('latin1').slice(0, 600))}`,
+        });
       }
     });
   });
@@ -211,10 +385,12 @@ export function answerProblems(answer: RawAnswer, method: string, machinePaths: 
   if (answer.status >= 500) problems.push(`answered ${answer.status}`);
   if (text.includes(CANARY)) problems.push('a file from outside the tree was answered');
   if (/\n\s+at \S/.test(text) || /\.(ts|js):\d+:\d+/.test(text)) problems.push('a stack trace in the body');
-  for (const machinePath of machinePaths) if (text.includes(machinePath)) problems.push(`a path of this machine (${machinePath}) in the body`);
+  for (const machinePath of machinePaths)
+    if (text.includes(machinePath)) problems.push(`a path of this machine (${machinePath}) in the body`);
   const type = answer.headers['content-type'] ?? '';
   const document = answer.status < 400;
-  if (type !== 'application/json; charset=utf-8' && !(document && STATIC_TYPES.test(type))) problems.push(`Content-Type ${JSON.stringify(type)}`);
+  if (type !== 'application/json; charset=utf-8' && !(document && STATIC_TYPES.test(type)))
+    problems.push(`Content-Type ${JSON.stringify(type)}`);
   if (answer.headers['access-control-allow-origin'] !== '*') problems.push('no Access-Control-Allow-Origin: *');
   if (!/^W\/"[^"]+"$/.test(answer.headers.etag ?? '')) problems.push(`ETag ${JSON.stringify(answer.headers.etag)}`);
   if (!answer.headers['cache-control']) problems.push('no Cache-Control');
@@ -226,7 +402,8 @@ export function answerProblems(answer: RawAnswer, method: string, machinePaths: 
       parsed = undefined;
     }
     const keys = parsed && typeof parsed === 'object' ? Object.keys(parsed) : [];
-    if (keys.length !== 1 || keys[0] !== 'error' || typeof (parsed as { error: unknown }).error !== 'string') problems.push(`error body ${JSON.stringify(text.slice(0, 120))}`);
+    if (keys.length !== 1 || keys[0] !== 'error' || typeof (parsed as { error: unknown }).error !== 'string')
+      problems.push(`error body ${JSON.stringify(text.slice(0, 120))}`);
   }
   return problems;
 }

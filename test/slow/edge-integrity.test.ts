@@ -24,7 +24,9 @@ import { BUCKET, S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 let built: Built;
 async function tree(): Promise<Built> {
   built ??= await build({
-    balances: [A, B, C].map((address, i) => balance({ address, block_number: i, timestamp: unix('2025-11-01T10:00:00Z'), balance: `${i + 1}000000000000000000` })),
+    balances: [A, B, C].map((address, i) =>
+      balance({ address, block_number: i, timestamp: unix('2025-11-01T10:00:00Z'), balance: `${i + 1}000000000000000000` }),
+    ),
     seasons: [{ season: 1, as_of: null }],
     points: [{ season: 1, date: '2025-11-03', address: A, points: 5 }],
   });
@@ -35,7 +37,12 @@ const portfolio = (address: string) => `/v1/address/${address}/portfolio`;
 const treeFile = (address: string) => `v1/address/${address}/portfolio.json`;
 
 /** Where a tree file's member is: its archive's key and its index entry. */
-async function memberOf(objects: Map<string, Uint8Array>, live: LivePointer, treePath: string, prefix = ''): Promise<{ key: string; entry: IndexEntry }> {
+async function memberOf(
+  objects: Map<string, Uint8Array>,
+  live: LivePointer,
+  treePath: string,
+  prefix = '',
+): Promise<{ key: string; entry: IndexEntry }> {
   const folder = `${prefix}${versionPrefix(live.version)}${packFolder({ index: 1, count: 1 })}`;
   const entry = findEntry(objects.get(`${folder}${INDEX_NAME}`)!, 0, await pathHashOf(treePath), live.shards[0]!)!;
   return { key: `${folder}${archiveName(entry.archive)}`, entry };
@@ -110,7 +117,8 @@ test('the Worker answers 503 for altered, truncated and missing objects, caches 
     const indexKey = `${folder}${INDEX_NAME}`;
     const archiveKey = `${folder}${archiveName(1)}`;
     const original = await objectsOf(bucket, [indexKey, archiveKey]);
-    const put = (key: string, bytes: Uint8Array | string) => bucket.put(key, typeof bytes === 'string' ? bytes : new Uint8Array(bytes), { httpMetadata: {} });
+    const put = (key: string, bytes: Uint8Array | string) =>
+      bucket.put(key, typeof bytes === 'string' ? bytes : new Uint8Array(bytes), { httpMetadata: {} });
     const restore = async () => {
       for (const [key, bytes] of original) await put(key, bytes);
     };
@@ -133,7 +141,11 @@ test('the Worker answers 503 for altered, truncated and missing objects, caches 
     refused.forEach((answer, i) => assertRefused(answer, `altered member, request ${i + 1}`));
     assert.match(refused[0]!.json.error, 'a stored document does not match the checksum its index records');
     // Logged with the object's key and the member's range, and the tree path.
-    assert.match(logged, `${archiveKey} bytes ${a.entry.offset}+${a.entry.length} (${treeFile(A)} of version ${live.version}) do not match the sha256 its index records`);
+    assert.match(
+      logged,
+      `${archiveKey} bytes ${a.entry.offset}+${a.entry.length} (${treeFile(A)} of version ${live.version}) ` +
+        'do not match the sha256 its index records',
+    );
     assert.match(logged, `${archiveKey} bytes ${b.entry.offset}+${b.entry.length} (${treeFile(B)}`);
 
     // Repaired: the right documents, so the wrong bytes were never cached, nor the 503.
@@ -187,11 +199,17 @@ test('serve --from over a bucket whose member was replaced and whose archive was
   const { out } = await tree();
   Object.assign(process.env, S3_CREDENTIALS);
   const s3 = await startS3Server();
-  const client = new S3Client({ endpoint: s3.endpoint, region: 'auto', forcePathStyle: true, credentials: { accessKeyId: S3_CREDENTIALS.AWS_ACCESS_KEY_ID, secretAccessKey: S3_CREDENTIALS.AWS_SECRET_ACCESS_KEY } });
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: 'auto',
+    forcePathStyle: true,
+    credentials: { accessKeyId: S3_CREDENTIALS.AWS_ACCESS_KEY_ID, secretAccessKey: S3_CREDENTIALS.AWS_SECRET_ACCESS_KEY },
+  });
   try {
     const prefix = 'nightly/';
     await runPublish({ dir: out, to: `s3://${BUCKET}/nightly`, endpoint: s3.endpoint, concurrency: 8, maxAttempts: 3, progress: 'quiet' });
-    const read = async (key: string) => new Uint8Array(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
+    const read = async (key: string) =>
+      new Uint8Array(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
     const live = parsePointer(new TextDecoder().decode(await read(`${prefix}${POINTER_KEY}`)))!;
     const folder = `${prefix}${versionPrefix(live.version)}${packFolder({ index: 1, count: 1 })}`;
     const objects = new Map([[`${folder}${INDEX_NAME}`, await read(`${folder}${INDEX_NAME}`)]]);
@@ -199,7 +217,10 @@ test('serve --from over a bucket whose member was replaced and whose archive was
     const c = await memberOf(objects, live, treeFile(C), prefix);
     const archive = await read(a.key);
     // A's member replaced by another valid gzip document; the archive cut inside C's member.
-    const altered = replaced(archive, a.entry, otherDocument(a.entry.length)).subarray(0, Math.max(a.entry.offset + a.entry.length, c.entry.offset + 5));
+    const altered = replaced(archive, a.entry, otherDocument(a.entry.length)).subarray(
+      0,
+      Math.max(a.entry.offset + a.entry.length, c.entry.offset + 5),
+    );
     await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: a.key, Body: altered }));
     const worker = await startWorkerdFromBucket({ from: `s3://${BUCKET}/nightly`, endpoint: s3.endpoint, port: 0, host: '127.0.0.1' });
     try {

@@ -10,7 +10,16 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { A, balance, build, unix } from '../helpers/fixtures.ts';
 import { startHost } from '../helpers/hosts.ts';
-import { answerProblems, holdsFor, type RawAnswer, CANARY, CANARY_FILE, exchange, hostileRequest, machinePaths } from '../helpers/hostile-requests.ts';
+import {
+  answerProblems,
+  holdsFor,
+  type RawAnswer,
+  CANARY,
+  CANARY_FILE,
+  exchange,
+  hostileRequest,
+  machinePaths,
+} from '../helpers/hostile-requests.ts';
 
 const RUNS = 1_000;
 const SEED = 530;
@@ -21,7 +30,8 @@ test(`${RUNS} generated hostile requests: the Worker keeps every rule and answer
     seasons: [{ season: 1, as_of: null }],
     points: [{ season: 1, date: '2025-11-03', address: A, points: 5 }],
   });
-  for (const dir of [path.dirname(built.out), path.dirname(fs.realpathSync(built.out))]) fs.writeFileSync(path.join(dir, CANARY_FILE), JSON.stringify({ canary: CANARY }));
+  for (const dir of [path.dirname(built.out), path.dirname(fs.realpathSync(built.out))])
+    fs.writeFileSync(path.join(dir, CANARY_FILE), JSON.stringify({ canary: CANARY }));
   const paths = machinePaths(fs.realpathSync(built.out));
   const node = await startHost('node', built.out);
   const workerd = await startHost('workerd', built.out);
@@ -30,7 +40,10 @@ test(`${RUNS} generated hostile requests: the Worker keeps every rule and answer
     await holdsFor(
       fc.asyncProperty(hostileRequest, async (request) => {
         const [onNode, inWorkerd] = [await exchange(node.url, request), await exchange(workerd.url, request)];
-        for (const [name, { answers, timedOut, unreadable }] of [['Node', onNode], ['workerd', inWorkerd]] as const) {
+        for (const [name, { answers, timedOut, unreadable }] of [
+          ['Node', onNode],
+          ['workerd', inWorkerd],
+        ] as const) {
           assert.not.ok(timedOut, `${name}: no answer within 10 s to ${request.label}`);
           assert.is(unreadable, null, `${name}: ${request.label}: ${unreadable}`);
           answers.forEach((answer, i) => {
@@ -44,7 +57,11 @@ test(`${RUNS} generated hostile requests: the Worker keeps every rule and answer
           const closing = answers.findIndex((answer) => /close/i.test(answer.headers.connection ?? ''));
           return answers.slice(0, closing === -1 ? answers.length : closing + 1).map((answer) => answer.status);
         };
-        assert.equal(statuses(inWorkerd.answers), statuses(onNode.answers), `the statuses of ${request.label}: Node ${statuses(onNode.answers)}, workerd ${statuses(inWorkerd.answers)}`);
+        assert.equal(
+          statuses(inWorkerd.answers),
+          statuses(onNode.answers),
+          `the statuses of ${request.label}: Node ${statuses(onNode.answers)}, workerd ${statuses(inWorkerd.answers)}`,
+        );
         compared++;
       }),
       { seed: SEED, numRuns: RUNS },

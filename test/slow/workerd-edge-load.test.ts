@@ -20,7 +20,9 @@ const SECONDS = 8;
 
 test(`${SECONDS} s of mixed requests on 4 connections, the pointer switching every 200 ms: never a 502`, async () => {
   const tables = (points: number) => ({
-    balances: [A, B].map((address, i) => balance({ address, block_number: i, timestamp: unix('2025-11-01T10:00:00Z'), balance: `${i + 1}000000000000000000` })),
+    balances: [A, B].map((address, i) =>
+      balance({ address, block_number: i, timestamp: unix('2025-11-01T10:00:00Z'), balance: `${i + 1}000000000000000000` }),
+    ),
     seasons: [{ season: 1, as_of: null }],
     points: [{ season: 1, date: '2025-11-03', address: A, points }],
   });
@@ -51,34 +53,42 @@ test(`${SECONDS} s of mixed requests on 4 connections, the pointer switching eve
     const deadline = Date.now() + SECONDS * 1000;
     let sent = 0;
     try {
-      await Promise.all(Array.from({ length: 4 }, async (_, connection) => {
-        const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-        while (Date.now() < deadline) {
-          const n = sent++;
-          const method = methods[(n + connection) % methods.length]!;
-          const target = paths[n % paths.length]!;
-          const body = method === 'PUT' || method === 'POST' ? 'x'.repeat(n % 3 === 0 ? 100_000 : 50) : undefined;
-          const answer = await new Promise<{ status: number; text: string; type: string | undefined }>((resolve, reject) => {
-            const req = http.request({ host: url.hostname, port: url.port, method, path: target, agent }, (res) => {
-              let text = '';
-              res.setEncoding('utf8');
-              res.on('data', (chunk: string) => (text += chunk));
-              res.on('end', () => resolve({ status: res.statusCode!, text, type: res.headers['content-type'] }));
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, connection) => {
+          const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+          while (Date.now() < deadline) {
+            const n = sent++;
+            const method = methods[(n + connection) % methods.length]!;
+            const target = paths[n % paths.length]!;
+            const body = method === 'PUT' || method === 'POST' ? 'x'.repeat(n % 3 === 0 ? 100_000 : 50) : undefined;
+            const answer = await new Promise<{ status: number; text: string; type: string | undefined }>((resolve, reject) => {
+              const req = http.request({ host: url.hostname, port: url.port, method, path: target, agent }, (res) => {
+                let text = '';
+                res.setEncoding('utf8');
+                res.on('data', (chunk: string) => (text += chunk));
+                res.on('end', () => resolve({ status: res.statusCode!, text, type: res.headers['content-type'] }));
+              });
+              req.on('error', reject);
+              req.end(body);
             });
-            req.on('error', reject);
-            req.end(body);
-          });
-          statuses.set(`${method} ${answer.status}`, (statuses.get(`${method} ${answer.status}`) ?? 0) + 1);
-          if (method === 'GET' && !expected.get(target)!.includes(answer.text)) wrong.push(`${target}: ${answer.status} ${answer.text.slice(0, 80)}`);
-          if (answer.status === 405 && !answer.text.startsWith('{"error":"The method ')) wrong.push(`${method} ${target}: 405 ${answer.text.slice(0, 80)}`);
-        }
-        agent.destroy();
-      }));
+            statuses.set(`${method} ${answer.status}`, (statuses.get(`${method} ${answer.status}`) ?? 0) + 1);
+            if (method === 'GET' && !expected.get(target)!.includes(answer.text))
+              wrong.push(`${target}: ${answer.status} ${answer.text.slice(0, 80)}`);
+            if (answer.status === 405 && !answer.text.startsWith('{"error":"The method '))
+              wrong.push(`${method} ${target}: 405 ${answer.text.slice(0, 80)}`);
+          }
+          agent.destroy();
+        }),
+      );
     } finally {
       clearInterval(switching);
     }
     const summary = JSON.stringify([...statuses].sort());
-    assert.equal([...statuses.keys()].filter((key) => !/ (200|405)$/.test(key)), [], summary);
+    assert.equal(
+      [...statuses.keys()].filter((key) => !/ (200|405)$/.test(key)),
+      [],
+      summary,
+    );
     assert.equal(wrong.slice(0, 5), [], summary);
     assert.ok(sent > 400, `only ${sent} requests: ${summary}`);
   } finally {
