@@ -10,7 +10,8 @@
  * entry differs from it: a client that sends no Accept-Encoding gets identity bodies (Miniflare's
  * entry sends such a client whatever the Worker encoded, gzip, where Cloudflare and the Node
  * server send plain JSON); a request without Host, or not well-formed HTTP, gets the JSON errors
- * the Node server gives (Miniflare answers the first with 200 and the others with its own text).
+ * the Node server gives (Miniflare answers the first with 200 and the others with its own text),
+ * and so do the requests the Node host refuses before its handler (startEdge).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import pLimit from 'p-limit';
 import { packFolder, POINTER_CACHE_CONTROL, POINTER_KEY, versionPrefix } from '../tree/bucket.ts';
-import { JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
+import { ALLOWED_METHODS, JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
 import { pointerText, type PackedShard } from '../tree/live-pointer.ts';
 import { Progress } from '../core/progress.ts';
 import { readCheckedTree } from '../publish/checked-tree.ts';
@@ -31,7 +32,10 @@ import { parseLocation, describe } from '../publish/location.ts';
 import { readPointer } from '../publish/live-pointer.ts';
 import { readLiveVersion } from '../publish/read-version.ts';
 import { META_FILE } from '../tree/layout.ts';
-import { answerUnparsedRequests, refuseMissingHost } from '../server/index.ts';
+import { answerUnparsedRequests, countAnswer, refuseMissingHost, writeError } from '../server/index.ts';
+import { acceptsGzip } from '../server/app.ts';
+import { requestUrl } from '../server/request-url.ts';
+import { methodNotAllowedMessage } from '../server/responses.ts';
 import { workerdEndsWithThisProcess } from './workerd-lifetime.ts';
 
 const WORKER_SOURCE = new URL('../server/worker.ts', import.meta.url);
@@ -51,6 +55,8 @@ const WATCH_INTERVAL_MS = 1_000;
 
 export interface RunningWorker {
   url: string;
+  /** The Worker's local R2 bucket (tests alter, truncate and delete its objects). */
+  bucket: LocalBucket;
   /** Resolves once the folder's current tree is served (after a rebuild, too). */
   loaded(): Promise<void>;
   close(): Promise<void>;
@@ -121,6 +127,7 @@ export async function startWorkerdFromBucket(options: { from: string; endpoint?:
   timer.unref();
   return {
     url: edgeUrl(edge, options.host),
+    bucket,
     loaded: () => mirror(bucket),
     close: async () => {
       clearInterval(timer);
@@ -133,7 +140,7 @@ export async function startWorkerdFromBucket(options: { from: string; endpoint?:
 }
 
 /** An archive or an index, put into the local bucket under its key of the layout. */
-function putPacked(bucket: LocalBucket, key: string, body: Uint8Array): Promise<unknown> {
+function putPacked(bucket: Pick<LocalBucket, 'put'>, key: string, body: Uint8Array): Promise<unknown> {
   // A copy in an ArrayBuffer of its own: Miniflare cannot pass a view of Node's pooled buffers.
   return bucket.put(key, new Uint8Array(body), { httpMetadata: { contentType: 'application/octet-stream' } });
 }
@@ -215,6 +222,7 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
   timer.unref();
   return {
     url: edgeUrl(edge, options.host),
+    bucket,
     loaded: async () => {
       await refresh();
     },
@@ -228,28 +236,77 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
   };
 }
 
-/** The Node proxy in front of workerd (see the top of this file). */
-async function startEdge(runtime: URL, options: { port: number; host: string }): Promise<http.Server> {
+/**
+ * The methods workerd parses (kj's list): any other (LINK, UNLINK, M-SEARCH...) workerd answers
+ * with a plain-text 501, so the edge answers it with the handler's own 405.
+ */
+const WORKERD_METHODS = new Set([
+  'ACL', 'CHECKOUT', 'COPY', 'DELETE', 'GET', 'HEAD', 'LOCK', 'MERGE', 'MKACTIVITY', 'MKCOL', 'MOVE', 'NOTIFY', 'OPTIONS', 'PATCH',
+  'POST', 'PROPFIND', 'PROPPATCH', 'PURGE', 'PUT', 'QUERY', 'REPORT', 'SEARCH', 'SUBSCRIBE', 'TRACE', 'UNLOCK', 'UNSUBSCRIBE',
+]);
+
+/** Headers about one connection or one body's framing, never forwarded (the edge sends no body). */
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'upgrade', 'content-length', 'expect', 'trailer', 'host',
+]);
+
+/**
+ * The Node proxy in front of workerd (see the top of this file). It refuses what the Node host
+ * refuses before its handler (server/request-url.ts, methods workerd cannot parse) with the same
+ * JSON errors, and forwards the rest as a request workerd parses as the Node host would: origin
+ * form, a Host it can parse, no body (the handler reads none; a body workerd left unread also cost
+ * the connection it came on), and an Accept-Encoding reduced to the one choice the handler makes
+ * (gzip or identity: workerd answers a plain 415 to one refusing identity, which Node ignores).
+ *
+ * A GET or HEAD whose connection to workerd fails before any byte of its answer is sent once
+ * more on a new connection: a kept-alive connection workerd has closed meanwhile fails that way,
+ * and the request is safe to repeat. What still fails is a 502 with the JSON error; an answer cut
+ * after its head closes the client's connection, so that it can never pass for a whole answer.
+ */
+export async function startEdge(runtime: URL, options: { port: number; host: string }): Promise<http.Server> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
   const edge = http.createServer({ requireHostHeader: false }, (req, res) => {
+    countAnswer(req.socket, res);
     // Forwarded, such a request would get the Host of workerd's own address and a 200.
     if (refuseMissingHost(req, res)) return;
-    const headers = { ...req.headers, 'accept-encoding': req.headers['accept-encoding'] ?? 'identity' };
-    const upstream = http.request({ host: runtime.hostname, port: runtime.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    });
-    // A client that goes away mid-answer frees the connection to workerd at once: otherwise the
-    // answer stays unread, its socket busy, and once the agent's sockets are all held so, every
-    // later request waits forever (a load test's last in-flight requests did exactly that).
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    req.pipe(upstream);
+    // The body is never forwarded: read and dropped, so that the client's connection can go on.
+    req.resume();
+    const method = req.method ?? 'GET';
+    const target = requestUrl(req.url ?? '', req.headers.host);
+    if ('error' in target) return writeError(res, 400, `The request is not well-formed: ${target.error}.`);
+    if (!WORKERD_METHODS.has(method)) return writeError(res, 405, methodNotAllowedMessage(method), { Allow: ALLOWED_METHODS.join(', ') });
+    const headers: http.OutgoingHttpHeaders = { host: target.url.host };
+    for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+    headers['accept-encoding'] = acceptsGzip(req.headers['accept-encoding']) ? 'gzip' : 'identity';
+    // A fragment is the client's own business (the Node host's handler ignores it too): never forwarded.
+    const path = `${target.url.pathname}${target.url.search}`;
+    const retriable = method === 'GET' || method === 'HEAD';
+    const forward = (fresh: boolean) => {
+      const upstream = http.request(
+        { host: runtime.hostname, port: runtime.port, method, path, headers, agent: fresh ? false : agent },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+          answer.pipe(res);
+          // Cut mid-answer: the client's connection is closed, never ended as if the answer were whole.
+          answer.on('aborted', () => res.destroy());
+          answer.on('error', () => res.destroy());
+        },
+      );
+      upstream.on('error', (error: NodeJS.ErrnoException) => {
+        if (res.headersSent) return void res.destroy();
+        if (res.destroyed) return;
+        if (retriable && !fresh) return forward(true);
+        writeError(res, 502, `The Worker could not be reached (${error.code ?? error.message}); retry shortly.`, { 'Retry-After': '1' });
+      });
+      // A client that goes away mid-answer frees the connection to workerd at once: otherwise the
+      // answer stays unread, its socket busy, and once the agent's sockets are all held so, every
+      // later request waits forever (a load test's last in-flight requests did exactly that).
+      res.once('close', () => {
+        if (!res.writableFinished) upstream.destroy();
+      });
+      upstream.end();
+    };
+    forward(false);
   });
   answerUnparsedRequests(edge);
   await new Promise<void>((resolve, reject) => {
@@ -270,7 +327,8 @@ function treeIdentity(dir: string): { tree: string; meta: number } | null {
 }
 
 /** The members of Miniflare's R2 bucket that loading a tree uses. */
-interface LocalBucket {
+export interface LocalBucket {
+  get(key: string): Promise<{ arrayBuffer(): Promise<ArrayBuffer> } | null>;
   put(key: string, value: Uint8Array | string, options: { httpMetadata: Record<string, string>; customMetadata?: Record<string, string> }): Promise<unknown>;
   list(options: { prefix: string; cursor?: string }): Promise<{ objects: { key: string }[]; truncated: boolean; cursor?: string }>;
   delete(keys: string[]): Promise<void>;
@@ -282,7 +340,11 @@ interface LocalBucket {
  * file's bytes checked as it is read (pack-shard.ts), as shard 1 of 1 whatever the tree (a sharded build's union, too). Returns the
  * version id publish would give it and its pack, for the pointer.
  */
-async function loadTree(bucket: LocalBucket, dir: string, shownDir: string): Promise<{ version: string; shards: PackedShard[] }> {
+export async function loadTree(
+  bucket: Pick<LocalBucket, 'put'>,
+  dir: string,
+  shownDir: string,
+): Promise<{ version: string; shards: PackedShard[] }> {
   const progress = new Progress('quiet');
   const tree = await readCheckedTree({ dir: shownDir, progress }, 'serve');
   const version = versionIdOf(tree.lastClosedDay, manifestText(tree.files));

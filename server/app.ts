@@ -34,7 +34,7 @@ import { ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, DOCUMENT_CACHE_CONTROL, JSON_CON
 import { filterDaily } from '../tree/daily-rows.ts';
 import { filterPointsHistory } from './points-history-range.ts';
 import { gunzip } from './gunzip.ts';
-import { errorResponse, weakEtag } from './responses.ts';
+import { errorResponse, methodNotAllowedMessage, weakEtag } from './responses.ts';
 import { StoreUnavailableError, type StoredFile, type TreeStore } from './store.ts';
 
 /** Longest request target (path and query) accepted, in characters. */
@@ -63,9 +63,11 @@ export function createApp(store: TreeStore, host: HostOptions = { compression: '
   });
   app.use(async (c, next) => {
     if (!ALLOWED_METHODS.includes(c.req.method as (typeof ALLOWED_METHODS)[number])) {
-      return errorResponse(405, `The method ${c.req.method.slice(0, 20)} is not allowed; use GET, HEAD or OPTIONS.`, { Allow: ALLOWED_METHODS.join(', ') });
+      return errorResponse(405, methodNotAllowedMessage(c.req.method), { Allow: ALLOWED_METHODS.join(', ') });
     }
-    const target = c.req.url.length - new URL(c.req.url).origin.length;
+    // Path and query: a fragment (which a client should not send) is not part of what is asked.
+    const url = new URL(c.req.url);
+    const target = url.pathname.length + url.search.length;
     if (target > MAX_URL_LENGTH) return errorResponse(414, `The request URL is longer than ${MAX_URL_LENGTH} characters.`);
     await next();
   });
@@ -174,12 +176,16 @@ function completedPreflight(c: Context, answer: Response): Response {
  * RFC 9110 conditional GET and HEAD: If-None-Match (a list, weak comparison, `*`) and, only
  * without it, If-Modified-Since, decided by `fresh` (jshttp). A 304 keeps the validators,
  * caching and CORS headers the 200 would have had.
+ *
+ * The request's Cache-Control is not given to `fresh`: it treats `no-cache` as "not fresh", right
+ * for a cache in front of an origin, but an origin evaluates the precondition whatever the request
+ * says (RFC 9110, 13.2), and `fetch` adds `no-cache` to every request that carries If-None-Match.
  */
 function notModified(c: Context, headers: Record<string, string>): Response | null {
   const ifNoneMatch = c.req.header('If-None-Match');
   const ifModifiedSince = c.req.header('If-Modified-Since');
   if (ifNoneMatch === undefined && ifModifiedSince === undefined) return null;
-  const request = { 'if-none-match': ifNoneMatch, 'if-modified-since': ifModifiedSince, 'cache-control': c.req.header('Cache-Control') };
+  const request = { 'if-none-match': ifNoneMatch, 'if-modified-since': ifModifiedSince };
   if (!fresh(request, { etag: headers.ETag, 'last-modified': headers['Last-Modified'] })) return null;
   const { 'Content-Length': _length, 'Content-Encoding': _encoding, ...kept } = headers;
   return new Response(null, { status: 304, headers: kept });
@@ -258,7 +264,7 @@ function documentResponse(body: Uint8Array<ArrayBuffer>, options: DocumentOption
 }
 
 async function uncompressed(file: StoredFile): Promise<Uint8Array<ArrayBuffer>> {
-  return file.encoding === 'gzip' ? gunzip(file.bytes) : file.bytes;
+  return file.encoding === 'gzip' ? (file.uncompressed ?? gunzip(file.bytes)) : file.bytes;
 }
 
 /** Whether Accept-Encoding admits gzip (named, or `*`, with a non-zero q). */

@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { createApp } from './app.ts';
 import { FileTreeStore } from './file-store.ts';
-import { errorBody, errorHeaders } from './responses.ts';
+import { errorBody, errorHeaders, methodNotAllowedMessage } from './responses.ts';
 import { ALLOWED_METHODS } from '../tree/http-headers.ts';
 
 export interface ServerOptions {
@@ -49,11 +49,17 @@ export function answerUnparsedRequests(server: http.Server): void {
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'The request did not arrive in time.']
           : [400, 'The request is not well-formed HTTP.'];
-    writeRawError(socket, status, message);
+    // The answers to the requests before it, still being made, go first, in order.
+    whenAnswered(socket, () => (socket.writable ? writeRawError(socket, status, message) : socket.destroy()));
   });
   // CONNECT never reaches a request handler in Node: answer it like any other method not allowed.
   server.on('connect', (req: http.IncomingMessage, socket: Duplex) => {
-    writeRawError(socket, 405, `The method ${req.method} is not allowed; use GET, HEAD or OPTIONS.`, { Allow: ALLOWED_METHODS.join(', ') });
+    writeRawError(socket, 405, methodNotAllowedMessage(req.method ?? 'CONNECT'), { Allow: ALLOWED_METHODS.join(', ') });
+  });
+  // An Expect other than 100-continue: Node would answer a bare 417 without body or headers.
+  server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const expectation = String(req.headers.expect ?? '').slice(0, 40);
+    writeError(res, 417, `The server meets no expectation but 100-continue, not "${expectation}"; send the request without Expect.`);
   });
 }
 
@@ -61,7 +67,31 @@ export function answerUnparsedRequests(server: http.Server): void {
 const MAX_ANSWERS_IN_FLIGHT = 16;
 /** Bytes waiting for a client to read beyond which its connection is read no further. */
 const MAX_UNREAD_BYTES = 1 << 20;
-const inFlight = new WeakMap<Duplex, number>();
+/** Per connection: the answers in progress, and what waits for them all to be sent. */
+const inFlight = new WeakMap<Duplex, { count: number; then: (() => void)[] }>();
+
+/**
+ * Counts an answer in progress on its connection until it is sent (or the connection closes):
+ * an error about a later pipelined request Node could not parse waits for it (whenAnswered).
+ * Returns the number now in progress.
+ */
+export function countAnswer(socket: Duplex, res: http.ServerResponse): number {
+  const state = inFlight.get(socket) ?? { count: 0, then: [] };
+  inFlight.set(socket, state);
+  state.count++;
+  res.once('close', () => {
+    state.count--;
+    if (state.count === 0) for (const action of state.then.splice(0)) action();
+  });
+  return state.count;
+}
+
+/** Runs `action` once no answer is in progress on the connection. */
+function whenAnswered(socket: Duplex, action: () => void): void {
+  const state = inFlight.get(socket);
+  if (!state || state.count === 0) action();
+  else state.then.push(action);
+}
 
 /**
  * A client that pipelines requests without reading the answers would otherwise have every request
@@ -72,9 +102,7 @@ const inFlight = new WeakMap<Duplex, number>();
  * answers drain.
  */
 function holdBackPipelining(socket: Duplex, res: http.ServerResponse): void {
-  const count = (inFlight.get(socket) ?? 0) + 1;
-  inFlight.set(socket, count);
-  res.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
+  const count = countAnswer(socket, res);
   const flagged = socket as Duplex & { _paused?: boolean };
   if (!flagged._paused && (count >= MAX_ANSWERS_IN_FLIGHT || socket.writableLength > MAX_UNREAD_BYTES)) {
     flagged._paused = true;
@@ -92,10 +120,15 @@ export function refuseMissingHost(req: http.IncomingMessage, res: http.ServerRes
     req.headers.host = 'localhost';
     return false;
   }
-  const body = errorBody('The request is not well-formed: Missing host header.');
-  res.writeHead(400, { ...errorHeaders(body), 'Content-Length': String(Buffer.byteLength(body)) });
-  res.end(body);
+  writeError(res, 400, 'The request is not well-formed: Missing host header.');
   return true;
+}
+
+/** The JSON error of every host, through Node's response (the connection stays open for the next request). */
+export function writeError(res: http.ServerResponse, status: number, message: string, extraHeaders: Record<string, string> = {}): void {
+  const body = errorBody(message);
+  res.writeHead(status, { ...errorHeaders(body), ...extraHeaders, 'Content-Length': String(Buffer.byteLength(body)) });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
 function errorResponseOf(status: number, message: string): Response {

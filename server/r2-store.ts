@@ -15,6 +15,7 @@
 import { archiveName, INDEX_NAME, packFolder, packShardOf, POINTER_KEY, versionPrefix } from '../tree/bucket.ts';
 import { parsePointer, type LivePointer, type PackedShard } from '../tree/live-pointer.ts';
 import { ENTRY_BYTES, findEntry, pathHashOf, windowOf, type IndexEntry } from '../tree/pack-index.ts';
+import { gunzip } from './gunzip.ts';
 import { StoreUnavailableError, type StoredFile, type TreeStore, type TreeVersion } from './store.ts';
 
 /** The few members of Workers' R2 types that the store uses (a real binding has more). */
@@ -66,7 +67,16 @@ export class R2TreeStore implements TreeStore {
     private readonly prefix = '',
     private readonly cache: CacheLike | null = null,
     private readonly heldIndexBytes = HELD_INDEX_BYTES,
-  ) {}
+    options: { checkMembers?: boolean } = {},
+  ) {
+    this.checkMembers = options.checkMembers ?? true;
+  }
+
+  /**
+   * `checkMembers`: whether each member read from R2 is checked against the sha256 its index
+   * records before it is answered or cached (always, but to measure what the check costs).
+   */
+  private readonly checkMembers: boolean;
 
   async open(): Promise<TreeVersion> {
     const live = await this.liveVersion();
@@ -76,9 +86,10 @@ export class R2TreeStore implements TreeStore {
   private async liveVersion(): Promise<LivePointer> {
     const now = Date.now();
     if (this.pointer && now - this.pointer.readAt < POINTER_TTL_MS) return this.pointer.live;
-    const object = await this.bucket.get(`${this.prefix}${POINTER_KEY}`);
-    if (!object) throw new StoreUnavailableError(`no ${this.prefix}${POINTER_KEY} in the bucket: nothing is published yet`);
-    const live = parsePointer(new TextDecoder().decode(await object.arrayBuffer()));
+    const pointer = await this.readObject(`${this.prefix}${POINTER_KEY}`);
+    const pointerKey = `${this.prefix}${POINTER_KEY}`;
+    if (!pointer) throw unavailable(`no ${pointerKey} in the bucket: nothing is published yet`, `${pointerKey} is missing`);
+    const live = parsePointer(new TextDecoder().decode(pointer));
     if (!live) throw new StoreUnavailableError(`${this.prefix}${POINTER_KEY} is not a pointer this release of wallet-snapshot reads (publish the tree again)`);
     if (this.pointer?.live.version !== live.version) this.held = new Map();
     this.pointer = { live, readAt: now };
@@ -89,10 +100,11 @@ export class R2TreeStore implements TreeStore {
     if (!this.cache) return this.readBucket(live, path);
     // A synthetic URL: the version and the path are the whole identity of the entry.
     const request = new Request(`https://tree.wallet-snapshot.invalid/${this.prefix}${versionPrefix(live.version)}${path}`);
-    const hit = await this.cache.match(request);
+    // The cache is a saving, never a cause of failure: an error of its own is a miss, or not kept.
+    const hit = await this.cache.match(request).catch(() => undefined);
     if (hit) return fromCached(hit);
     const file = await this.readBucket(live, path);
-    await this.cache.put(request, toCached(file));
+    await this.cache.put(request, toCached(file)).catch(() => {});
     return file;
   }
 
@@ -104,11 +116,40 @@ export class R2TreeStore implements TreeStore {
     const entry = await this.findEntry(live.version, folder, index, shard, pathHash);
     if (!entry) return null;
     const key = `${folder}${archiveName(entry.archive)}`;
-    const object = await this.bucket.get(key, { range: { offset: entry.offset, length: entry.length } });
-    if (!object) throw new StoreUnavailableError(`${key} is missing from version ${live.version}`);
-    const bytes = new Uint8Array(await object.arrayBuffer());
-    if (bytes.length !== entry.length) throw new StoreUnavailableError(`${key} answered ${bytes.length} bytes at ${entry.offset} where its index names ${entry.length}`);
-    return { bytes, encoding: entry.gzip ? 'gzip' : null, digest: entry.sha256, modified: entry.mtimeMs };
+    const bytes = await this.readObject(key, { offset: entry.offset, length: entry.length });
+    if (!bytes) {
+      throw unavailable(`${key} is missing from version ${live.version}`, `${key} is missing (${path} of version ${live.version})`);
+    }
+    if (bytes.length !== entry.length) {
+      const message = `${key} answered ${bytes.length} bytes at ${entry.offset} where its index names ${entry.length}`;
+      throw unavailable(message, `${message} (${path})`);
+    }
+    const uncompressed = this.checkMembers ? await checkedBytes(bytes, entry.gzip, entry.sha256) : undefined;
+    if (uncompressed === null) {
+      // Not answered, not cached; the index is read again by the next request, in case it is what changed.
+      this.held.delete(`${live.version}/${index}`);
+      throw unavailable(
+        'a stored document does not match the checksum its index records',
+        `${key} bytes ${entry.offset}+${entry.length} (${path} of version ${live.version}) do not match the sha256 its index records`,
+      );
+    }
+    // The inflated bytes go along: a client that does not accept gzip is answered with them.
+    return { bytes, encoding: entry.gzip ? 'gzip' : null, uncompressed, digest: entry.sha256, modified: entry.mtimeMs };
+  }
+
+  /**
+   * An object's bytes (a range of them), or null when there is no such object. Any failure of the
+   * read (an error of the binding, a body cut short) is the store's: 503, logged with the key.
+   */
+  private async readObject(key: string, range?: { offset: number; length: number }): Promise<Uint8Array<ArrayBuffer> | null> {
+    try {
+      const object = await this.bucket.get(key, range ? { range } : undefined);
+      return object ? new Uint8Array(await object.arrayBuffer()) : null;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const where = range ? ` bytes ${range.offset}+${range.length}` : '';
+      throw unavailable(`reading ${key} failed`, `reading ${key}${where} failed: ${reason}`);
+    }
   }
 
   private async findEntry(version: string, folder: string, index: number, shard: PackedShard, pathHash: bigint): Promise<IndexEntry | null> {
@@ -129,12 +170,39 @@ export class R2TreeStore implements TreeStore {
   }
 
   private async readIndex(key: string, range: { offset: number; length: number } | null, expected: number): Promise<Uint8Array> {
-    const object = await this.bucket.get(key, range ? { range: { offset: range.offset, length: range.length } } : undefined);
-    if (!object) throw new StoreUnavailableError(`${key} is missing`);
-    const bytes = new Uint8Array(await object.arrayBuffer());
-    if (bytes.length !== expected) throw new StoreUnavailableError(`${key} answered ${bytes.length} bytes where the pointer's shape names ${expected}`);
+    const bytes = await this.readObject(key, range ?? undefined);
+    if (!bytes) throw unavailable(`${key} is missing`, `${key} is missing`);
+    if (bytes.length !== expected) {
+      throw unavailable(`${key} answered ${bytes.length} bytes where the pointer's shape names ${expected}`, `${key} is cut short`);
+    }
     return bytes;
   }
+}
+
+/**
+ * The store's failure, logged (console.error: the Worker's log, `wrangler tail`) with what names
+ * the object, and raised for the handler's 503.
+ */
+function unavailable(message: string, logged: string): StoreUnavailableError {
+  console.error(`wallet-snapshot worker: ${logged}; answered 503`);
+  return new StoreUnavailableError(message);
+}
+
+/**
+ * A member's uncompressed bytes when they have the sha256 its index entry records, else null (a
+ * gzip that does not inflate has none).
+ */
+async function checkedBytes(bytes: Uint8Array<ArrayBuffer>, gzip: boolean, sha256: string): Promise<Uint8Array<ArrayBuffer> | null> {
+  let plain: Uint8Array<ArrayBuffer>;
+  try {
+    plain = gzip ? await gunzip(bytes) : bytes;
+  } catch {
+    return null;
+  }
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', plain));
+  let hex = '';
+  for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
+  return hex === sha256 ? plain : null;
 }
 
 /** A file (or its absence) as a cache entry: its bytes as stored, the rest in headers. */

@@ -23,6 +23,11 @@ export function errorResponse(status: number, message: string, extraHeaders: Rec
   return new Response(body, { status, headers: { ...errorHeaders(body), ...extraHeaders } });
 }
 
+/** The 405 of every host, for a method other than GET, HEAD and OPTIONS (its name cut to 20 characters). */
+export function methodNotAllowedMessage(method: string): string {
+  return `The method ${method.slice(0, 20)} is not allowed; use GET, HEAD or OPTIONS.`;
+}
+
 export const weakEtag = (tag: string) => `W/"${tag}"`;
 
 /**

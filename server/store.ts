@@ -9,6 +9,8 @@ export interface StoredFile {
   /** The bytes as stored: gzip-compressed when `encoding` is 'gzip'. */
   bytes: Uint8Array<ArrayBuffer>;
   encoding: 'gzip' | null;
+  /** The uncompressed bytes, when the store has them already (it inflated them to check them). */
+  uncompressed?: Uint8Array<ArrayBuffer>;
   /** Hex digest of the uncompressed bytes (sha256), the base of the ETag on every host. */
   digest: string;
   /** Last modification, milliseconds since the epoch (Last-Modified). */

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { A, SUB, balance, build, unix, type Built } from './helpers/fixtures.ts';
 import { rawExchange, request, type Answer } from './helpers/http.ts';
 import { startHost, type Host, type Runtime } from './helpers/hosts.ts';
+import { exchange } from './helpers/hostile-requests.ts';
 
 /** Both runtimes of `serve`, and the Worker over a tree published to a real S3-protocol server. */
 const RUNTIMES: Runtime[] = ['node', 'workerd', 'published'];
@@ -254,6 +255,18 @@ for (const runtime of RUNTIMES) {
       assert.is((await conditional({ 'If-Modified-Since': modified })).status, 304, `${path} IMS`);
       assert.is((await conditional({ 'If-Modified-Since': 'Thu, 01 Jan 1970 00:00:00 GMT' })).status, 200, `${path} old IMS`);
       assert.is((await conditional({ 'If-None-Match': '"zzz"', 'If-Modified-Since': modified })).status, 200, `${path} INM wins`);
+      // What `fetch` adds to every conditional request: the origin still evaluates the precondition.
+      const uncached = await conditional({ 'If-None-Match': etag, 'Cache-Control': 'no-cache', Pragma: 'no-cache' });
+      assert.is(uncached.status, 304, `${path} no-cache`);
+      assert.is(uncached.headers.etag, etag, `${path} no-cache`);
+      const sinceUncached = await conditional({ 'If-Modified-Since': modified, 'Cache-Control': 'max-age=0, no-cache' });
+      assert.is(sinceUncached.status, 304, `${path} IMS no-cache`);
+      assert.is((await conditional({ 'If-None-Match': '"zzz"', 'Cache-Control': 'no-cache' })).status, 200, `${path} other tag no-cache`);
+      // Node's own fetch (undici), which sends Cache-Control and Pragma no-cache with If-None-Match.
+      const fetched = await fetch(`${base}${path}`, { headers: { 'If-None-Match': etag } });
+      assert.is(fetched.status, 304, `${path} fetch`);
+      assert.is(fetched.headers.get('etag'), etag, `${path} fetch`);
+      assert.is(await fetched.text(), '', `${path} fetch`);
     }
     // A different range is a different representation.
     const one = await ask(`${daily}?from=2025-11-17`);
@@ -317,6 +330,58 @@ for (const runtime of RUNTIMES) {
     assert.match(missing, /\r\naccess-control-allow-origin: \*\r\n/i);
     assert.ok(missing.endsWith('\r\n\r\n{"error":"The request is not well-formed: Missing host header."}'), missing);
     assert.match(await rawExchange(base, 'GET /v1/seasons HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 200 OK\r\n/);
+  });
+
+  Http('odd targets, Hosts, methods, codings and expectations: the Node host\'s answers, with the JSON error, everywhere', async () => {
+    const raw = async (head: string, body = '') => {
+      const bytes = Buffer.from(`${head}\r\nConnection: close\r\n\r\n${body}`, head.includes('\u00e9') ? 'utf8' : 'latin1');
+      const { answers } = await exchange(base, { bytes, methods: [head.split(' ')[0]!], label: head });
+      assert.is(answers.length, 1, head);
+      const answer = answers[0]!;
+      assert.is(answer.headers['content-type'], 'application/json; charset=utf-8', head);
+      assert.is(answer.headers['access-control-allow-origin'], '*', head);
+      assert.ok(answer.headers.etag && answer.headers['cache-control'], head);
+      return { status: answer.status, text: answer.body.toString('utf8'), headers: answer.headers };
+    };
+    const seasons = fileText('v1/seasons.json');
+    const absolute = await raw('GET http://127.0.0.1/v1/seasons HTTP/1.1\r\nHost: 127.0.0.1');
+    assert.is(absolute.status, 200);
+    assert.is(absolute.text, seasons);
+    assert.is((await raw('GET http://example.com/v1/seasons HTTP/1.1\r\nHost: x')).text, seasons);
+    const refused = (reason: string) => JSON.stringify({ error: `The request is not well-formed: ${reason}.` });
+    for (const [head, reason] of [
+      ['OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1', 'Invalid URL'],
+      ['GET * HTTP/1.1\r\nHost: 127.0.0.1', 'Invalid URL'],
+      ['GET /v1/seasons HTTP/1.1\r\nHost: a b', 'Invalid URL'],
+      ['GET /v1/seasons HTTP/1.1\r\nHost: [', 'Invalid URL'],
+      ['GET /v1/seasons HTTP/1.1\r\nHost: user:pass@host', 'Invalid host header'],
+      ['GET /v1/seasons HTTP/1.1\r\nHost: h\u00e9', 'Invalid host header'],
+      ['GET /v1/seasons HTTP/1.1\r\nHost: 127.0.0.1:', 'Invalid host header'],
+      ['GET /v1/seasons HTTP/1.1\r\nHost: ', 'Missing host header'],
+      ['GET /v1\\seasons HTTP/1.1\r\nHost: x', 'Backslash in request path'],
+    ]) {
+      const answer = await raw(head!);
+      assert.is(answer.status, 400, head);
+      assert.is(answer.text, refused(reason!), head);
+      assert.is(answer.headers['cache-control'], 'no-cache', head);
+    }
+    assert.is((await raw('GET /v1/seasons HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked', '0\r\n\r\n')).text, seasons);
+    for (const refusal of ['identity;q=0', '*;q=0', 'br;q=1, identity;q=0']) {
+      const answer = await raw(`GET /v1/seasons HTTP/1.1\r\nHost: x\r\nAccept-Encoding: ${refusal}`);
+      assert.is(answer.status, 200, refusal);
+      assert.is(answer.headers['content-encoding'], undefined, refusal);
+      assert.is(answer.text, seasons, refusal);
+    }
+    for (const method of ['M-SEARCH', 'LINK', 'UNLINK', 'PURGE', 'PROPFIND']) {
+      const answer = await raw(`${method} /v1/seasons HTTP/1.1\r\nHost: x`);
+      assert.is(answer.status, 405, method);
+      assert.is(answer.headers.allow, 'GET, HEAD, OPTIONS', method);
+      assert.is(answer.text, JSON.stringify({ error: `The method ${method} is not allowed; use GET, HEAD or OPTIONS.` }), method);
+    }
+    const expectation = await raw('GET /v1/seasons HTTP/1.1\r\nHost: x\r\nExpect: garbage');
+    assert.is(expectation.status, 417);
+    const refusedExpectation = 'The server meets no expectation but 100-continue, not "garbage"; send the request without Expect.';
+    assert.is(expectation.text, JSON.stringify({ error: refusedExpectation }));
   });
 
   Http.run();
