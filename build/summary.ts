@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BuildSummary } from './index.ts';
 import type { PrepareSummary } from './prepare.ts';
+import { describeNightKind } from '../schemas/night-kind.ts';
 import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from '../core/errors.ts';
 import { countOf, formatBytes, formatSeconds } from '../core/format.ts';
 
@@ -35,6 +36,7 @@ export function formatPrepareSummary(summary: PrepareSummary): string {
   const lines = [
     `prepared ${summary.night}: ${countOf(summary.shards, 'shard')}, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}, peak RSS ${formatBytes(summary.peakRssBytes)}`,
     `now: ${summary.now} (last closed day ${summary.lastClosedDay})`,
+    `night: ${describeNightKind(summary.nightKind)}`,
     ...nightLines(summary),
     ...summary.folders.map((folder) => `shard: ${folder} (build it with: wallet-snapshot build --prepared ${folder})`),
   ];

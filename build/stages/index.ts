@@ -14,6 +14,7 @@ import { numberChains } from './number-chains.ts';
 import { checkSummedBalances } from './check-summed-balances.ts';
 import { checkValueReach } from './check-value-reach.ts';
 import { probeExportFacts } from './probe-export-facts.ts';
+import { findChangedDays } from './find-changed-days.ts';
 import { findSeasonDays } from './find-season-days.ts';
 import { computeLeaderboards } from './compute-leaderboards.ts';
 import { computePointsHistory } from './compute-points-history.ts';
@@ -40,6 +41,7 @@ export const STAGES: readonly Stage[] = [
   checkValueReach,
   checkSummedBalances,
   probeExportFacts,
+  findChangedDays,
   findSeasonDays,
   computePointsHistory,
   computeLeaderboards,

@@ -2,23 +2,38 @@
  * Night, `prepare` only: the night cut into one folder per shard (build/prepared-folder.ts): each
  * shard's rows of the tables its build reads, written in one pass per table (DuckDB's partitioned
  * Parquet writer), the small shared tables copied into every folder, and the night's facts.
+ *
+ * The points histories' days are written in segments of days: a full night writes one; an
+ * incremental night writes the days it computed, and keeps the previous night's segments of the
+ * days before (linked as they are, or cut at the first day computed), merging them when they
+ * grow many (docs/incremental-nights.md).
  */
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { literalPathSql } from '../database.ts';
 import { shardNumberSql } from '../compute/shard-filter.ts';
+import { dayNumber } from '../compute/days.ts';
 import {
   PREPARED_FORMAT,
   PREPARED_TABLES,
+  historySegmentFile,
   preparedFolderName,
+  readPreparedFacts,
   sha256OfFile,
   storedColumnsSql,
   PREPARED_TABLE_NAMES,
   tableFile,
   writePreparedFacts,
+  type HistorySegment,
   type PreparedTable,
 } from '../prepared-folder.ts';
 import { need, type Stage, type StageContext } from './stage.ts';
+
+/** A shard folder holds at most this many segments of days: more are merged into one. */
+const MAX_HISTORY_SEGMENTS = 8;
+/** The first day of a full night's segment: every day. */
+const EVERY_DAY = -(2 ** 31);
 
 export const splitIntoShards: Stage = {
   name: 'split into shards',
@@ -29,12 +44,19 @@ export const splitIntoShards: Stage = {
   async run(context) {
     if (context.mode.kind !== 'prepare') return;
     const { shards, night } = context.mode;
+    const resume = context.values.resume ?? null;
     const { db } = context;
     await checkTypes(context);
     const shardOf = (address: string) => shardNumberSql(shards, address);
+    const from = resume?.from ?? null;
     await db.run(`CREATE TABLE address_shards AS SELECT id, ${shardOf('address')} AS shard FROM addresses`);
     const folders = Array.from({ length: shards }, (_, i) => path.join(night, preparedFolderName({ index: i + 1, count: shards })));
     for (const folder of folders) await fsp.mkdir(folder, { recursive: true });
+    // Each shard's reused segments first: the new segment's number follows theirs.
+    const segments: { list: HistorySegment[]; hashes: Record<string, string> }[] = [];
+    for (let index = 1; index <= shards; index++) {
+      segments.push(resume ? await reuseSegments(context, resume.previousNight, from!, index, folders[index - 1]!) : { list: [], hashes: {} });
+    }
     const parts = path.join(night, 'parts');
     await fsp.mkdir(parts, { recursive: true });
     for (const table of PREPARED_TABLES) {
@@ -48,15 +70,22 @@ export const splitIntoShards: Stage = {
         continue;
       }
       const partitioned = path.join(parts, table.name);
-      await db.run(`COPY (SELECT ${columns}, shard FROM (${table.cut(shardOf)})) TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard))`);
-      for (let index = 1; index <= shards; index++) await gatherShard(context, table, partitioned, index, folders[index - 1]!);
+      await db.run(`COPY (SELECT ${columns}, shard FROM (${table.cut(shardOf, from)})) TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard))`);
+      for (let index = 1; index <= shards; index++) {
+        const name = table.segmented ? historySegmentFile(segments[index - 1]!.list.length + 1) : tableFile(table);
+        await gatherShard(context, table, partitioned, index, path.join(folders[index - 1]!, name));
+        if (table.segmented) segments[index - 1]!.list.push({ file: name, from: from ?? EVERY_DAY, to: dayNumber(context.config.lastClosedDay) });
+      }
     }
     await fsp.rm(parts, { recursive: true, force: true });
     const inputs = await context.inputsDigest;
     for (let index = 1; index <= shards; index++) {
       const folder = folders[index - 1]!;
+      const { list, hashes } = segments[index - 1]!;
       const files: Record<string, string> = {};
-      for (const table of PREPARED_TABLES) files[tableFile(table)] = await sha256OfFile(path.join(folder, tableFile(table)));
+      for (const name of [...PREPARED_TABLES.filter((table) => !table.segmented).map(tableFile), ...list.map((segment) => segment.file)]) {
+        files[name] = hashes[name] ?? (await sha256OfFile(path.join(folder, name)));
+      }
       await writePreparedFacts(folder, {
         format: PREPARED_FORMAT,
         shard: { index, count: shards },
@@ -68,6 +97,7 @@ export const splitIntoShards: Stage = {
         leaderboards: need(context, 'leaderboards'),
         seasonsIndex: need(context, 'seasonsIndex'),
         participantsByDay: Object.fromEntries(need(context, 'participantsByDay').get(index) ?? []),
+        historySegments: list,
         files,
       });
     }
@@ -75,11 +105,54 @@ export const splitIntoShards: Stage = {
 };
 
 /**
+ * Shard K's segments of the previous night that hold days before `from`: a segment wholly before
+ * it is linked as it is (its sha256 known from the previous night's facts, checked whole when that
+ * night was opened); one that reaches `from` is cut there. Beyond MAX_HISTORY_SEGMENTS, all but
+ * the oldest are merged into one. Rewritten segments keep the rows of today's participants only.
+ */
+async function reuseSegments(context: StageContext, previousNight: string, from: number, index: number, folder: string): Promise<{ list: HistorySegment[]; hashes: Record<string, string> }> {
+  const { db } = context;
+  const shards = context.mode.kind === 'prepare' ? context.mode.shards : 1;
+  const previous = path.join(previousNight, preparedFolderName({ index, count: shards }));
+  const facts = await readPreparedFacts(previous);
+  const older = facts.historySegments.filter((segment) => segment.from < from);
+  const groups: HistorySegment[][] = older.length + 1 > MAX_HISTORY_SEGMENTS ? [[older[0]!], older.slice(1)] : older.map((segment) => [segment]);
+  const table = PREPARED_TABLES.find((candidate) => candidate.segmented)!;
+  const list: HistorySegment[] = [];
+  const hashes: Record<string, string> = {};
+  for (const group of groups) {
+    const name = historySegmentFile(list.length + 1);
+    const destination = path.join(folder, name);
+    const to = Math.min(Math.max(...group.map((segment) => segment.to)), from - 1);
+    if (group.length === 1 && group[0]!.to < from) {
+      await linkOrCopy(path.join(previous, group[0]!.file), destination);
+      hashes[name] = facts.files[group[0]!.file]!;
+    } else {
+      const sources = group.map((segment) => literalPathSql(path.join(previous, segment.file))).join(', ');
+      await db.run(`
+        COPY (SELECT ${storedColumnsSql(table)} FROM read_parquet([${sources}])
+              WHERE day < ${from} AND wallet IN (SELECT wallet FROM points_history_wallets WHERE ${shardNumberSql(shards, 'address')} = ${index}))
+        TO ${literalPathSql(destination)} (FORMAT parquet)`);
+    }
+    list.push({ file: name, from: group[0]!.from, to });
+  }
+  return { list, hashes };
+}
+
+/** A hard link where the file system allows one (the bytes are never written again), else a copy. */
+async function linkOrCopy(source: string, destination: string): Promise<void> {
+  try {
+    await fsp.link(source, destination);
+  } catch {
+    await fsp.copyFile(source, destination, fs.constants.COPYFILE_FICLONE);
+  }
+}
+
+/**
  * Shard K's part of a partitioned table as one file: DuckDB writes `shard=K/data_0.parquet` (more
  * files when a partition is large); a shard with no rows gets an empty file of the same columns.
  */
-async function gatherShard(context: StageContext, table: PreparedTable, partitioned: string, index: number, folder: string): Promise<void> {
-  const destination = path.join(folder, tableFile(table));
+async function gatherShard(context: StageContext, table: PreparedTable, partitioned: string, index: number, destination: string): Promise<void> {
   const partition = path.join(partitioned, `shard=${index}`);
   const files = (await fsp.readdir(partition).catch(() => [] as string[])).filter((name) => name.endsWith('.parquet'));
   if (files.length === 1) {

@@ -26,6 +26,8 @@ import type { UnpricedSeries } from '../compute/unpriced.ts';
 import type { OpenedPreparedFolder } from '../prepared-folder.ts';
 import type { NightFigures } from '../compute/night-summary.ts';
 import type { NightSummary } from '../../schemas/night-summary.ts';
+import type { PreviousNight } from '../night-state.ts';
+import type { NightKind } from '../../schemas/night-kind.ts';
 
 export type Side = 'night' | 'shard';
 
@@ -33,8 +35,11 @@ export type Side = 'night' | 'shard';
 export type BuildMode =
   /** `build --input`: every wallet, or with `--shard` one shard's, both sides in one process. */
   | { kind: 'input' }
-  /** `prepare --shards N`: the night's side once, then one folder per shard. */
-  | { kind: 'prepare'; shards: number; night: string }
+  /**
+   * `prepare --shards N`: the night's side once, then one folder per shard; `previous` is the night
+   * `--since` names, checked (build/night-state.ts), null without `--since` or with `--full`.
+   */
+  | { kind: 'prepare'; shards: number; night: string; previous: PreviousNight | null }
   /** `build --prepared FOLDER`: the shard's side from a folder `prepare` wrote, opened and checked. */
   | { kind: 'prepared'; folder: OpenedPreparedFolder };
 
@@ -67,6 +72,10 @@ export interface StageValues {
   participantsByDay?: Map<number, Map<number, number[]>>;
   nightFigures?: NightFigures;
   night?: NightSummary;
+  /** Which kind of night `prepare` makes (full, or incremental from a previous night), and why. */
+  nightKind?: NightKind;
+  /** An incremental night: the first day computed again, and the previous night it reuses. */
+  resume?: { from: number; previousNight: string; nextKey: number } | null;
 }
 
 export interface StageContext {

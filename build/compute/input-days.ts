@@ -1,0 +1,70 @@
+/**
+ * What changed in the exports since the previous night, decided exactly (docs/incremental-nights.md):
+ * every row of every file is hashed, and the hashes are added up per file and per day the row
+ * belongs to (a multiset digest: order does not matter, every added, removed or altered row changes
+ * it). A night compares its table with the previous night's: the earliest day whose digest
+ * differs is where it starts recomputing; a file whose rows belong to no day (tokens, sub-accounts,
+ * seasons, multipliers) has one digest for the whole file, and any change there makes the night full.
+ *
+ * Each row gets two 64-bit hashes of its columns as written (in two orders), summed exactly as
+ * HUGEINT with the row count: a change goes unseen only when both 64-bit sums collide.
+ */
+import type { Database } from '../database.ts';
+import type { InputFile } from '../input/read.ts';
+import { dayText } from './days.ts';
+
+/**
+ * The day a row belongs to, as days since 1970-01-01, for the files whose rows have one; null for
+ * the others. A balance row's New York date is its UTC date or the day before: the day before is
+ * taken (one day early at worst), which keeps a per-row time-zone conversion out of the scan.
+ */
+const ROW_DAY: Record<string, ((valueOf: (column: string) => string) => string) | null> = {
+  balances: (valueOf) => `(${valueOf('timestamp')} // 86400 - 1)::INTEGER`,
+  prices: (valueOf) => `(${valueOf('date')} - DATE '1970-01-01')::INTEGER`,
+  points: (valueOf) => `(${valueOf('date')} - DATE '1970-01-01')::INTEGER`,
+  tokens: null,
+  venue_b_accounts: null,
+  multipliers: null,
+  seasons: null,
+};
+
+/** The table `input_days`: (file, day, rows, first, second) for every file, day null for files without days. */
+export async function computeInputDays(db: Database, inputs: InputFile[]): Promise<void> {
+  const parts = inputs.map((input) => {
+    const columns = input.contract.columns.map((column) => `"${column.name}"`);
+    const valueOf = (name: string) => input.columns.find((column) => column.contract.name === name)!.value;
+    const day = ROW_DAY[input.contract.table];
+    if (day === undefined) throw new Error(`no day rule for ${input.contract.table}: build/compute/input-days.ts must name one`);
+    return `SELECT '${input.contract.file}' AS file, ${day ? day(valueOf) : 'NULL::INTEGER'} AS day, count(*)::BIGINT AS rows,
+                   sum(hash(${columns.join(', ')})::HUGEINT) AS first, sum(hash(${[...columns].reverse().join(', ')})::HUGEINT) AS second
+            FROM ${input.view} GROUP BY ALL`;
+  });
+  await db.run(`CREATE TABLE input_days AS ${parts.join('\nUNION ALL\n')}`);
+}
+
+export interface InputChange {
+  file: string;
+  /** The earliest day whose rows differ; null for a file whose rows belong to no day. */
+  day: number | null;
+}
+
+/**
+ * The files whose rows differ from the previous night's digest table (a Parquet file of the
+ * same columns), each with the earliest day that differs; files without days that differ at all.
+ */
+export async function changedInputs(db: Database, previous: string): Promise<InputChange[]> {
+  const rows = await db.rows<{ file: string; day: number | null }>(`
+    WITH before AS (SELECT file, day, rows, first, second FROM read_parquet(${previous})),
+    differing AS (
+      SELECT coalesce(n.file, b.file) AS file, coalesce(n.day, b.day) AS day
+      FROM input_days n FULL OUTER JOIN before b ON b.file = n.file AND b.day IS NOT DISTINCT FROM n.day
+      WHERE n.rows IS DISTINCT FROM b.rows OR n.first IS DISTINCT FROM b.first OR n.second IS DISTINCT FROM b.second
+    )
+    SELECT file, min(day) AS day FROM differing GROUP BY file ORDER BY file`);
+  return rows.map((row) => ({ file: row.file, day: row.day === null ? null : Number(row.day) }));
+}
+
+/** A change in the words of the night's summary: `points.parquet from 2026-03-04`. */
+export function describeChange(change: InputChange): string {
+  return change.day === null ? `${change.file} changed` : `${change.file} changed from ${dayText(change.day)}`;
+}

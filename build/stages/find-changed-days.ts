@@ -1,0 +1,62 @@
+/**
+ * Night, `prepare` only: every row of the exports hashed per file and day (build/compute/input-days.ts),
+ * kept in the night folder for the next night; with a previous night (`--since`), compared with its
+ * digests to decide the kind of night: incremental from the earliest day that changed (never later
+ * than the previous night's last closed day + 1, nor than the first of the night summary's days,
+ * which the night counts participants on), or full when a file whose rows belong to no day changed.
+ */
+import path from 'node:path';
+import { literalPathSql } from '../database.ts';
+import { changedInputs, computeInputDays, describeChange } from '../compute/input-days.ts';
+import { dayNumber, dayText } from '../compute/days.ts';
+import { INPUT_DAYS_FILE } from '../night-state.ts';
+import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
+import { INPUT_VIEWS } from './read-inputs.ts';
+import { need, type Stage } from './stage.ts';
+
+export const findChangedDays: Stage = {
+  name: 'find changed days',
+  side: 'night',
+  reads: INPUT_VIEWS,
+  writes: ['input_days'],
+  when: (context) => context.mode.kind === 'prepare',
+  async run(context) {
+    if (context.mode.kind !== 'prepare') return;
+    const { db } = context;
+    await computeInputDays(db, need(context, 'inputFiles'));
+    await db.run(`COPY (SELECT * FROM input_days ORDER BY file, day) TO ${literalPathSql(path.join(context.mode.night, INPUT_DAYS_FILE))} (FORMAT parquet)`);
+    const previous = context.mode.previous;
+    context.values.resume = null;
+    if (previous === null) {
+      context.values.nightKind = { kind: 'full', why: 'no --since given' };
+      return;
+    }
+    if (!previous.usable) {
+      context.values.nightKind = { kind: 'full', why: previous.why };
+      return;
+    }
+    const changes = await changedInputs(db, literalPathSql(path.join(previous.folder, INPUT_DAYS_FILE)));
+    const undated = changes.filter((change) => change.day === null);
+    if (undated.length > 0) {
+      context.values.nightKind = { kind: 'full', why: `${undated.map(describeChange).join(', ')}: a change that belongs to no day` };
+      return;
+    }
+    const last = dayNumber(context.config.lastClosedDay);
+    const previousLast = dayNumber(previous.record.lastClosedDay);
+    const earliest = Math.min(previousLast + 1, ...changes.map((change) => change.day!));
+    const from = Math.min(earliest, last - SUMMARY_DAYS + 1);
+    const reasons = [
+      last > previousLast ? `${last - previousLast} new ${last - previousLast === 1 ? 'day' : 'days'}` : 'no new day',
+      ...changes.map(describeChange),
+      ...(from < earliest ? [`the night summary's ${SUMMARY_DAYS} days`] : []),
+    ];
+    context.values.resume = { from, previousNight: previous.folder, nextKey: previous.record.nextHistoryKey };
+    context.values.nightKind = {
+      kind: 'incremental',
+      from: previous.record.id,
+      daysRecomputed: Math.max(0, last - from + 1),
+      fromDay: dayText(from),
+      why: reasons.join('; '),
+    };
+  },
+};
