@@ -49,6 +49,9 @@ export type NightRecord = z.infer<typeof NightRecordSchema>;
 
 const sealOf = (record: Omit<NightRecord, 'seal'>) => crypto.createHash('sha256').update(JSON.stringify(record)).digest('hex');
 
+/** Thrown by a stage when the night cannot be incremental after all (prepare then makes it whole). */
+export class IncrementalNightImpossible extends Error {}
+
 export const nightIdOf = (now: string, inputs: string) => `${now}/${inputs.slice(0, 12)}`;
 
 /** What `--since PREV` gives: a night to reuse, or why the night is full. */

@@ -23,7 +23,7 @@ import { FileLock } from './swap/lock.ts';
 import { PREPARED_FOLDER_NAME, preparedFolderName } from './prepared-folder.ts';
 import { need, runStages, type StageContext } from './stages/stage.ts';
 import { NIGHT_STAGES } from './stages/index.ts';
-import { INPUT_DAYS_FILE, NIGHT_FILE, nightIdOf, openPreviousNight, writeNightRecord, type PreviousNight } from './night-state.ts';
+import { IncrementalNightImpossible, INPUT_DAYS_FILE, NIGHT_FILE, nightIdOf, openPreviousNight, writeNightRecord, type PreviousNight } from './night-state.ts';
 import type { NightKind } from '../schemas/night-kind.ts';
 
 export interface PrepareConfig extends BuildConfig {
@@ -55,9 +55,6 @@ export const MAX_SHARDS = 1024;
 /** The lock beside NIGHT (`.NIGHT.prepare.lock`), so that a finished prepare leaves nothing in NIGHT but the night. */
 const lockFileOf = (night: string) => path.join(path.dirname(night), `.${path.basename(night)}.prepare.lock`);
 const WORK_PREFIX = '.prepare-';
-
-/** Thrown by a stage when the night cannot be incremental after all: the night is made whole. */
-export class IncrementalNightImpossible extends Error {}
 
 export async function prepareNight(config: PrepareConfig): Promise<PrepareSummary> {
   const started = performance.now();

@@ -12,16 +12,17 @@
 import type { Database } from '../database.ts';
 import type { InputFile } from '../input/read.ts';
 import { dayText } from './days.ts';
+import { NEW_YORK } from '../config.ts';
 
 /**
- * The day a row belongs to, as days since 1970-01-01, for the files whose rows have one; null for
- * the others. A balance row's New York date is its UTC date or the day before: the day before is
- * taken (one day early at worst), which keeps a per-row time-zone conversion out of the scan.
+ * What a row is grouped by in the scan, for the files whose rows have a day: the day itself, as
+ * days since 1970-01-01, or for a balance row its hour since 1970 (`hourly`), whose New York date
+ * is found once per hour afterwards rather than once per row. Null for the other files.
  */
-const ROW_DAY: Record<string, ((valueOf: (column: string) => string) => string) | null> = {
-  balances: (valueOf) => `(${valueOf('timestamp')} // 86400 - 1)::INTEGER`,
-  prices: (valueOf) => `(${valueOf('date')} - DATE '1970-01-01')::INTEGER`,
-  points: (valueOf) => `(${valueOf('date')} - DATE '1970-01-01')::INTEGER`,
+const ROW_DAY: Record<string, { sql: (valueOf: (column: string) => string) => string; hourly?: true } | null> = {
+  balances: { sql: (valueOf) => `(${valueOf('timestamp')} // 3600)`, hourly: true },
+  prices: { sql: (valueOf) => `(${valueOf('date')} - DATE '1970-01-01')::INTEGER` },
+  points: { sql: (valueOf) => `(${valueOf('date')} - DATE '1970-01-01')::INTEGER` },
   tokens: null,
   venue_b_accounts: null,
   multipliers: null,
@@ -35,9 +36,12 @@ export async function computeInputDays(db: Database, inputs: InputFile[]): Promi
     const valueOf = (name: string) => input.columns.find((column) => column.contract.name === name)!.value;
     const day = ROW_DAY[input.contract.table];
     if (day === undefined) throw new Error(`no day rule for ${input.contract.table}: build/compute/input-days.ts must name one`);
-    return `SELECT '${input.contract.file}' AS file, ${day ? day(valueOf) : 'NULL::INTEGER'} AS day, count(*)::BIGINT AS rows,
-                   sum(hash(${columns.join(', ')})::HUGEINT) AS first, sum(hash(${[...columns].reverse().join(', ')})::HUGEINT) AS second
-            FROM ${input.view} GROUP BY ALL`;
+    const scan = `SELECT ${day ? day.sql(valueOf) : 'NULL'} AS unit, count(*)::BIGINT AS rows,
+                         sum(hash(${columns.join(', ')})::HUGEINT) AS first, sum(hash(${[...columns].reverse().join(', ')})::HUGEINT) AS second
+                  FROM ${input.view} GROUP BY unit`;
+    const dayOfUnit = day?.hourly ? `(timezone('${NEW_YORK}', to_timestamp(unit * 3600))::DATE - DATE '1970-01-01')::INTEGER` : 'unit::INTEGER';
+    return `SELECT '${input.contract.file}' AS file, ${dayOfUnit} AS day, sum(rows)::BIGINT AS rows, sum(first) AS first, sum(second) AS second
+            FROM (${scan}) GROUP BY ALL`;
   });
   await db.run(`CREATE TABLE input_days AS ${parts.join('\nUNION ALL\n')}`);
 }

@@ -45,9 +45,10 @@ export const findChangedDays: Stage = {
     const previousLast = dayNumber(previous.record.lastClosedDay);
     const earliest = Math.min(previousLast + 1, ...changes.map((change) => change.day!));
     const from = Math.min(earliest, last - SUMMARY_DAYS + 1);
+    // Rows dated after the previous night's last closed day are the new days', not changes of its past.
     const reasons = [
       last > previousLast ? `${last - previousLast} new ${last - previousLast === 1 ? 'day' : 'days'}` : 'no new day',
-      ...changes.map(describeChange),
+      ...changes.filter((change) => change.day! <= previousLast).map(describeChange),
       ...(from < earliest ? [`the night summary's ${SUMMARY_DAYS} days`] : []),
     ];
     context.values.resume = { from, previousNight: previous.folder, nextKey: previous.record.nextHistoryKey };

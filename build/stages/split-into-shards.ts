@@ -13,7 +13,9 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { literalPathSql } from '../database.ts';
 import { shardNumberSql } from '../compute/shard-filter.ts';
-import { dayNumber } from '../compute/days.ts';
+import { dayNumber, dayText } from '../compute/days.ts';
+import { countOf } from '../../core/format.ts';
+import { IncrementalNightImpossible } from '../night-state.ts';
 import {
   PREPARED_FORMAT,
   PREPARED_TABLES,
@@ -49,6 +51,7 @@ export const splitIntoShards: Stage = {
     await checkTypes(context);
     const shardOf = (address: string) => shardNumberSql(shards, address);
     const from = resume?.from ?? null;
+    if (resume) await expectNoHistoryBefore(context, resume.from, resume.nextKey);
     await db.run(`CREATE TABLE address_shards AS SELECT id, ${shardOf('address')} AS shard FROM addresses`);
     const folders = Array.from({ length: shards }, (_, i) => path.join(night, preparedFolderName({ index: i + 1, count: shards })));
     for (const folder of folders) await fsp.mkdir(folder, { recursive: true });
@@ -137,6 +140,19 @@ async function reuseSegments(context: StageContext, previousNight: string, from:
     list.push({ file: name, from: group[0]!.from, to });
   }
   return { list, hashes };
+}
+
+/**
+ * A wallet-season that became a participant tonight (a key the previous night did not give) with
+ * days before `from` has no rows to reuse, and its rank on those days needs every wallet's totals
+ * of those days, which an incremental night does not compute: the night is made whole (rare: its
+ * total was at most 0 on the previous night's day A, and is above 0 now).
+ */
+async function expectNoHistoryBefore(context: StageContext, from: number, nextKey: number): Promise<void> {
+  const [{ joined } = { joined: 0 }] = await context.db.rows<{ joined: number }>(`
+    SELECT count(*)::INTEGER AS joined FROM points_history_wallets w JOIN history_wallets h ON h.wallet = w.wallet
+    WHERE w.wallet >= ${nextKey} AND h.start_day > h.first_day`);
+  if (joined > 0) throw new IncrementalNightImpossible(`${countOf(joined, 'wallet-season')} became participants with days before ${dayText(from)}, whose ranks need the whole history`);
 }
 
 /** A hard link where the file system allows one (the bytes are never written again), else a copy. */
