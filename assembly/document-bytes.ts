@@ -4,7 +4,7 @@
  * the snapshot arrays of the history document. Written in JavaScript they spent most of their time
  * joining strings and collecting them; here every piece is copied once.
  * build/write/document-bytes.ts lays out the input (in the layout of build/write/document-layout.ts)
- * and reads the output; what the documents hold is decided in build/compute/daily.ts and
+ * and reads the output; what the documents hold is decided in build/write/daily-document.ts and
  * build/compute/history.ts. Compiled by `npm run wasm` into build/write/document-bytes.wasm
  * (committed).
  */
@@ -94,7 +94,7 @@ export function writeDays(series: usize, seriesCount: i32, firstDay: i32, lastDa
         failedDay = day;
         return -1;
       }
-      // The plain left-to-right sum, in position order, as build/compute/daily.ts documents.
+      // The plain left-to-right sum, in position order, as build/write/daily-document.ts documents (`dailyDocument`).
       total += product;
       store<f64>(value, product);
       store<u32>(slots + <usize>j * SCRATCH_SLOT_SIZE, <u32>slot);

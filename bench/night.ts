@@ -1,5 +1,5 @@
 /**
- * The sharded night (SPEC section 7, "The night at scale"), as N runners of a CI matrix run it:
+ * The sharded night (its bars: bench/MEASUREMENTS.md#the-bars, "The night at scale"), as N runners of a CI matrix run it:
  * one job prepares the night (reads and checks the exports once, one folder per shard); each
  * shard's job builds its shard from its folder, verifies it and stages it in object storage; one
  * last step commits.

@@ -43,7 +43,7 @@ export interface BuildSummary {
   peakRssBytes: number;
   balanceRows: number;
   warnings: string[];
-  /** The night's summary written into the tree (SPEC 10): what publish compares with the live version. */
+  /** The night's summary written into the tree (docs/reliability.md#the-nights-summary): what publish compares with the live version. */
   night: NightSummary;
 }
 

@@ -57,7 +57,7 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
     name: 'balance_rows',
     columns: [['chain_id', 'BIGINT'], ['block_number', 'BIGINT'], ['log_index', 'BIGINT'], ['account', 'INTEGER'], ['token_index', 'TINYINT'],
       ['raw', 'HUGEINT'], ['tx', 'UBIGINT'], ['tx_hash', 'VARCHAR'], ['ts', 'BIGINT']],
-    // A row counts for its account's owner on the row's chain, else for its account (SPEC 3.1).
+    // A row counts for its account's owner on the row's chain, else for its account (docs/semantics.md#attribution).
     cut: () => `SELECT b.*, s.shard FROM balance_rows b
           LEFT JOIN (${OWNER_ON_CHAIN_SQL}) v
             ON v.chain_id = b.chain_id AND v.account_id = b.account

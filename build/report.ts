@@ -1,5 +1,5 @@
 /**
- * The build's night report (SPEC 10, tree/night-report.ts): what the build wrote, its night summary
+ * The build's night report (docs/reliability.md#the-report, tree/night-report.ts): what the build wrote, its night summary
  * and its stages' seconds. A build has no live version to compare with, so the rules show this
  * night's figures unjudged; `publish` judges them.
  */

@@ -16,7 +16,7 @@ export function publishCommand(): Command {
     .option('--concurrency <n>', 'connections to the store at most', wholeNumber, 32)
     .option('--max-attempts <n>', 'attempts per request before giving up (throttling, 5xx and network errors are retried with backoff)', wholeNumber, 8)
     .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
-    // The night's guard (SPEC 10, docs/reliability.md): thresholds, and the rules a known change accepts once.
+    // The night's guard (docs/reliability.md#guard): thresholds, and the rules a known change accepts once.
     .option('--accept <rules>', `publish even though these rules refuse, once (a known change): ${RULES.join(', ')}, separated by commas`, optionParser(parseRuleNames))
     .option('--max-wallet-drop <percent>', `refuse when the number of wallets falls by more than this (rule wallets; default ${percent(DEFAULT_THRESHOLDS.walletDrop)})`, optionParser(parsePercent))
     .option('--max-participant-drop <percent>', `refuse when a season's participants fall by more than this (rule participants; default ${percent(DEFAULT_THRESHOLDS.participantDrop)})`, optionParser(parsePercent))

@@ -70,7 +70,7 @@ export async function commitVersion(client: S3Client, location: Location, reques
     summary.files += index === 1 ? files : files - sharedFiles;
   }
   summary.shards = count;
-  // The night's guard (SPEC 10) on the shards' summaries added up: a refusal throws before the pointer.
+  // The night's guard (docs/reliability.md#guard) on the shards' summaries added up: a refusal throws before the pointer.
   if (guard) await guardCommit(guard, client, location, { version, count, live: pointer?.version ?? null, alreadyLive: summary.alreadyLive }, abortSignal);
 
   if (!summary.alreadyLive) {

@@ -3,7 +3,7 @@
  * 1,000,000-wallet shard stages in about 2 minutes (docs/decisions.md, "Publishing"); level 1
  * costs as much and stores more. Synchronous: publish compresses on its tree-file threads
  * (tree-file-pool.ts), where an asynchronous call would only add the cost of handing each
- * document to libuv's pool (bench/MEASUREMENTS.md, "gzip by size").
+ * document to libuv's pool (bench/LOG.md, "gzip by size").
  */
 import zlib from 'node:zlib';
 

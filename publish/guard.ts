@@ -1,5 +1,5 @@
 /**
- * The night's guard (SPEC 10) at `publish` and `publish --commit`: before the pointer moves, the
+ * The night's guard (docs/reliability.md#guard) at `publish` and `publish --commit`: before the pointer moves, the
  * new night's summary is compared with the live version's (tree/night-rules.ts); a refusal leaves
  * the pointer as it is, exits 1 and says which rule, both figures, the threshold and the flag that
  * accepts it. Every run, refused or not, ends with the night's report (tree/night-report.ts).

@@ -33,7 +33,7 @@ export interface PublishCommandOptions {
   concurrency: number;
   maxAttempts: number;
   progress: ProgressMode;
-  /** The night's guard (SPEC 10): rules accepted once, thresholds as fractions, the report's file. */
+  /** The night's guard (docs/reliability.md#guard): rules accepted once, thresholds as fractions, the report's file. */
   accept?: RuleName[];
   maxWalletDrop?: number;
   maxParticipantDrop?: number;

@@ -99,7 +99,7 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
   let archive = 1;
   // Each run is copied into its archive's buffer as it is placed, so that the run's buffer serves
   // the next task at once. The buffers are reused once an upload is done: a fresh 64 MiB for each
-  // archive cost its page faults, and made V8 collect garbage more often (bench/MEASUREMENTS.md).
+  // archive cost its page faults, and made V8 collect garbage more often (bench/LOG.md).
   const spare: Uint8Array<ArrayBuffer>[] = [];
   let buffer: Uint8Array<ArrayBuffer> | null = null;
   let size = 0;

@@ -36,7 +36,7 @@ export async function publishTree(options: PublishOptions, checked?: CheckedTree
   if (summary.alreadyLive) {
     if (guard) guard.unjudged = `Version ${version} is live already: nothing moved, nothing judged`;
   } else {
-    // The night's guard (SPEC 10): a refusal throws here, before anything is sent.
+    // The night's guard (docs/reliability.md#guard): a refusal throws here, before anything is sent.
     await guard?.judge(client, location, { what: 'publish', version, live: pointer?.version ?? null }, abortSignal);
     summary.stage = await stageShard(options, tree, version, guard);
     progress.start('switch the live version');

@@ -72,7 +72,7 @@ export async function listTreePaths(dir: string, onTurn: () => void): Promise<{ 
 /**
  * Folders listed on the threads, a task's worth at a time: several readers at once keep the disk
  * busy where one waited on each folder in turn, a tree just built being mostly out of the page
- * cache (bench/MEASUREMENTS.md). A smaller tree, or its first levels, is listed on the main thread.
+ * cache (bench/LOG.md). A smaller tree, or its first levels, is listed on the main thread.
  */
 const FOLDERS_TO_SHARE = 64;
 const FOLDERS_A_TASK = 256;

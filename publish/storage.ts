@@ -5,7 +5,7 @@
  * failures (500/502/503/504, connection reset or refused, timeouts) are retried with exponential
  * backoff and full jitter (from 500 ms for throttling, 100 ms otherwise, at most 20 s), within a
  * retry quota. Its adaptive mode is not used: it slows every request after a single throttle
- * (figures in bench/MEASUREMENTS.md), so the bounded concurrency is the only rate limit.
+ * (figures in bench/LOG.md), so the bounded concurrency is the only rate limit.
  */
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_STORAGE, UserError, messageOf } from '../core/errors.ts';

@@ -1,7 +1,7 @@
 /**
  * The threads that read, check and compress a tree's files for publish (piscina), so that the main
  * thread spends its time on requests: at 10,000 wallets it was busy 46 of a publish's 50 seconds,
- * a third of that reading, hashing and compressing (bench/MEASUREMENTS.md, "publish's file work
+ * a third of that reading, hashing and compressing (bench/LOG.md, "publish's file work
  * on threads"). One pool per process, started at its first task; its idle threads do not keep the
  * process alive. Refusals come back as values: an error crossing threads loses its class.
  */
@@ -17,7 +17,7 @@ const MAX_THREADS = 4;
 /**
  * How many threads the pool has at most: twice the cores, at most 4. A tree just built is larger
  * than the page cache of a runner, so a thread often waits for the disk, and another then has its
- * core (bench/MEASUREMENTS.md). Callers keep about twice as many tasks in flight.
+ * core (bench/LOG.md). Callers keep about twice as many tasks in flight.
  */
 export const TREE_FILE_THREADS = Math.max(1, Math.min(2 * os.availableParallelism(), MAX_THREADS));
 

@@ -45,7 +45,7 @@ export interface TreeFileTask {
   /**
    * Where the run is written when it fits, read by the caller once the task is answered. A fresh
    * buffer per run, moved to the main thread, counts there as external memory, and V8 collects
-   * the main thread's whole heap every 64 MB of it (bench/MEASUREMENTS.md).
+   * the main thread's whole heap every 64 MB of it (bench/LOG.md).
    */
   into: SharedArrayBuffer;
 }

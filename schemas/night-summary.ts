@@ -6,7 +6,7 @@ export const SUMMARY_DAYS = 35;
 
 /**
  * `_snapshot/night/K-of-N.json`: the night at a glance, which `publish` compares with the live
- * version's before the pointer moves (SPEC 10). The counts and sums are those of the shard's own
+ * version's before the pointer moves (docs/reliability.md#guard). The counts and sums are those of the shard's own
  * wallets (a whole tree is shard 1 of 1), so that the N shards of one night add up to the whole;
  * everything else is a fact of the whole export, the same in every shard.
  */
@@ -15,7 +15,7 @@ export const NightSummarySchema = z
     format: z.literal(1),
     shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict(),
     lastClosedDay: DateStringSchema,
-    /** The daily table's `asOf` (SPEC 3.3). */
+    /** The daily table's `asOf` (docs/semantics.md#daily-portfolio). */
     asOf: DateStringSchema.nullable(),
     /** Wallets with a balance history (a portfolio document). */
     wallets: z.number().int().min(0),

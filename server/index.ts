@@ -84,7 +84,7 @@ function holdBackPipelining(socket: Duplex, res: http.ServerResponse): void {
 
 /**
  * HTTP/1.1 requires Host (HTTP/1.0 does not: it is taken as `localhost`): without one the request
- * gets section 5's JSON 400, on the Node server and in front of workerd alike. True when answered.
+ * gets the JSON 400 of docs/hosting.md#what-every-host-answers, on the Node server and in front of workerd alike. True when answered.
  */
 export function refuseMissingHost(req: http.IncomingMessage, res: http.ServerResponse): boolean {
   if (req.headers.host !== undefined) return false;

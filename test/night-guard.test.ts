@@ -1,5 +1,5 @@
 /**
- * The night's guard and report (SPEC 10): the night's summary in the tree, exact; every rule's
+ * The night's guard and report (docs/reliability.md#guard): the night's summary in the tree, exact; every rule's
  * judgement (refused, accepted, explained by another rule); end to end on s3rver, a night altered
  * so that a rule refuses is refused at `publish` (and at `--commit` for a sharded night) naming the
  * rule, the live pointer's bytes as they were, and goes live with `--accept` that rule; a first

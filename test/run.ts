@@ -2,7 +2,7 @@
  * The test runner: uvu processes two at a time (the machine's cores), longest known suites first.
  * The fast tier runs its suites in four groups, one uvu process each: a process that loads tsx,
  * DuckDB and the build costs about 1.3 CPU-s before its first test, which one process per suite
- * paid 33 times (bench/MEASUREMENTS.md, "the fast tier's CPU"). The slow tier keeps a process per
+ * paid 33 times (bench/LOG.md, "the fast tier's CPU"). The slow tier keeps a process per
  * suite: its suites kill, signal and starve whole processes. Each process's output is printed
  * whole when it ends, with its seconds, and the run ends with one line `N passed, N failed`. A
  * process passes when it exits 0 having run tests and passed them all; the run exits 1 when any

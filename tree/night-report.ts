@@ -1,5 +1,5 @@
 /**
- * The night's report (SPEC 10): Markdown a person reads on the workflow's page
+ * The night's report (docs/reliability.md#the-report): Markdown a person reads on the workflow's page
  * (`$GITHUB_STEP_SUMMARY`) or in `--report FILE`: counts, every rule of the guard with both figures
  * and its verdict, warnings, each step's seconds, and Mermaid `xychart-beta` charts of the total USD
  * value and the participants over the summary's days. `build` and `publish` both write it here.

@@ -1,5 +1,5 @@
 /**
- * The guard's rules (SPEC 10): a new night's summary judged against the live version's. Pure: the
+ * The guard's rules (docs/reliability.md#the-rules): a new night's summary judged against the live version's. Pure: the
  * summaries in, one row per rule out (both figures, the change, the threshold, the verdict), so
  * that `publish` refuses on it, `build` reports what it can without a live version, and the
  * report shows every rule the same way.

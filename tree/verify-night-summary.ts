@@ -1,5 +1,5 @@
 /**
- * `verify` of the night's summaries (`_snapshot/night/K-of-N.json`, SPEC 10): their bytes are
+ * `verify` of the night's summaries (`_snapshot/night/K-of-N.json`, docs/reliability.md#the-nights-summary): their bytes are
  * proven by the manifest like every file; here each is read against its schema and against the
  * files it summarises, so that a summary that says something else than the tree is caught: the
  * dates of `meta.json`, each season's participants, `asOf` and leaderboard digest.

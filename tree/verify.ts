@@ -116,7 +116,7 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
     if (board) checkLeaderboard(leaderboardFile(season), board, season, fail);
     if (board?.season === season) boards.push(board);
   }
-  // The night's summaries (SPEC 10) against the files they summarise.
+  // The night's summaries (docs/reliability.md#the-nights-summary) against the files they summarise.
   checkNightSummaries(dir, read, meta, boards, fail);
   // A tree of some shards is told apart by `--shard K/N` or by the build's records in it.
   const part = options.shard ? { count: options.shard.count, indexes: [options.shard.index] } : manifest.part;

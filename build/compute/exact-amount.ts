@@ -17,7 +17,7 @@ export function limbColumnsSql(column: string): string {
 /** The decimal digits of limb3 * 2^96 + limb2 * 2^64 + limb1 * 2^32 + limb0 (no leading zeros). */
 export function rawDigits(limb3: number, limb2: number, limb1: number, limb0: number): string {
   if (limb3 === 0 && limb2 === 0 && limb1 < EXACT_HIGH_LIMB) return String(limb1 * TWO_32 + limb0);
-  // BigInt's own text is faster than long division in doubles here (bench/MEASUREMENTS.md).
+  // BigInt's own text is faster than long division in doubles here (bench/LOG.md).
   return ((BigInt(limb3) << 96n) | (BigInt(limb2) << 64n) | (BigInt(limb1) << 32n) | BigInt(limb0)).toString();
 }
 

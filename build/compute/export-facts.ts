@@ -1,6 +1,6 @@
 /**
  * The two facts of the whole export that every wallet's documents and `_snapshot/meta.json` share:
- * the daily table's `asOf` (SPEC 3.3: the last closed day `L` when at least one wallet has a row,
+ * the daily table's `asOf` (docs/semantics.md#daily-portfolio: the last closed day `L` when at least one wallet has a row,
  * that is a snapshot dated <= L, else null) and the explorer's example wallet (one with venue-B
  * sub-accounts when there is one, else the first by address, among the wallets with a snapshot).
  *

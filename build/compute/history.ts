@@ -123,7 +123,7 @@ export async function computeSnapshotsOf(db: Database, nowSeconds: number, table
       -- accounts may tie on (block_number, smallest log_index); tx_hash orders them. Only the rows
       -- of addresses named in venue_b_accounts keep it (build/input/check.ts): all of these rows,
       -- and few others, so they are read apart from the rest (carried beside every row, the text
-      -- slowed the whole statement: bench/MEASUREMENTS.md).
+      -- slowed the whole statement: bench/LOG.md).
       owner_rows AS (
         SELECT *, min(log_index) OVER (PARTITION BY series, block_number, tx) AS tx_first_log
         FROM (${attributedRowsSql(tables.rows, { txHashOnly: true })}) a

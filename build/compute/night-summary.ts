@@ -1,9 +1,9 @@
 /**
- * The figures of the night's summary (schemas/night-summary.ts, SPEC 10), each one query, set-based
+ * The figures of the night's summary (schemas/night-summary.ts, docs/reliability.md#the-nights-summary), each one query, set-based
  * over whole tables, for the build's own wallets (its shard's, so that N shards add up):
  * - wallets: those with a snapshot, as the wallet stream counts them (build/write/wallets.ts);
  * - for each of the last SUMMARY_DAYS closed days, the sum of every wallet's `totalValueUsd`
- *   (SPEC 3.3): the end-of-day raw balances of each chain and token are summed over all wallets
+ *   (docs/semantics.md#daily-portfolio): the end-of-day raw balances of each chain and token are summed over all wallets
  *   first (exactly, as HUGEINTs), then scaled and priced once per chain, token and day, so that
  *   the query never expands a wallet's days;
  * - the positions of the last closed day, and those without a price (see below);
@@ -42,7 +42,7 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
     : `(SELECT s.* FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')} WHERE ${shardFilterSql(shard, 'a.address')})`;
   const [{ wallets } = { wallets: 0 }] = await db.rows<{ wallets: number }>(`SELECT count(DISTINCT ${walletOfSeriesSql('series')})::INTEGER AS wallets FROM ${snapshots}`);
 
-  // Rule (SPEC 3.3): the end-of-day balance of a day is that of the latest snapshot in transaction
+  // Rule (docs/semantics.md#daily-portfolio): the end-of-day balance of a day is that of the latest snapshot in transaction
   // order dated on or before it (exact even when a later transaction carries an earlier day); it
   // holds until the next day with a snapshot, or L. Only the window's days matter, so the days
   // before it are one row per series (its latest snapshot before the window, standing for the day
@@ -114,7 +114,7 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
       days.at(-1)!.total += row.value ?? 0;
     }
     // A position of the last day is without a price when no price of its chain and token is dated
-    // on or before it (SPEC 3.3: usdPerToken 0); and when the export holds no price at all dated on
+    // on or before it (docs/semantics.md#daily-portfolio: usdPerToken 0); and when the export holds no price at all dated on
     // the last day (a price feed that stopped), every position without a price dated on it: the
     // documents carry the day before's forward, so nothing else in the tree shows it. A token that
     // skips a day while the others are priced is carried forward as usual and not counted.
@@ -143,7 +143,7 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
 }
 
 /**
- * Rule (SPEC 3.7): a wallet is a participant of a season on day d when its points dated <= d add up
+ * Rule (docs/semantics.md#points-history): a wallet is a participant of a season on day d when its points dated <= d add up
  * to more than 0; after the season's day A its standing is A's. The points history holds every
  * wallet-season's running total for each day from its first day to A (its `last_day`,
  * build/compute/points-history.ts): counted per season on the window's days and on A.

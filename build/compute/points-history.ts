@@ -212,7 +212,7 @@ const RESUMED_RUNNING_SQL = `
  * join it), and the view `points_history_days`, its days keyed by (wallet, day), the order of
  * the documents (address, season, day). Kept apart so that the 365M days of 1,000,000 wallets
  * carry no address string: written with them, prepare's cut of the rows into shard folders took
- * about three times as long (bench/MEASUREMENTS.md).
+ * about three times as long (bench/LOG.md).
  * Rule: `rank` on day d = 1 + the number of wallets (of all shards, participants or not) whose sum
  * of rows dated <= d is strictly greater, when the wallet's own sum is > 0, else null. The rank is
  * taken over every wallet's row of that day before the rows are cut to the participants of the

@@ -4,7 +4,7 @@
  *   wallet id << 32 | chain index << 3 | token index
  *
  * The snapshots' grouping, window and final sort then compare one 8-byte key where they compared
- * three columns, which is faster (figures in bench/MEASUREMENTS.md). Ordering by the key is
+ * three columns, which is faster (figures in bench/LOG.md). Ordering by the key is
  * ordering by wallet (ids are numbered in address order), then chain (indexes in numeric chain ID
  * order), then token (in the output order of schemas/token-keys.ts), which is the order the
  * documents are written in.

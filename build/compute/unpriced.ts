@@ -1,8 +1,8 @@
 /**
- * Which daily positions have no price (SPEC 3.3: `usdPerToken` 0 when no price of its chain and
+ * Which daily positions have no price (docs/semantics.md#daily-portfolio: `usdPerToken` 0 when no price of its chain and
  * token is dated on or before the day), told per chain and token with the first and last day it
  * happens, so that the build's warning says where to look. The documents themselves count the
- * same positions as they write them (build/compute/daily.ts); this query finds where they are.
+ * same positions as they write them (build/write/daily-document.ts, counted by the WebAssembly writer); this query finds where they are.
  */
 import type { Database } from '../database.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';

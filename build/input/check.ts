@@ -144,7 +144,7 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
     // One count per column, as a WHERE rather than a FILTER of one shared aggregate: DuckDB then
     // skips the row groups whose Parquet statistics (null counts, min and max, dictionary) rule a
     // violation out without reading their values, which leaves nearly all the time to the one
-    // check that needs every value (the balance's digits; figures in bench/MEASUREMENTS.md).
+    // check that needs every value (the balance's digits; figures in bench/LOG.md).
     const bad: number[] = [];
     for (const column of perRow) {
       const [row] = await db.rows<{ bad: number }>(`SELECT count(*)::DOUBLE AS bad FROM ${input.view} WHERE ${column.violation}`);

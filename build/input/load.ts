@@ -128,7 +128,7 @@ export const OWNER_ON_CHAIN_SQL = 'SELECT chain_id, account_id, min(owner_id) AS
 
 /**
  * Each account's largest raw balance up to `$now` on a chain, per token, as a DOUBLE, with the
- * wallet its rows count for there (its owner's when it is a sub-account, SPEC 3.1), over every
+ * wallet its rows count for there (its owner's when it is a sub-account, docs/semantics.md#attribution), over every
  * balance row of the export: the bound the night's checks of summed balances and of values put on
  * a wallet's balance. `where` narrows the rows (it may name `b`, the row, and `v`, its owner).
  */
@@ -143,7 +143,7 @@ export function largestAccountBalancesSql(where = 'true'): string {
 
 /**
  * The balance rows that count for the wallets whose ids `walletIds` selects: a row counts for its
- * account's owner on the row's chain, else for the account itself (SPEC 3.1). Read from the
+ * account's owner on the row's chain, else for the account itself (docs/semantics.md#attribution). Read from the
  * export, the rows are first cut by their address as written (the wallets' and their
  * sub-accounts'), so that the costly part of reading a row runs on those rows only; read from
  * `balance_rows` when it holds every row (a build without a shard, and prepare), they are cut by

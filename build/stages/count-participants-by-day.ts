@@ -1,5 +1,5 @@
 /**
- * Night: each season's participants on each of the night summary's days, per shard (SPEC 10,
+ * Night: each season's participants on each of the night summary's days, per shard (docs/reliability.md#the-nights-summary,
  * build/compute/night-summary.ts): the running totals of every wallet are the night's, so each
  * shard's counts are made here, and a shard's build only writes its own into its summary.
  */

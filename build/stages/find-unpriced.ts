@@ -13,7 +13,7 @@ export const findUnpriced: Stage = {
   when: (context) => need(context, 'wallets').positionsWithoutPrice > 0,
   async run(context) {
     const unpriced = await findUnpricedPositions(context.db, context.config.lastClosedDay, context.config.shard);
-    // Two rules of SPEC 3.3 that must agree, one in SQL here and one in the documents' assembly:
+    // Two rules of docs/semantics.md#daily-portfolio that must agree, one in SQL here and one in the documents' assembly:
     // a difference is a bug of one of them, found before the tree goes live.
     const found = unpriced.reduce((sum, series) => sum + series.positions, 0);
     const written = need(context, 'wallets').positionsWithoutPrice;

@@ -1,5 +1,5 @@
 /**
- * Shard: the figures of the night's summary for the build's own wallets (SPEC 10,
+ * Shard: the figures of the night's summary for the build's own wallets (docs/reliability.md#the-nights-summary,
  * build/compute/night-summary.ts): wallets, the last days' USD totals, the last day's positions
  * and those without a price; the participants by day come from the night's side.
  */

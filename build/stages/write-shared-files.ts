@@ -24,7 +24,7 @@ export const writeSharedFiles: Stage = {
       seasons: leaderboards.map((board) => board.season),
       exampleWallet: context.values.exampleWallet ?? null,
     });
-    // The night's summary (SPEC 10), recorded in the manifest like every file.
+    // The night's summary (docs/reliability.md#the-nights-summary), recorded in the manifest like every file.
     context.values.night = await writeNightSummary(
       writer,
       { shard: context.config.shard, lastClosedDay: context.config.lastClosedDay, dailyAsOf: context.values.dailyAsOf ?? null, leaderboards, seasonsIndex: need(context, 'seasonsIndex') },

@@ -377,7 +377,7 @@ const FSYNC_CONCURRENCY = 16;
 /**
  * Every file and folder of the new tree written to the disk before it goes live. On Linux, one
  * syncfs(2) of the tree's filesystem through coreutils' `sync -f` when that command is there: one
- * call, about 30 times cheaper than an fsync per file (bench/MEASUREMENTS.md, "Flushing a tree"),
+ * call, about 30 times cheaper than an fsync per file (bench/LOG.md, "Flushing a tree"),
  * run as a child so that a signal still stops the build while the disk catches up. Elsewhere
  * (macOS, an image without coreutils) an fsync of each file and folder from Node, stopped between
  * files by a signal. docs/decisions.md, "The flush without sync".

@@ -3,7 +3,7 @@
  * assembly/document-bytes.ts): the snapshot arrays of the history document and the day rows of the
  * daily document. This side lays out a wallet's snapshots in the module's memory and reads the
  * bytes back; what goes in a document is decided in build/compute/history.ts and
- * build/compute/daily.ts.
+ * build/write/daily-document.ts (from the prices of build/compute/daily.ts).
  *
  * Memory, above the module's own constants, in the layout of build/write/document-layout.ts (the
  * one table both sides import):

@@ -5,7 +5,7 @@
  * assembled from the main thread (points.ts, points-history.ts). One thread writes because the
  * kernel does not write faster from two: on this 2-core VM, two threads writing the 200,000 files
  * of 100k wallets took as long as one and burned twice the system CPU, CPU that the document
- * threads need (bench/MEASUREMENTS.md).
+ * threads need (bench/LOG.md).
  */
 import { manifestLine } from '../../tree/manifest-line.ts';
 import crypto from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The night's summary file (SPEC 10, tree/night-summary.ts): the figures compute/night-summary.ts
+ * The night's summary file (docs/reliability.md#the-nights-summary, tree/night-summary.ts): the figures compute/night-summary.ts
  * found, with each season's leaderboard digest taken from the very bytes shared.ts writes, into the
  * tree through the writer that records every file in the manifest (so `verify` covers it).
  */

@@ -37,7 +37,7 @@ export interface WalletWriteResult {
  * Big enough that handing a batch over is cheap next to writing it, small enough that memory
  * stays flat: a written batch's buffer is freed only when the file thread next collects garbage,
  * and a small batch (about 3 MB at 100k wallets) is still in the CPU's cache when it is copied
- * into the kernel (the figures against bigger batches: bench/MEASUREMENTS.md).
+ * into the kernel (the figures against bigger batches: bench/LOG.md).
  */
 const BATCH_SNAPSHOTS = 4_000;
 /** One batch in this many has its first wallet's documents checked against the schemas. */
@@ -106,7 +106,7 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
  * The stream is cut into this many ranges of wallet ids, each sorted by a query of its own: the
  * first files are written after sorting a quarter of the snapshots instead of all of them, and
  * each next range is sorted on a second connection while the one before it is written (figures
- * against one sort and against 8 ranges: bench/MEASUREMENTS.md).
+ * against one sort and against 8 ranges: bench/LOG.md).
  */
 const STREAM_SLICES = 4;
 

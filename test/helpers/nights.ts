@@ -1,6 +1,6 @@
 /**
  * The nights the guard's suites publish (test/night-guard.test.ts, test/slow/night-guard.test.ts):
- * a base night of literal rows, and copies altered so that one rule of SPEC 10 refuses each.
+ * a base night of literal rows, and copies altered so that one rule of the night's guard (docs/reliability.md#the-rules) refuses each.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -109,7 +109,7 @@ export function writeRequests(requests: RunningProxy['requests']): RunningProxy[
   return requests.filter((request) => request.fault === 'forward' && ['PUT', 'POST', 'DELETE'].includes(request.method));
 }
 
-/** The bound SPEC section 7 sets a night: 100 write requests, plus 2 per 64 MiB sent. */
+/** The bound a night is held to (docs/publishing.md#what-a-night-costs-in-the-store): 100 write requests, plus 2 per 64 MiB sent. */
 export function nightBound(requests: RunningProxy['requests']): number {
   const sent = writeRequests(requests).reduce((sum, request) => sum + request.bytes, 0);
   return 100 + 2 * Math.ceil(sent / (64 * 1024 * 1024));
