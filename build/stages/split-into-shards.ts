@@ -31,6 +31,7 @@ import {
   type PreparedTable,
 } from '../prepared-folder.ts';
 import { need, type Stage, type StageContext } from './stage.ts';
+import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
 
 /** A shard folder holds at most this many segments of days: more are merged into one. */
 const MAX_HISTORY_SEGMENTS = 8;
@@ -73,11 +74,30 @@ export const splitIntoShards: Stage = {
         continue;
       }
       const partitioned = path.join(parts, table.name);
-      await db.run(`COPY (SELECT ${columns}, shard FROM (${table.cut(shardOf, from)})) TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard))`);
+      if (!table.segmented) {
+        await db.run(`COPY (SELECT ${columns}, shard FROM (${table.cut(shardOf, from)})) TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard))`);
+        for (let index = 1; index <= shards; index++) await gatherShard(context, table, path.join(partitioned, `shard=${index}`), path.join(folders[index - 1]!, tableFile(table)));
+        continue;
+      }
+      // The days computed, in two segments cut at the first of the night summary's days: the next
+      // night, which computes from its own summary's first day (a day later), then keeps the
+      // older segment as it is, and cuts only the newer one.
+      const last = dayNumber(context.config.lastClosedDay);
+      const recent = last - SUMMARY_DAYS + 1;
+      const ranges = [
+        { part: 0, from: from ?? EVERY_DAY, to: recent - 1 },
+        { part: 1, from: Math.max(from ?? EVERY_DAY, recent), to: last },
+      ].filter((range) => range.from <= range.to);
+      await db.run(`
+        COPY (SELECT ${columns}, shard, (day >= ${recent})::INTEGER AS part FROM (${table.cut(shardOf, from)}))
+        TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard, part))`);
       for (let index = 1; index <= shards; index++) {
-        const name = table.segmented ? historySegmentFile(segments[index - 1]!.list.length + 1) : tableFile(table);
-        await gatherShard(context, table, partitioned, index, path.join(folders[index - 1]!, name));
-        if (table.segmented) segments[index - 1]!.list.push({ file: name, from: from ?? EVERY_DAY, to: dayNumber(context.config.lastClosedDay) });
+        const { list } = segments[index - 1]!;
+        for (const range of ranges) {
+          const name = historySegmentFile(list.length + 1);
+          await gatherShard(context, table, path.join(partitioned, `shard=${index}`, `part=${range.part}`), path.join(folders[index - 1]!, name));
+          list.push({ file: name, from: range.from, to: range.to });
+        }
       }
     }
     await fsp.rm(parts, { recursive: true, force: true });
@@ -165,11 +185,10 @@ async function linkOrCopy(source: string, destination: string): Promise<void> {
 }
 
 /**
- * Shard K's part of a partitioned table as one file: DuckDB writes `shard=K/data_0.parquet` (more
- * files when a partition is large); a shard with no rows gets an empty file of the same columns.
+ * One partition of a partitioned table as one file: DuckDB writes `shard=K/data_0.parquet` (more
+ * files when a partition is large); a partition with no rows gets an empty file of the same columns.
  */
-async function gatherShard(context: StageContext, table: PreparedTable, partitioned: string, index: number, destination: string): Promise<void> {
-  const partition = path.join(partitioned, `shard=${index}`);
+async function gatherShard(context: StageContext, table: PreparedTable, partition: string, destination: string): Promise<void> {
   const files = (await fsp.readdir(partition).catch(() => [] as string[])).filter((name) => name.endsWith('.parquet'));
   if (files.length === 1) {
     await fsp.rename(path.join(partition, files[0]!), destination);
