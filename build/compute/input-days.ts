@@ -6,8 +6,8 @@
  * differs is where it starts recomputing; a file whose rows belong to no day (tokens, sub-accounts,
  * seasons, multipliers) has one digest for the whole file, and any change there makes the night full.
  *
- * Each row gets two 64-bit hashes of its columns as written (in two orders), summed exactly as
- * HUGEINT with the row count: a change goes unseen only when both 64-bit sums collide.
+ * Each row's 64-bit hash of its columns as written is summed exactly as HUGEINT, with the row
+ * count: an altered row goes unseen only if its new hash equals its old one (one chance in 2^64).
  */
 import type { Database } from '../database.ts';
 import type { InputFile } from '../input/read.ts';
@@ -29,7 +29,7 @@ const ROW_DAY: Record<string, { sql: (valueOf: (column: string) => string) => st
   seasons: null,
 };
 
-/** The table `input_days`: (file, day, rows, first, second) for every file, day null for files without days. */
+/** The table `input_days`: (file, day, rows, digest) for every file, day null for files without days. */
 export async function computeInputDays(db: Database, inputs: InputFile[]): Promise<void> {
   const parts = inputs.map((input) => {
     const columns = input.contract.columns.map((column) => `"${column.name}"`);
@@ -37,10 +37,10 @@ export async function computeInputDays(db: Database, inputs: InputFile[]): Promi
     const day = ROW_DAY[input.contract.table];
     if (day === undefined) throw new Error(`no day rule for ${input.contract.table}: build/compute/input-days.ts must name one`);
     const scan = `SELECT ${day ? day.sql(valueOf) : 'NULL'} AS unit, count(*)::BIGINT AS rows,
-                         sum(hash(${columns.join(', ')})::HUGEINT) AS first, sum(hash(${[...columns].reverse().join(', ')})::HUGEINT) AS second
+                         sum(hash(${columns.join(', ')})::HUGEINT) AS digest
                   FROM ${input.view} GROUP BY unit`;
     const dayOfUnit = day?.hourly ? `(timezone('${NEW_YORK}', to_timestamp(unit * 3600))::DATE - DATE '1970-01-01')::INTEGER` : 'unit::INTEGER';
-    return `SELECT '${input.contract.file}' AS file, ${dayOfUnit} AS day, sum(rows)::BIGINT AS rows, sum(first) AS first, sum(second) AS second
+    return `SELECT '${input.contract.file}' AS file, ${dayOfUnit} AS day, sum(rows)::BIGINT AS rows, sum(digest) AS digest
             FROM (${scan}) GROUP BY ALL`;
   });
   await db.run(`CREATE TABLE input_days AS ${parts.join('\nUNION ALL\n')}`);
@@ -58,11 +58,11 @@ export interface InputChange {
  */
 export async function changedInputs(db: Database, previous: string): Promise<InputChange[]> {
   const rows = await db.rows<{ file: string; day: number | null }>(`
-    WITH before AS (SELECT file, day, rows, first, second FROM read_parquet(${previous})),
+    WITH before AS (SELECT file, day, rows, digest FROM read_parquet(${previous})),
     differing AS (
       SELECT coalesce(n.file, b.file) AS file, coalesce(n.day, b.day) AS day
       FROM input_days n FULL OUTER JOIN before b ON b.file = n.file AND b.day IS NOT DISTINCT FROM n.day
-      WHERE n.rows IS DISTINCT FROM b.rows OR n.first IS DISTINCT FROM b.first OR n.second IS DISTINCT FROM b.second
+      WHERE n.rows IS DISTINCT FROM b.rows OR n.digest IS DISTINCT FROM b.digest
     )
     SELECT file, min(day) AS day FROM differing GROUP BY file ORDER BY file`);
   return rows.map((row) => ({ file: row.file, day: row.day === null ? null : Number(row.day) }));
