@@ -21,7 +21,7 @@ import { fingerprintInputs } from './input/fingerprint.ts';
 import { Interruption } from './interruption.ts';
 import { FileLock } from './swap/lock.ts';
 import { PREPARED_FOLDER_NAME, preparedFolderName } from './prepared-folder.ts';
-import { need, runStages, type StageContext } from './stages/stage.ts';
+import { runStages, take, type StageContext } from './stages/stage.ts';
 import { NIGHT_STAGES } from './stages/index.ts';
 import { IncrementalNightImpossible, INPUT_DAYS_FILE, NIGHT_FILE, nightIdOf, openPreviousNight, writeNightRecord, type PreviousNight } from './night-state.ts';
 import type { NightKind } from '../schemas/night-kind.ts';
@@ -126,7 +126,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
         nextHistoryKey: Math.max((keys ?? 0) + 1, context.values.resume?.nextKey ?? 1),
       });
       progress.end();
-      const leaderboards = need(context, 'leaderboards');
+      const { leaderboards, dailyAsOf, nightKind } = take(context.values, ['leaderboards', 'dailyAsOf', 'nightKind'], 'prepare');
       let bytes = 0;
       for (const folder of folders) for (const name of await fsp.readdir(folder)) bytes += (await fsp.stat(path.join(folder, name))).size;
       return {
@@ -137,11 +137,11 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
         folders,
         bytes,
         seconds: (performance.now() - started) / 1000,
-        dailyAsOf: context.values.dailyAsOf ?? null,
+        dailyAsOf,
         seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
         stageSeconds: progress.stageSeconds,
         peakRssBytes: process.resourceUsage().maxRSS * 1024,
-        nightKind: need(context, 'nightKind'),
+        nightKind,
       };
     }
   } catch (error) {

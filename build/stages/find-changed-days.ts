@@ -12,35 +12,27 @@ import { dayNumber, dayText } from '../compute/days.ts';
 import { INPUT_DAYS_FILE } from '../night-state.ts';
 import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
 import { INPUT_VIEWS } from './read-inputs.ts';
-import { need, type Stage } from './stage.ts';
+import { defineStage, type Made } from './stage.ts';
 
-export const findChangedDays: Stage = {
+export const findChangedDays = defineStage({
   name: 'find changed days',
   side: 'night',
   reads: INPUT_VIEWS,
   writes: ['input_days'],
+  needs: ['inputFiles'],
+  makes: ['nightKind', 'resume'],
   when: (context) => context.mode.kind === 'prepare',
-  async run(context) {
-    if (context.mode.kind !== 'prepare') return;
+  async run(context, { inputFiles }): Promise<Made<'nightKind' | 'resume'>> {
+    if (context.mode.kind !== 'prepare') throw new Error('find changed days runs in prepare only');
     const { db } = context;
-    await computeInputDays(db, need(context, 'inputFiles'));
+    await computeInputDays(db, inputFiles);
     await db.run(`COPY (SELECT * FROM input_days ORDER BY file, day) TO ${literalPathSql(path.join(context.mode.night, INPUT_DAYS_FILE))} (FORMAT parquet)`);
     const previous = context.mode.previous;
-    context.values.resume = null;
-    if (previous === null) {
-      context.values.nightKind = { kind: 'full', why: 'no --since given' };
-      return;
-    }
-    if (!previous.usable) {
-      context.values.nightKind = { kind: 'full', why: previous.why };
-      return;
-    }
+    if (previous === null) return { nightKind: { kind: 'full', why: 'no --since given' }, resume: null };
+    if (!previous.usable) return { nightKind: { kind: 'full', why: previous.why }, resume: null };
     const changes = await changedInputs(db, literalPathSql(path.join(previous.folder, INPUT_DAYS_FILE)));
     const undated = changes.filter((change) => change.day === null);
-    if (undated.length > 0) {
-      context.values.nightKind = { kind: 'full', why: `${undated.map(describeChange).join(', ')}: a change that belongs to no day` };
-      return;
-    }
+    if (undated.length > 0) return { nightKind: { kind: 'full', why: `${undated.map(describeChange).join(', ')}: a change that belongs to no day` }, resume: null };
     const last = dayNumber(context.config.lastClosedDay);
     const previousLast = dayNumber(previous.record.lastClosedDay);
     const earliest = Math.min(previousLast + 1, ...changes.map((change) => change.day!));
@@ -51,13 +43,9 @@ export const findChangedDays: Stage = {
       ...changes.filter((change) => change.day! <= previousLast).map(describeChange),
       ...(from < earliest ? [`the night summary's ${SUMMARY_DAYS} days`] : []),
     ];
-    context.values.resume = { from, previousNight: previous.folder, nextKey: previous.record.nextHistoryKey };
-    context.values.nightKind = {
-      kind: 'incremental',
-      from: previous.record.id,
-      daysRecomputed: Math.max(0, last - from + 1),
-      fromDay: dayText(from),
-      why: reasons.join('; '),
+    return {
+      nightKind: { kind: 'incremental', from: previous.record.id, daysRecomputed: Math.max(0, last - from + 1), fromDay: dayText(from), why: reasons.join('; ') },
+      resume: { from, previousNight: previous.folder, nextKey: previous.record.nextHistoryKey },
     };
   },
-};
+});

@@ -5,7 +5,7 @@
  * (split-into-shards.ts), which `build --prepared` starts from (load-prepared.ts): every table a
  * stage reads is made by an earlier stage on its own side (test/stages.test.ts).
  */
-import type { Stage } from './stage.ts';
+import type { AnyStage } from './stage.ts';
 import { readInputs } from './read-inputs.ts';
 import { checkValues } from './check-values.ts';
 import { loadInputs } from './load-inputs.ts';
@@ -32,7 +32,7 @@ import { findUnpriced } from './find-unpriced.ts';
 import { summariseNight } from './summarise-night.ts';
 import { writeSharedFiles } from './write-shared-files.ts';
 
-export const STAGES: readonly Stage[] = [
+export const STAGES: readonly AnyStage[] = [
   readInputs,
   checkValues,
   loadInputs,

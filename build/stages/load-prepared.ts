@@ -6,17 +6,19 @@
  * and the segments' rows of wallet-seasons that are no longer participants are left behind.
  */
 import { loadedColumnsSql, PREPARED_TABLE_NAMES, PREPARED_TABLES } from '../prepared-folder.ts';
-import type { Stage } from './stage.ts';
+import { defineStage, type Made } from './stage.ts';
 import { literalPathSql } from '../database.ts';
 
-export const loadPrepared: Stage = {
+export const loadPrepared = defineStage({
   name: 'load prepared',
   side: 'shard',
   reads: [],
   writes: PREPARED_TABLE_NAMES,
+  needs: [],
+  makes: ['dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay'],
   when: (context) => context.mode.kind === 'prepared',
-  async run(context) {
-    if (context.mode.kind !== 'prepared') return;
+  async run(context): Promise<Made<'dailyAsOf' | 'exampleWallet' | 'leaderboards' | 'seasonsIndex' | 'participantsByDay'>> {
+    if (context.mode.kind !== 'prepared') throw new Error('load prepared runs in build --prepared only');
     const prepared = context.mode.folder;
     const files = (name: string) => `[${prepared.readPaths.get(name)!.map(literalPathSql).join(', ')}]`;
     for (const table of PREPARED_TABLES) {
@@ -35,11 +37,13 @@ export const loadPrepared: Stage = {
       JOIN points_history_wallets w ON w.key = d.wallet`);
     await context.db.run('ALTER TABLE points_history_wallets DROP COLUMN key');
     const { facts } = prepared;
-    context.values.dailyAsOf = facts.dailyAsOf;
-    context.values.exampleWallet = facts.exampleWallet;
-    context.values.leaderboards = facts.leaderboards;
-    context.values.seasonsIndex = facts.seasonsIndex;
     const bySeason = new Map(Object.entries(facts.participantsByDay).map(([season, counts]) => [Number(season), counts]));
-    context.values.participantsByDay = new Map([[facts.shard.index, bySeason]]);
+    return {
+      dailyAsOf: facts.dailyAsOf,
+      exampleWallet: facts.exampleWallet,
+      leaderboards: facts.leaderboards,
+      seasonsIndex: facts.seasonsIndex,
+      participantsByDay: new Map([[facts.shard.index, bySeason]]),
+    };
   },
-};
+});

@@ -30,7 +30,7 @@ import {
   type HistorySegment,
   type PreparedTable,
 } from '../prepared-folder.ts';
-import { need, type Stage, type StageContext } from './stage.ts';
+import { defineStage, type StageContext } from './stage.ts';
 import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
 
 /** A shard folder holds at most this many segments of days: more are merged into one. */
@@ -38,16 +38,18 @@ const MAX_HISTORY_SEGMENTS = 8;
 /** The first day of a full night's segment: every day. */
 const EVERY_DAY = -(2 ** 31);
 
-export const splitIntoShards: Stage = {
+export const splitIntoShards = defineStage({
   name: 'split into shards',
   side: 'night',
-  reads: [...PREPARED_TABLE_NAMES, 'addresses', 'venue_b_accounts'],
+  reads: [...PREPARED_TABLE_NAMES, 'addresses', 'venue_b_accounts', 'history_wallets'],
   writes: ['address_shards'],
+  needs: ['resume', 'dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay'],
+  makes: [],
   when: (context) => context.mode.kind === 'prepare',
-  async run(context) {
-    if (context.mode.kind !== 'prepare') return;
+  async run(context, given) {
+    if (context.mode.kind !== 'prepare') throw new Error('split into shards runs in prepare only');
     const { shards, night } = context.mode;
-    const resume = context.values.resume ?? null;
+    const { resume } = given;
     const { db } = context;
     await checkTypes(context);
     const shardOf = (address: string) => shardNumberSql(shards, address);
@@ -115,17 +117,18 @@ export const splitIntoShards: Stage = {
         now: context.config.nowIso,
         lastClosedDay: context.config.lastClosedDay,
         inputs,
-        dailyAsOf: context.values.dailyAsOf ?? null,
-        exampleWallet: context.values.exampleWallet ?? null,
-        leaderboards: need(context, 'leaderboards'),
-        seasonsIndex: need(context, 'seasonsIndex'),
-        participantsByDay: Object.fromEntries(need(context, 'participantsByDay').get(index) ?? []),
+        dailyAsOf: given.dailyAsOf,
+        exampleWallet: given.exampleWallet,
+        leaderboards: given.leaderboards,
+        seasonsIndex: given.seasonsIndex,
+        participantsByDay: Object.fromEntries(given.participantsByDay.get(index) ?? []),
         historySegments: list,
         files,
       });
     }
+    return {};
   },
-};
+});
 
 /**
  * Shard K's segments of the previous night that hold days before `from`: a segment wholly before
