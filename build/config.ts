@@ -49,9 +49,9 @@ export interface BuildOptions {
   progress?: ProgressMode;
   sync?: boolean;
   /**
-   * Left out, both are allowed: the CLI, which a person types, passes false unless its flag is
-   * given; a program calling the library (the test fixtures build empty tables on purpose) gets
-   * what it asks for.
+   * Left out, both are refused, as by the CLI without `--allow-empty` and `--allow-distant-now`:
+   * a program calling the library gets the product's checks unless it asks otherwise (a test
+   * that builds empty tables or a far instant on purpose says so).
    */
   allowEmpty?: boolean;
   allowDistantNow?: boolean;
@@ -73,8 +73,8 @@ export function resolveBuildConfig(options: BuildOptions): BuildConfig {
     memoryLimit: options.memoryLimit ?? '1GB',
     progress: options.progress ?? 'auto',
     durable: options.sync ?? true,
-    allowEmpty: options.allowEmpty ?? true,
-    allowDistantNow: options.allowDistantNow ?? true,
+    allowEmpty: options.allowEmpty ?? false,
+    allowDistantNow: options.allowDistantNow ?? false,
   };
 }
 

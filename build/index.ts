@@ -37,7 +37,11 @@ export interface BuildSummary {
   seconds: number;
   dailyAsOf: string | null;
   seasons: { season: number; asOf: string | null; participants: number }[];
-  positionsWithoutPrice: number;
+  /**
+   * Every day's positions in the daily documents (a wallet, chain and token on a day) without a
+   * price; the night summary's `positionsWithoutPrice` counts the last day's only.
+   */
+  dailyPositionsWithoutPrice: number;
   stageSeconds: Record<string, number>;
   /** Peak resident memory of the process (all its threads, DuckDB included). */
   peakRssBytes: number;
@@ -143,7 +147,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: { threadCache
       seconds: (performance.now() - started) / 1000,
       dailyAsOf: made.dailyAsOf,
       seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
-      positionsWithoutPrice: written.positionsWithoutPrice,
+      dailyPositionsWithoutPrice: written.positionsWithoutPrice,
       stageSeconds: progress.stageSeconds,
       // maxRSS is in kilobytes.
       peakRssBytes: process.resourceUsage().maxRSS * 1024,

@@ -25,7 +25,7 @@ import { SeasonsIndexSchema } from '../schemas/seasons.ts';
 import { DateStringSchema, LowerCaseAddressSchema } from '../schemas/common.ts';
 import { hashThroughHandle } from './input/fingerprint.ts';
 import { FD_PATHS } from './input/read.ts';
-import { OWNER_ON_CHAIN_SQL } from './input/load.ts';
+import { joinOwnerSql, walletOfRowSql } from './compute/attribution.ts';
 
 export const PREPARED_FACTS_FILE = 'prepared.json';
 
@@ -58,10 +58,7 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
     columns: [['chain_id', 'BIGINT'], ['block_number', 'BIGINT'], ['log_index', 'BIGINT'], ['account', 'INTEGER'], ['token_index', 'TINYINT'],
       ['raw', 'HUGEINT'], ['tx', 'UBIGINT'], ['tx_hash', 'VARCHAR'], ['ts', 'BIGINT']],
     // A row counts for its account's owner on the row's chain, else for its account (docs/semantics.md#attribution).
-    cut: () => `SELECT b.*, s.shard FROM balance_rows b
-          LEFT JOIN (${OWNER_ON_CHAIN_SQL}) v
-            ON v.chain_id = b.chain_id AND v.account_id = b.account
-          JOIN address_shards s ON s.id = coalesce(v.owner_id, b.account)`,
+    cut: () => `SELECT b.*, s.shard FROM balance_rows b ${joinOwnerSql('b')} JOIN address_shards s ON s.id = ${walletOfRowSql('b')}`,
   },
   {
     name: 'addresses',

@@ -1,7 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { PublishCommandOptions } from '../publish/index.ts';
 import { abortOnSignals } from '../core/signals.ts';
-import { DEFAULT_THRESHOLDS, parsePercent, parseRuleNames, percent, RULES } from '../tree/night-rules.ts';
+import { formatPercent as percent, formatPercentagePoints } from '../core/format.ts';
+import { DEFAULT_THRESHOLDS, parsePercent, parseRuleNames, RULES } from '../tree/night-rules.ts';
 
 export function publishCommand(): Command {
   return new Command('publish')
@@ -22,7 +23,18 @@ export function publishCommand(): Command {
     .option('--max-participant-drop <percent>', `refuse when a season's participants fall by more than this (rule participants; default ${percent(DEFAULT_THRESHOLDS.participantDrop)})`, optionParser(parsePercent))
     .option('--max-restatement <percent>', `refuse when a past day's total USD value differs from the live night's by more than this (rule restated; default ${percent(DEFAULT_THRESHOLDS.restatement)})`, optionParser(parsePercent))
     .option('--max-day-change <percent>', `refuse when the last day's total USD value differs from the day before by more than this (rule day-change; default ${percent(DEFAULT_THRESHOLDS.dayChange)})`, optionParser(parsePercent))
-    .option('--max-unpriced <percent>', `refuse when positions without a price reach this share of the last day's positions; a last day with no price at all in the export counts every position (rule unpriced; default ${percent(DEFAULT_THRESHOLDS.unpriced)})`, optionParser(parsePercent))
+    .option(
+      '--max-unpriced <percent>',
+      "refuse when positions without a price rise to this share of the last day's positions or more from a live night below it; " +
+        `a last day with no price at all in the export counts every position (rule unpriced; default ${percent(DEFAULT_THRESHOLDS.unpriced)})`,
+      optionParser(parsePercent),
+    )
+    .option(
+      '--max-unpriced-rise <points>',
+      'where the live night is at --max-unpriced or more already, refuse when that share rises by more than this many percentage points ' +
+        `(rule unpriced; default ${formatPercentagePoints(DEFAULT_THRESHOLDS.unpricedRise)})`,
+      optionParser(parsePercent),
+    )
     .option('--report <file>', "also write the night's Markdown report to FILE (it goes to $GITHUB_STEP_SUMMARY when that is set)")
     .action(async (options: PublishCommandOptions) => {
       // Loaded here: the S3 client is only for this command, not for every start of the CLI.

@@ -14,7 +14,7 @@ import { describe, type Location } from './location.ts';
 import { isSharedFile, STORAGE_FORMAT } from './read-tree.ts';
 import { MANIFEST_LINE_PATH_AT } from '../tree/manifest-line.ts';
 import type { LivePointer } from '../tree/live-pointer.ts';
-import { guardCommit, type NightGuard } from './guard.ts';
+import { guardCommit, type GuardOutcome, type GuardSettings } from './guard.ts';
 import { listStagedShards, listVersions, packOf, readCommit, readShardRecord, writeCommit, type Commit } from './version-store.ts';
 
 export interface CommitSummary {
@@ -25,15 +25,17 @@ export interface CommitSummary {
   replaced: string | null;
   /** It was live already: the pointer was not touched. */
   alreadyLive: boolean;
+  /** The night's guard: the shards' night and its judgement (null: no guard was asked for). */
+  guard: GuardOutcome | null;
   seconds: number;
 }
 
-export async function commitVersion(client: S3Client, location: Location, requested: string | undefined, abortSignal?: AbortSignal, guard?: NightGuard): Promise<CommitSummary> {
+export async function commitVersion(client: S3Client, location: Location, requested: string | undefined, abortSignal?: AbortSignal, guard?: GuardSettings): Promise<CommitSummary> {
   const started = performance.now();
   const where = describe(location);
   const pointer = await readPointer(client, location, abortSignal);
   const version = requested ?? (await newestStaged(client, location, pointer?.version ?? null, abortSignal));
-  const summary: CommitSummary = { version, shards: 0, files: 0, replaced: pointer?.version ?? null, alreadyLive: pointer?.version === version, seconds: 0 };
+  const summary: CommitSummary = { version, shards: 0, files: 0, replaced: pointer?.version ?? null, alreadyLive: pointer?.version === version, guard: null, seconds: 0 };
   const refuse = (why: string) => new UserError(`--commit: version ${version} at ${where} cannot go live: ${why}; the live version ${pointer ? `(${pointer.version}) ` : ''}is untouched`);
 
   const staged = await listStagedShards(client, location, version, abortSignal);
@@ -71,7 +73,8 @@ export async function commitVersion(client: S3Client, location: Location, reques
   }
   summary.shards = count;
   // The night's guard (docs/reliability.md#guard) on the shards' summaries added up: a refusal throws before the pointer.
-  if (guard) await guardCommit(guard, client, location, { version, count, live: pointer?.version ?? null, alreadyLive: summary.alreadyLive }, abortSignal);
+  const context = { version, count, live: pointer?.version ?? null, alreadyLive: summary.alreadyLive };
+  if (guard) summary.guard = await guardCommit(client, location, guard, context, abortSignal);
 
   if (!summary.alreadyLive) {
     // Before the pointer is written: all N shards are staged and agree.

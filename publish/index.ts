@@ -13,12 +13,12 @@ import { publishTree } from './publish-tree.ts';
 import { stageShard } from './stage-shard.ts';
 import { rollback } from './rollback.ts';
 import { createStorageClient } from './storage.ts';
-import { NightGuard } from './guard.ts';
+import { NightRefused, publishReportMarkdown, unjudged, type GuardOutcome, type GuardSettings } from './guard.ts';
 import { readNightRecord, readTreeNightSummary } from './night-record.ts';
 import { NIGHT_SUMMARY_PATH } from '../tree/bucket.ts';
-import { DEFAULT_THRESHOLDS, type RuleName } from '../tree/night-rules.ts';
-import { reportTargets } from '../tree/night-report.ts';
-import { formatCommitSummary, formatKeepSummary, formatPublishSummary, formatRollbackSummary, formatStageSummary } from './summary.ts';
+import { DEFAULT_THRESHOLDS, type RuleName, type Thresholds } from '../tree/night-rules.ts';
+import { deliverReport, reportTargets } from '../tree/night-report.ts';
+import { commitSummaryLines, formatKeepSummary, printed, publishSummaryLines, rollbackSummaryLines, stageSummaryLines } from './summary.ts';
 
 export interface PublishCommandOptions {
   dir?: string;
@@ -40,6 +40,8 @@ export interface PublishCommandOptions {
   maxRestatement?: number;
   maxDayChange?: number;
   maxUnpriced?: number;
+  /** A fraction: 0.01 for 1 percentage point. */
+  maxUnpricedRise?: number;
   report?: string;
 }
 
@@ -66,56 +68,67 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
   }
   if (options.endpoint !== undefined) checkEndpoint(options.endpoint, location.bucket);
   const progress = new Progress(options.progress);
-  const guard = new NightGuard(
-    {
-      thresholds: {
-        walletDrop: options.maxWalletDrop ?? DEFAULT_THRESHOLDS.walletDrop,
-        participantDrop: options.maxParticipantDrop ?? DEFAULT_THRESHOLDS.participantDrop,
-        restatement: options.maxRestatement ?? DEFAULT_THRESHOLDS.restatement,
-        dayChange: options.maxDayChange ?? DEFAULT_THRESHOLDS.dayChange,
-        unpriced: options.maxUnpriced ?? DEFAULT_THRESHOLDS.unpriced,
-      },
-      accept: new Set(options.accept ?? []),
-      report: reportTargets(options.report),
-    },
-    () => progress.stageSeconds,
-  );
+  const settings: GuardSettings = { thresholds: guardThresholds(options), accept: new Set(options.accept ?? []) };
+  const targets = reportTargets(options.report);
+  const report = (title: string, lines: readonly string[], outcome: GuardOutcome) =>
+    deliverReport(publishReportMarkdown(title, lines, outcome, progress.stageSeconds), targets);
   const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: options.maxAttempts, concurrency: options.concurrency });
   try {
     let text: string;
     if (options.rollback) {
       const rolled = await rollback(client, location, abortSignal);
-      text = formatRollbackSummary(rolled, location);
+      const lines = rollbackSummaryLines(rolled, location);
+      text = printed(lines);
       // The night readers see again, in the report too (a version published before the guard has no summary).
-      guard.night = await readNightRecord(client, location, rolled.to, NIGHT_SUMMARY_PATH, abortSignal);
-      if (guard.night) {
-        guard.unjudged = `A rollback: readers see version ${rolled.to} again, as published; nothing judged`;
-        guard.report(`wallet-snapshot publish --rollback: version ${rolled.to} is live again`, text.split('\n')[0]!, text.split('\n'));
+      const night = await readNightRecord(client, location, rolled.to, NIGHT_SUMMARY_PATH, abortSignal);
+      if (night) {
+        const reason = `A rollback: readers see version ${rolled.to} again, as published; nothing judged`;
+        const outcome = unjudged({ ...settings, night }, reason);
+        report(`wallet-snapshot publish --rollback: version ${rolled.to} is live again`, lines, outcome);
       }
     } else if (options.commit !== undefined) {
-      const committed = await commitVersion(client, location, requested, abortSignal, guard);
-      text = formatCommitSummary(committed, location);
-      guard.report(`wallet-snapshot publish --commit: version ${committed.version} is live`, text.split('\n')[0]!, text.split('\n'));
+      const committed = await commitVersion(client, location, requested, abortSignal, settings);
+      const lines = commitSummaryLines(committed, location);
+      text = printed(lines);
+      if (committed.guard) report(`wallet-snapshot publish --commit: version ${committed.version} is live`, lines, committed.guard);
     } else {
       const publishing = { dir: options.dir!, location, client, progress, abortSignal };
       const tree = await readCheckedTree(publishing);
-      guard.night = await readTreeNightSummary(tree.dir, options.dir!, tree.records);
+      const night = await readTreeNightSummary(tree.dir, options.dir!, tree.records);
       if (tree.records.shard.count > 1) {
         if (options.keep !== undefined) {
           throw new UserError(`--keep ${options.keep}: a shard's stage never removes versions (the other shards may be staging); give --keep to the --commit that follows`);
         }
-        const staged = formatStageSummary(await stageShard(publishing, tree, undefined, guard), location, options.endpoint);
-        guard.unjudged = "Not judged at a shard's stage: the rules are judged by publish --commit, on the sum of all shards";
-        guard.report(`wallet-snapshot publish: shard ${tree.records.shard.index} of ${tree.records.shard.count} staged`, staged.split('\n')[0]!, staged.split('\n'));
-        return staged;
+        const lines = stageSummaryLines(await stageShard(publishing, tree, undefined, night), location, options.endpoint);
+        const reason = "Not judged at a shard's stage: the rules are judged by publish --commit, on the sum of all shards";
+        const outcome = unjudged({ ...settings, night }, reason);
+        report(`wallet-snapshot publish: shard ${tree.records.shard.index} of ${tree.records.shard.count} staged`, lines, outcome);
+        return printed(lines);
       }
-      const published = await publishTree(publishing, tree, guard);
-      text = formatPublishSummary(published, location);
-      guard.report(`wallet-snapshot publish: version ${published.version} is live`, text.split('\n')[0]!, text.split('\n'));
+      const published = await publishTree(publishing, tree, { ...settings, night });
+      const lines = publishSummaryLines(published, location);
+      text = printed(lines);
+      if (published.guard) report(`wallet-snapshot publish: version ${published.version} is live`, lines, published.guard);
     }
     if (options.keep !== undefined) text += formatKeepSummary(await keepVersions(client, location, options.keep, abortSignal), location);
     return text;
+  } catch (error) {
+    // A refusal's report holds the rules' figures: the reason to read it.
+    if (error instanceof NightRefused) report(error.title, [error.headline], error.outcome);
+    throw error;
   } finally {
     client.destroy();
   }
+}
+
+/** Each threshold as given, else its default. */
+function guardThresholds(options: PublishCommandOptions): Thresholds {
+  return {
+    walletDrop: options.maxWalletDrop ?? DEFAULT_THRESHOLDS.walletDrop,
+    participantDrop: options.maxParticipantDrop ?? DEFAULT_THRESHOLDS.participantDrop,
+    restatement: options.maxRestatement ?? DEFAULT_THRESHOLDS.restatement,
+    dayChange: options.maxDayChange ?? DEFAULT_THRESHOLDS.dayChange,
+    unpriced: options.maxUnpriced ?? DEFAULT_THRESHOLDS.unpriced,
+    unpricedRise: options.maxUnpricedRise ?? DEFAULT_THRESHOLDS.unpricedRise,
+  };
 }

@@ -9,7 +9,9 @@ import { goLive } from './commit.ts';
 import { readPointer } from './live-pointer.ts';
 import { manifestText, STORAGE_FORMAT, versionIdOf } from './read-tree.ts';
 import { stageShard, type StageSummary } from './stage-shard.ts';
-import type { NightGuard } from './guard.ts';
+import { guardNight, unjudged, type GuardOutcome, type NightToGuard } from './guard.ts';
+import { writeNightRecord } from './night-record.ts';
+import { NIGHT_SUMMARY_PATH } from '../tree/bucket.ts';
 
 export interface PublishSummary {
   version: string;
@@ -19,12 +21,14 @@ export interface PublishSummary {
   alreadyLive: boolean;
   /** The stage, when there was one. */
   stage: StageSummary | null;
+  /** The night's guard: the night and its judgement (null: no guard was asked for). */
+  guard: GuardOutcome | null;
   files: number;
   seconds: number;
 }
 
 /** `checked`: the tree read and checked already (by the command, which told a shard's tree apart). */
-export async function publishTree(options: PublishOptions, checked?: CheckedTree, guard?: NightGuard): Promise<PublishSummary> {
+export async function publishTree(options: PublishOptions, checked?: CheckedTree, guard?: NightToGuard): Promise<PublishSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;
   const tree = checked ?? (await readCheckedTree(options));
@@ -32,17 +36,18 @@ export async function publishTree(options: PublishOptions, checked?: CheckedTree
 
   progress.start('compare with the live version');
   const pointer = await readPointer(client, location, abortSignal);
-  const summary: PublishSummary = { version, replaced: pointer?.version ?? null, alreadyLive: pointer?.version === version, stage: null, files: tree.files.length, seconds: 0 };
+  const summary: PublishSummary = { version, replaced: pointer?.version ?? null, alreadyLive: pointer?.version === version, stage: null, guard: null, files: tree.files.length, seconds: 0 };
   if (summary.alreadyLive) {
-    if (guard) guard.unjudged = `Version ${version} is live already: nothing moved, nothing judged`;
+    if (guard) summary.guard = unjudged(guard, `Version ${version} is live already: nothing moved, nothing judged`);
   } else {
     // The night's guard (docs/reliability.md#guard): a refusal throws here, before anything is sent.
-    await guard?.judge(client, location, { what: 'publish', version, live: pointer?.version ?? null }, abortSignal);
-    summary.stage = await stageShard(options, tree, version, guard);
+    const context = { what: 'publish', version, live: pointer?.version ?? null };
+    if (guard) summary.guard = await guardNight(client, location, guard, context, abortSignal);
+    summary.stage = await stageShard(options, tree, version, guard?.night);
     progress.start('switch the live version');
     // Before the pointer is written: the version is staged whole (its archives, index and record),
     // and its night summary stored beside it for the next night's guard.
-    await guard?.record(client, location, version, undefined, abortSignal);
+    if (guard) await writeNightRecord(client, location, version, NIGHT_SUMMARY_PATH, guard.night, abortSignal);
     await goLive(client, location, version, { format: STORAGE_FORMAT, shards: 1, records: [summary.stage.record], committedAt: new Date().toISOString() }, pointer, abortSignal);
   }
   progress.end();

@@ -16,7 +16,8 @@ import { packFolder, PACK_CONTENT_TYPE, RECORD_CACHE_CONTROL, shardNightSummaryP
 import { editedSinceBuild } from './build-records.ts';
 import type { CheckedTree, PublishOptions } from './checked-tree.ts';
 import { packShard, type PackSummary } from './pack-shard.ts';
-import type { NightGuard } from './guard.ts';
+import type { NightSummary } from '../schemas/night-summary.ts';
+import { writeNightRecord } from './night-record.ts';
 import { manifestText, shardedVersionIdOf, STORAGE_FORMAT } from './read-tree.ts';
 import { storageFailure, throwIfInterrupted } from './storage.ts';
 import { listObjects, packOf, readCommit, readShardRecord, writeShardRecord, type Commit } from './version-store.ts';
@@ -36,7 +37,7 @@ export interface StageSummary {
 }
 
 /** `version`: a whole tree's own id (publish-tree.ts); a shard's is derived here. */
-export async function stageShard(options: PublishOptions, tree: CheckedTree, version?: string, guard?: NightGuard): Promise<StageSummary> {
+export async function stageShard(options: PublishOptions, tree: CheckedTree, version?: string, night?: NightSummary): Promise<StageSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;
   const { files, records } = tree;
@@ -94,7 +95,7 @@ export async function stageShard(options: PublishOptions, tree: CheckedTree, ver
   );
 
   // The shard's night summary, for the commit to add up (before the record that makes the shard staged).
-  await guard?.record(client, location, id, shardNightSummaryPath(shard), abortSignal);
+  if (night) await writeNightRecord(client, location, id, shardNightSummaryPath(shard), night, abortSignal);
   await writeShardRecord(
     client,
     location,

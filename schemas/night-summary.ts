@@ -6,9 +6,10 @@ export const SUMMARY_DAYS = 35;
 
 /**
  * `_snapshot/night/K-of-N.json`: the night at a glance, which `publish` compares with the live
- * version's before the pointer moves (docs/reliability.md#guard). The counts and sums are those of the shard's own
- * wallets (a whole tree is shard 1 of 1), so that the N shards of one night add up to the whole;
- * everything else is a fact of the whole export, the same in every shard.
+ * version's before the pointer moves (docs/reliability.md#guard). The counts and
+ * sums are those of the shard's own wallets (a whole tree is shard 1 of 1), so that the N shards of
+ * one night add up to the whole; everything else is a fact of the whole export, the same in every
+ * shard.
  */
 export const NightSummarySchema = z
   .object({
@@ -19,9 +20,21 @@ export const NightSummarySchema = z
     asOf: DateStringSchema.nullable(),
     /** Wallets with a balance history (a portfolio document). */
     wallets: z.number().int().min(0),
-    /** Positions (wallet x chain x token with a non-zero balance) on the last closed day, and those of them without a price: none dated on or before it, or, when the export has no price at all dated on it (a feed that stopped), none dated on it. */
+    /** Positions (wallet x chain x token with a non-zero balance) on the last closed day. */
     positions: z.number().int().min(0),
-    positionsWithoutPrice: z.number().int().min(0),
+    /**
+     * The last closed day's positions without a price, not every day's (the key is kept as the
+     * trees already written spell it; the build's summary counts every day's as
+     * `dailyPositionsWithoutPrice`).
+     */
+    positionsWithoutPrice: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        "The last closed day's positions without a price (not every day's): none dated on or before the day, " +
+          'or, when the export has no price at all dated on it (a feed that stopped), none dated on it.',
+      ),
     /** The last SUMMARY_DAYS closed days, oldest first, each with the sum of every wallet's `totalValueUsd`. */
     days: z.array(z.object({ date: DateStringSchema, totalValueUsd: FiniteNumberSchema }).strict()).length(SUMMARY_DAYS),
     seasons: z.array(

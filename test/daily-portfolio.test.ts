@@ -35,7 +35,7 @@ test('every closed day from the first snapshot to L, end-of-day balances, carrie
       { date: '2025-11-20', totalValueUsd: 12, positions: [uty(6, 2), lp] },
     ],
   });
-  assert.is(built.summary.positionsWithoutPrice, 3);
+  assert.is(built.summary.dailyPositionsWithoutPrice, 3);
   assert.ok(built.summary.warnings.some((warning) => warning.startsWith('3 daily positions had no price')));
 });
 
@@ -125,7 +125,7 @@ test('asOf is null when no wallet has a closed day', async () => {
 });
 
 test('no input at all: null asOf and an empty tree of wallets', async () => {
-  const built = await build({});
+  const built = await build({}, { allowEmpty: true });
   assert.equal(built.json('_snapshot/no-history/daily.json'), { asOf: null, days: [] });
   assert.equal(built.json('_snapshot/no-history/portfolio.json'), {});
   assert.is(built.summary.wallets, 0);

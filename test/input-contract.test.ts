@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { A, B, RawSql, SUB, balance, build, buildReusingThreads, tempDir, thrown, writeInputs, type Tables, type TypeOverrides, PINNED_NOW } from './helpers/fixtures.ts';
 import { UserError } from '../core/errors.ts';
+import { resolveBuildConfig } from '../build/config.ts';
 
 async function failure(tables: Tables, overrides?: TypeOverrides): Promise<UserError> {
   try {
@@ -64,7 +65,14 @@ test('balance as DECIMAL(38,0) is read exactly; as DOUBLE it is refused by type'
 test('empty tables and all-null nullable columns are valid whatever their column types', async () => {
   const built = await build(
     { seasons: [{ season: 1, as_of: null }] },
-    { overrides: { venue_b_accounts: { account: 'INTEGER', owner: 'INTEGER' }, points: { date: 'INTEGER', address: 'INTEGER' }, seasons: { as_of: 'INTEGER' } } },
+    {
+      allowEmpty: true,
+      overrides: {
+        venue_b_accounts: { account: 'INTEGER', owner: 'INTEGER' },
+        points: { date: 'INTEGER', address: 'INTEGER' },
+        seasons: { as_of: 'INTEGER' },
+      },
+    },
   );
   assert.is(built.json('v1/leaderboard/s1.json').asOf, null);
   const error = await failure({ seasons: [{ season: 1, as_of: 20251105 }] }, { seasons: { as_of: 'INTEGER' } });
@@ -112,7 +120,7 @@ test('prices: two prices for one day are refused, identical repeats merged', asy
   const price = { chain_id: 1, token: 'uty', date: '2025-01-01', usd_price: 1 };
   await expectViolation({ prices: [price, { ...price, usd_price: 2 }] },
     'prices.parquet: column "usd_price": 2 rows with a (chain_id, token, date) given more than one price', 'chain 1 token uty on 2025-01-01: 1.0 and 2.0');
-  await build({ prices: [price, { ...price }] });
+  await build({ prices: [price, { ...price }] }, { allowEmpty: true });
 });
 
 test('seasons: unknown in points or multipliers, repeated, below 1', async () => {
@@ -132,7 +140,8 @@ test('nulls in required columns; dates as text must be YYYY-MM-DD', async () => 
   );
   assert.match(error.message, 'seasons.parquet: column "as_of": 1 row with a value that is not a real date');
   assert.match(error.message, '"2025-1-5"');
-  const built = await build({ seasons: [{ season: 1, as_of: '2025-11-05' }] }, { overrides: { seasons: { as_of: 'VARCHAR' } } });
+  const varchar = { seasons: { as_of: 'VARCHAR' } };
+  const built = await build({ seasons: [{ season: 1, as_of: '2025-11-05' }] }, { allowEmpty: true, overrides: varchar });
   assert.is(built.json('v1/leaderboard/s1.json').season, 1);
 });
 
@@ -174,6 +183,23 @@ test('an input folder named with glob characters is read as named, not as a patt
     assert.is(summary.wallets, 1, name);
     assert.is(summary.balanceRows, 1, name);
   }
+});
+
+test('the library refuses empty inputs and a distant --now unless asked, as the CLI does without its flags', async () => {
+  const defaults = resolveBuildConfig({});
+  assert.equal([defaults.allowEmpty, defaults.allowDistantNow], [false, false]);
+  const empty = await thrown(() => build({}));
+  assert.is(
+    empty.message,
+    'balances.parquet, venue_b_accounts.parquet, prices.parquet, points.parquet, multipliers.parquet, seasons.parquet have zero rows: ' +
+      'the tree would hold no wallet and no participant, and publishing it would empty every answer; ' +
+      'check the export, or give --allow-empty to build it anyway',
+  );
+  // The row's timestamp is in June 2025: a --now in 2030 is more than 400 days after it.
+  const distant = await thrown(() => build({ balances: [row] }, { now: '2030-01-01T00:00:00Z' }));
+  assert.match(distant.message, '--now "2030-01-01T00:00:00Z" is 1660 days after the latest event in the inputs');
+  const asked = await build({ balances: [row] }, { now: '2030-01-01T00:00:00Z', allowDistantNow: true });
+  assert.ok(asked.exists(`v1/address/${A}/portfolio.json`));
 });
 
 test.run();

@@ -19,8 +19,13 @@ import { pointerText, type PackedShard } from '../tree/live-pointer.ts';
 import { buildIndex, ENTRY_BYTES, findEntry, pathHashFromDigest, pathHashOf, windowOf } from '../tree/pack-index.ts';
 import { R2TreeStore, type CacheLike, type R2BucketLike } from '../server/r2-store.ts';
 import { tempDir } from './helpers/fixtures.ts';
+import { memberHeader } from '../tree/pack-archive.ts';
+import tar from 'tar-stream';
 
 const MIB = 1024 * 1024;
+/** sha256 of two members' headers as publish writes them: a change of the archives' bytes fails here. */
+const PINNED_HEADER = '40abf88ba19af6e8f06c912897d0e51bcf066cdfb7098c6fa49f00047052718a';
+const PINNED_LONG_HEADER = '75476d88f286e3dc2ea977f518d9680124cb968ac7a4a9798650bfe3226ddd2b';
 const WALLET = `0x${'ab'.repeat(20)}`;
 const LONG = `v1/address/${WALLET}/${'deep/'.repeat(14)}points/history.json`;
 
@@ -76,6 +81,38 @@ test('archives of at most 64 MiB that tar lists and unpacks, each text file gzip
   const member = execFileSync('tar', ['-xOf', path.join(folder, '00002.tar'), `${LONG}.gz`]);
   assert.is(zlib.gunzipSync(member).toString(), '{"seasons":[]}');
   assert.ok(execFileSync('tar', ['-xOf', path.join(folder, '00001.tar'), 'explorer/a.png'], { maxBuffer: 64 * MIB }).equals(tree.files['explorer/a.png']!));
+});
+
+test("tar-stream, a second reader, reads every member as written: name, size, mode, mtime, bytes; the header's bytes are pinned", async () => {
+  const members: { name: string; size: number; mode: number; mtime: number; type: string; bytes: Buffer }[] = [];
+  const extract = tar.extract();
+  extract.on('entry', (header, stream, next) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk) => void chunks.push(chunk as Buffer));
+    stream.on('end', () => {
+      members.push({ name: header.name, size: header.size ?? -1, mode: header.mode ?? -1, mtime: header.mtime!.getTime(), type: header.type!, bytes: Buffer.concat(chunks) });
+      next();
+    });
+  });
+  const finished = new Promise<void>((resolve, reject) => extract.on('finish', () => resolve()).on('error', reject));
+  extract.end(Buffer.from(packed.objects.get('00002.tar')!));
+  await finished;
+  assert.equal(
+    members.map(({ bytes: _, ...member }) => member),
+    ['explorer/b.png', `${LONG}.gz`, `v1/address/${WALLET}/portfolio.json.gz`, 'v1/seasons.json.gz'].map((name, i) => ({
+      name,
+      size: members[i]!.bytes.length,
+      mode: 0o644,
+      mtime: 1_700_000_000_000,
+      type: 'file',
+    })),
+  );
+  assert.ok(members[0]!.bytes.equals(tree.files['explorer/b.png']!));
+  assert.is(zlib.gunzipSync(members[3]!.bytes).toString(), '{"seasons":[]}');
+  // The published archives' bytes, pinned: tar-stream's own headers would differ (docs/decisions.md, "The night's guard, as one value").
+  const digest = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
+  assert.is(digest(memberHeader('v1/seasons.json.gz', 700, 1_700_000_000_250)), PINNED_HEADER);
+  assert.is(digest(memberHeader(`${LONG}.gz`, 34, 1_700_000_000_250)), PINNED_LONG_HEADER);
 });
 
 test('the index finds every file, in one window of slots from its home slot', async () => {

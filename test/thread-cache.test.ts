@@ -1,14 +1,15 @@
 /**
- * Writing threads kept between the builds of one process (build/write/thread-cache.ts): a second
- * build takes the first one's threads, emptied of its state, and writes the same tree as with
- * threads of its own; idle threads keep no process alive (this suite's process ends).
+ * Writing threads kept between the builds of one process (build/write/thread-cache.ts, kept by
+ * test/helpers/thread-cache.ts): a second build takes the first one's threads, emptied of its
+ * state, and writes the same tree as with threads of its own; idle threads keep no process alive
+ * (this suite's process ends).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import { buildSnapshot } from '../build/index.ts';
 import { resolveBuildConfig } from '../build/config.ts';
-import { ThreadCache } from '../build/write/thread-cache.ts';
+import { ThreadCache } from './helpers/thread-cache.ts';
 import { A, B, C, balance, PINNED_NOW, tempDir, treeHashes, writeInputs, type Tables } from './helpers/fixtures.ts';
 
 const FIRST: Tables = {

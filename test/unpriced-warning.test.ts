@@ -38,7 +38,7 @@ test('each chain and token without a price: its days and positions; the total is
     for (const day of built.json(`v1/address/${wallet}/portfolio/daily.json`).days) zeros += day.positions.filter((p: { usdPerToken: number }) => p.usdPerToken === 0).length;
   }
   assert.is(zeros, 7);
-  assert.is(built.summary.positionsWithoutPrice, 7);
+  assert.is(built.summary.dailyPositionsWithoutPrice, 7);
 });
 
 test.run();

@@ -28,6 +28,7 @@
  */
 import { ADDRESS_DIR } from './layout.ts';
 import { NETLIFY_HEADERS_FILE, NETLIFY_REDIRECTS_FILE } from './cdn-files.ts';
+import { shardOfWithWebCrypto } from '../core/shard.ts';
 
 export const POINTER_KEY = 'live.json';
 export const VERSIONS_FOLDER = 'versions/';
@@ -94,14 +95,12 @@ function extensionOf(treePath: string): string {
 const WALLET_PATH_START = `${ADDRESS_DIR}/`;
 
 /**
- * The shard whose pack holds a tree path: a wallet's files are in the wallet's shard (the first 8
- * hex digits of md5(lower-case address) mod N, plus 1: core/shard.ts, which the build and publish
- * use), every other file in shard 1. Web crypto: workerd's digest knows MD5, Node's does not,
- * so only a Worker reads a sharded version this way (publish uses core/shard.ts).
+ * The shard whose pack holds a tree path: a wallet's files are in the wallet's shard (core/shard.ts,
+ * the rule the build and publish use, here through Web Crypto for the Worker), every other file in
+ * shard 1.
  */
 export async function packShardOf(treePath: string, count: number): Promise<number> {
   if (count === 1 || !treePath.startsWith(WALLET_PATH_START)) return 1;
   const address = treePath.slice(WALLET_PATH_START.length, treePath.indexOf('/', WALLET_PATH_START.length));
-  const digest = new DataView(await crypto.subtle.digest('MD5', new TextEncoder().encode(address)));
-  return (digest.getUint32(0) % count) + 1;
+  return shardOfWithWebCrypto(address, count);
 }

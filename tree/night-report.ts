@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from '../core/errors.ts';
+import { formatCount, formatUsd } from '../core/format.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
 import type { Judgement, RuleRow } from './night-rules.ts';
 
@@ -15,8 +16,10 @@ export interface NightReport {
   title: string;
   /** One line under the title: what happened, in a sentence. */
   outcome: string;
-  counts: [string, string][];
+  /** Rows of the counts table after the night's own (nightCounts): what the command did. */
+  done: [string, string][];
   judgement: Judgement;
+  /** The command's warnings; the rules accepted or explained are added from the judgement. */
   warnings: string[];
   steps: Record<string, number>;
   night: NightSummary;
@@ -32,28 +35,77 @@ const VERDICT_TEXT: Record<RuleRow['verdict'], string> = {
 
 export function nightReportMarkdown(report: NightReport): string {
   const lines: string[] = [`## ${report.title}`, '', report.outcome, ''];
-  lines.push('| count | value |', '| --- | --- |', ...report.counts.map(([name, value]) => `| ${cell(name)} | ${cell(value)} |`), '');
+  const counts = [...nightCounts(report.night), ...report.done];
+  lines.push('| count | value |', '| --- | --- |', ...counts.map(([name, value]) => `| ${cell(name)} | ${cell(value)} |`), '');
   lines.push('### Rules', '');
   if (report.judgement.reason) lines.push(`${report.judgement.reason}.`, '');
   lines.push(
     '| rule | was | is | change | refuses when (threshold) | verdict |',
     '| --- | --- | --- | --- | --- | --- |',
     ...report.judgement.rows.map(
-      (row) => `| \`${row.rule}\` | ${cell(row.was)} | ${cell(row.is)} | ${cell(row.change)} | ${cell(row.threshold)} | ${VERDICT_TEXT[row.verdict]}${row.note && row.verdict !== 'not judged' ? ` (${cell(row.note)})` : ''} |`,
+      (row) =>
+        `| \`${row.rule}\` | ${cell(row.was)} | ${cell(row.is)} | ${cell(row.change)} | ${cell(row.threshold)} | ${VERDICT_TEXT[row.verdict]}${row.note && row.verdict !== 'not judged' ? ` (${cell(row.note)})` : ''} |`,
     ),
     '',
   );
-  lines.push('### Warnings', '', ...(report.warnings.length > 0 ? report.warnings.map((warning) => `- ${warning}`) : ['none']), '');
+  const warnings = [...report.warnings, ...ruleWarnings(report.judgement)];
+  lines.push('### Warnings', '', ...(warnings.length > 0 ? warnings.map((warning) => `- ${warning}`) : ['none']), '');
   const steps = Object.entries(report.steps);
-  lines.push('### Steps', '', '| step | seconds |', '| --- | ---: |', ...steps.map(([step, seconds]) => `| ${cell(step)} | ${seconds.toFixed(1)} |`), '');
-  lines.push(`### The last ${report.night.days.length} closed days`, '', ...valueChart(report.night), '', ...participantsChart(report.night), '');
+  lines.push(
+    '### Steps',
+    '',
+    '| step | seconds |',
+    '| --- | ---: |',
+    ...steps.map(([step, seconds]) => `| ${cell(step)} | ${seconds.toFixed(1)} |`),
+    '',
+  );
+  lines.push(
+    `### The last ${report.night.days.length} closed days`,
+    '',
+    ...valueChart(report.night),
+    '',
+    ...participantsChart(report.night),
+    '',
+  );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The night at a glance, from its summary: the first rows of every report's counts table, `build`'s
+ * and `publish`'s alike. A shard's wallets and values are its own, and say so.
+ */
+export function nightCounts(night: NightSummary): [string, string][] {
+  const last = night.days.at(-1) as NightSummary['days'][number];
+  const shard = night.shard.count > 1 ? ` (shard ${night.shard.index} of ${night.shard.count})` : '';
+  return [
+    ['last closed day', night.lastClosedDay],
+    ['asOf', night.asOf ?? 'null'],
+    [`wallets${shard}`, formatCount(night.wallets)],
+    ...night.seasons.map((season): [string, string] => [
+      `participants s${season.season}${season.frozen ? ' (frozen)' : ''}`,
+      `${formatCount(season.participants)} (asOf ${season.asOf ?? 'null'})`,
+    ]),
+    [`total USD value on ${last.date}${shard}`, formatUsd(last.totalValueUsd)],
+    // The summary's positionsWithoutPrice: the last day's positions, not every day's (schemas/night-summary.ts).
+    [`positions on ${last.date}${shard}`, `${formatCount(night.positions)}, ${formatCount(night.positionsWithoutPrice)} without a price`],
+  ];
+}
+
+/** A warning for each rule that would have refused: accepted with `--accept`, or explained by another. */
+export function ruleWarnings(judgement: Judgement): string[] {
+  return judgement.rows
+    .filter((row) => row.verdict === 'accepted' || row.verdict === 'explained')
+    .map(
+      (row) =>
+        `rule \`${row.rule}\` ${row.verdict === 'accepted' ? 'would refuse, accepted with --accept' : row.note}: ${row.was} → ${row.is} (${row.change})`,
+    );
 }
 
 /** The total USD value of every wallet on each day, in a unit that keeps the axis readable. */
 export function valueChart(night: NightSummary): string[] {
   const largest = Math.max(...night.days.map((day) => Math.abs(day.totalValueUsd)));
-  const [divisor, unit] = largest >= 1e9 ? [1e9, 'billion USD'] : largest >= 1e6 ? [1e6, 'million USD'] : largest >= 1e3 ? [1e3, 'thousand USD'] : [1, 'USD'];
+  const [divisor, unit] =
+    largest >= 1e9 ? [1e9, 'billion USD'] : largest >= 1e6 ? [1e6, 'million USD'] : largest >= 1e3 ? [1e3, 'thousand USD'] : [1, 'USD'];
   return [
     '```mermaid',
     'xychart-beta',
@@ -84,7 +136,10 @@ export function participantsChart(night: NightSummary): string[] {
  * Where a report goes: `--report FILE` (replaced) and `$GITHUB_STEP_SUMMARY` (appended, as GitHub
  * Actions wants). Checked before the work, so that a FILE that cannot be written fails at once.
  */
-export function reportTargets(file: string | undefined, environment: NodeJS.ProcessEnv = process.env): { file: string | null; stepSummary: string | null } {
+export function reportTargets(
+  file: string | undefined,
+  environment: NodeJS.ProcessEnv = process.env,
+): { file: string | null; stepSummary: string | null } {
   if (file !== undefined) {
     try {
       if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new Error('it is a directory');
@@ -111,7 +166,11 @@ export function deliverReport(markdown: string, targets: { file: string | null; 
 }
 
 function reportFileError(file: string, cause: unknown): UserError {
-  return new UserError(`--report ${file} cannot be written (${messageOf(cause)})`, isWriteRefused(messageOf(cause)) ? EXIT_CANNOT_WRITE : 1, { cause });
+  return new UserError(
+    `--report ${file} cannot be written (${messageOf(cause)})`,
+    isWriteRefused(messageOf(cause)) ? EXIT_CANNOT_WRITE : 1,
+    { cause },
+  );
 }
 
 function cell(text: string): string {

@@ -1,8 +1,8 @@
 /**
- * The guard's rules (docs/reliability.md#the-rules): a new night's summary judged against the live version's. Pure: the
- * summaries in, one row per rule out (both figures, the change, the threshold, the verdict), so
- * that `publish` refuses on it, `build` reports what it can without a live version, and the
- * report shows every rule the same way.
+ * The guard's rules (docs/reliability.md#the-rules): a new night's summary judged
+ * against the live version's. Pure: the two summaries, the thresholds and the accepted rules in,
+ * one `Judgement` out (one row per rule: both figures, the change, the threshold, the verdict), from
+ * which `publish` makes its refusal, its exit code and its report, and `build` its report.
  *
  * One change upstream often moves several figures (wallets cut from an export take their value out
  * of every past day's total). A rule whose figures follow from another rule that fired is
@@ -10,21 +10,32 @@
  * `--accept` of that cause publishes the night; the report still shows the explained rule's
  * figures (docs/reliability.md lists which rule explains which).
  */
+import { formatChange, formatCount, formatPercent, formatPercentagePoints, formatPoints, formatShare, formatUsd } from '../core/format.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
 
 export const RULES = ['frozen-season', 'wallets', 'participants', 'restated', 'day-change', 'unpriced', 'backwards'] as const;
 export type RuleName = (typeof RULES)[number];
 
-/** Each threshold as a fraction (0.05 for 5%), with the option that sets it. */
+/** Each threshold as a fraction (0.05 for 5%, 0.01 for 1 percentage point), with the option that sets it. */
 export interface Thresholds {
   walletDrop: number;
   participantDrop: number;
   restatement: number;
   dayChange: number;
+  /** `unpriced`: the share of the last day's positions without a price that a night may not rise to from below it. */
   unpriced: number;
+  /** `unpriced`: where the live night is at `unpriced` or above already, the rise of that share (in points) that refuses. */
+  unpricedRise: number;
 }
 
-export const DEFAULT_THRESHOLDS: Thresholds = { walletDrop: 0.05, participantDrop: 0.05, restatement: 0.01, dayChange: 0.5, unpriced: 0.05 };
+export const DEFAULT_THRESHOLDS: Thresholds = {
+  walletDrop: 0.05,
+  participantDrop: 0.05,
+  restatement: 0.01,
+  dayChange: 0.5,
+  unpriced: 0.05,
+  unpricedRise: 0.01,
+};
 
 export const THRESHOLD_FLAGS: Record<keyof Thresholds, string> = {
   walletDrop: '--max-wallet-drop',
@@ -32,6 +43,7 @@ export const THRESHOLD_FLAGS: Record<keyof Thresholds, string> = {
   restatement: '--max-restatement',
   dayChange: '--max-day-change',
   unpriced: '--max-unpriced',
+  unpricedRise: '--max-unpriced-rise',
 };
 
 /** The rules whose figures another rule's firing explains (see the module's comment). */
@@ -59,9 +71,12 @@ export interface RuleRow {
   note: string | null;
 }
 
+/**
+ * The guard's verdict on a night, the one value the refusal's message, its exit code and the
+ * report are made from. `reason` is set when nothing was judged (no live night to compare with,
+ * a shard's stage, a rollback): every row is then `not judged`, and nothing refuses.
+ */
 export interface Judgement {
-  /** null: nothing to compare (a first publish, a build), said in `reason`. */
-  live: NightSummary | null;
   reason: string | null;
   rows: RuleRow[];
   /** The rows whose verdict is `refused`: the night must not go live. */
@@ -70,48 +85,80 @@ export interface Judgement {
 
 /** What one rule finds before explanations and `--accept` are applied. */
 interface Finding {
-  rule: RuleName;
   fired: boolean;
   was: string;
   is: string;
   change: string;
-  threshold: string;
   /** frozen-season: the seasons that differ (a participants drop of the same season explains it). */
   seasons?: number[];
   note?: string;
 }
 
-export function judgeNight(night: NightSummary, live: NightSummary | null, thresholds: Thresholds, accepted: ReadonlySet<RuleName>, reason: string): Judgement {
-  if (live === null) {
-    const rows = RULES.map((rule): RuleRow => ({ rule, was: '-', is: figureWithoutLive(rule, night), change: '-', threshold: thresholdText(rule, thresholds), verdict: 'not judged', note: reason }));
-    return { live: null, reason, rows, refusals: [] };
-  }
-  const findings = new Map<RuleName, Finding>(
-    [frozenSeason(night, live), wallets(night, live, thresholds), participants(night, live, thresholds), restated(night, live, thresholds), dayChange(night, thresholds), unpriced(night, live, thresholds), backwards(night, live)].map(
-      (finding) => [finding.rule, finding],
-    ),
-  );
-  const participantDrops = participantDropSeasons(night, live, thresholds);
+type Rule = (live: NightSummary, night: NightSummary, thresholds: Thresholds) => Finding;
+
+/** Every rule's finding on the night against the live one; `judgeNight` applies explanations and `--accept`. */
+const CHECKS: Record<RuleName, Rule> = {
+  'frozen-season': frozenSeason,
+  wallets,
+  participants,
+  restated,
+  'day-change': dayChange,
+  unpriced,
+  backwards,
+};
+
+/** The night judged against the live one: pure, the same summaries and settings give the same value. */
+export function judgeNight(live: NightSummary, night: NightSummary, thresholds: Thresholds, accepted: ReadonlySet<RuleName>): Judgement {
+  const findings = new Map(RULES.map((rule) => [rule, CHECKS[rule](live, night, thresholds)]));
+  const fired = (rule: RuleName) => findings.get(rule)?.fired === true;
+  const participantDrops = participantDropSeasons(live, night, thresholds);
   const rows = RULES.map((rule): RuleRow => {
-    const finding = findings.get(rule)!;
-    const row: RuleRow = { rule, was: finding.was, is: finding.is, change: finding.change, threshold: finding.threshold, verdict: 'ok', note: finding.note ?? null };
+    const finding = findings.get(rule) as Finding;
+    const row: RuleRow = {
+      rule,
+      was: finding.was,
+      is: finding.is,
+      change: finding.change,
+      threshold: thresholdText(rule, thresholds),
+      verdict: 'ok',
+      note: finding.note ?? null,
+    };
     if (!finding.fired) return row;
-    const explainers = (EXPLAINED_BY[rule] ?? []).filter((other) => findings.get(other)!.fired);
+    const explainers = (EXPLAINED_BY[rule] ?? []).filter(fired);
     // A frozen season's leaderboard moves with its own participants: a drop there explains it.
-    if (rule === 'frozen-season' && finding.seasons!.every((season) => participantDrops.has(season))) explainers.push('participants');
+    if (rule === 'frozen-season' && (finding.seasons ?? []).every((season) => participantDrops.has(season)))
+      explainers.push('participants');
     if (explainers.length > 0) return { ...row, verdict: 'explained', note: `explained by ${explainers.join(', ')}` };
     return { ...row, verdict: accepted.has(rule) ? 'accepted' : 'refused' };
   });
-  return { live, reason: null, rows, refusals: rows.filter((row) => row.verdict === 'refused') };
+  return { reason: null, rows, refusals: rows.filter((row) => row.verdict === 'refused') };
 }
 
-function frozenSeason(night: NightSummary, live: NightSummary): Finding {
-  const threshold = thresholdText('frozen-season', DEFAULT_THRESHOLDS);
-  const frozen = [...new Set([...night.seasons, ...live.seasons].filter((season) => season.frozen).map((season) => season.season))].sort((a, b) => a - b);
-  if (frozen.length === 0) return { rule: 'frozen-season', fired: false, was: 'no frozen season', is: 'no frozen season', change: '-', threshold };
+/** Nothing judged (`reason` says why): each rule shows this night's figure alone. */
+export function notJudged(night: NightSummary, thresholds: Thresholds, reason: string): Judgement {
+  const rows = RULES.map(
+    (rule): RuleRow => ({
+      rule,
+      was: '-',
+      is: figureWithoutLive(rule, night),
+      change: '-',
+      threshold: thresholdText(rule, thresholds),
+      verdict: 'not judged',
+      note: reason,
+    }),
+  );
+  return { reason, rows, refusals: [] };
+}
+
+function frozenSeason(live: NightSummary, night: NightSummary): Finding {
+  const frozen = [...new Set([...night.seasons, ...live.seasons].filter((season) => season.frozen).map((season) => season.season))].sort(
+    (a, b) => a - b,
+  );
+  if (frozen.length === 0) return { fired: false, was: 'no frozen season', is: 'no frozen season', change: '-' };
   const describe = (summary: NightSummary, season: number) => {
     const found = summary.seasons.find((one) => one.season === season);
-    return found ? `s${season} ${found.leaderboardSha256.slice(0, 12)} (${count(found.participants)} participants${found.frozen ? '' : ', not frozen'})` : `s${season} absent`;
+    if (!found) return `s${season} absent`;
+    return `s${season} ${found.leaderboardSha256.slice(0, 12)} (${formatCount(found.participants)} participants${found.frozen ? '' : ', not frozen'})`;
   };
   const differ = frozen.filter((season) => {
     const [a, b] = [night, live].map((summary) => summary.seasons.find((one) => one.season === season));
@@ -119,30 +166,25 @@ function frozenSeason(night: NightSummary, live: NightSummary): Finding {
   });
   const shown = differ.length > 0 ? differ : frozen;
   return {
-    rule: 'frozen-season',
     fired: differ.length > 0,
     was: shown.map((season) => describe(live, season)).join('; '),
     is: shown.map((season) => describe(night, season)).join('; '),
     change: differ.length > 0 ? `leaderboard of ${differ.map((season) => `s${season}`).join(', ')} differs` : 'identical',
-    threshold,
     seasons: differ,
   };
 }
 
-function wallets(night: NightSummary, live: NightSummary, thresholds: Thresholds): Finding {
-  const drop = dropOf(live.wallets, night.wallets);
+function wallets(live: NightSummary, night: NightSummary, thresholds: Thresholds): Finding {
   return {
-    rule: 'wallets',
-    fired: drop > thresholds.walletDrop,
-    was: `${count(live.wallets)} wallets`,
-    is: `${count(night.wallets)} wallets`,
-    change: percentChange(live.wallets, night.wallets),
-    threshold: thresholdText('wallets', thresholds),
+    fired: dropOf(live.wallets, night.wallets) > thresholds.walletDrop,
+    was: `${formatCount(live.wallets)} wallets`,
+    is: `${formatCount(night.wallets)} wallets`,
+    change: formatChange(live.wallets, night.wallets),
   };
 }
 
 /** The seasons whose participants fell beyond the threshold (a season gone counts as all of them). */
-function participantDropSeasons(night: NightSummary, live: NightSummary, thresholds: Thresholds): Set<number> {
+function participantDropSeasons(live: NightSummary, night: NightSummary, thresholds: Thresholds): Set<number> {
   const seasons = new Set<number>();
   for (const before of live.seasons) {
     const after = night.seasons.find((season) => season.season === before.season)?.participants ?? 0;
@@ -151,27 +193,23 @@ function participantDropSeasons(night: NightSummary, live: NightSummary, thresho
   return seasons;
 }
 
-function participants(night: NightSummary, live: NightSummary, thresholds: Thresholds): Finding {
-  const threshold = thresholdText('participants', thresholds);
+function participants(live: NightSummary, night: NightSummary, thresholds: Thresholds): Finding {
   let worst: { season: number; was: number; is: number; drop: number } | null = null;
   for (const before of live.seasons) {
     const after = night.seasons.find((season) => season.season === before.season)?.participants ?? 0;
     const drop = dropOf(before.participants, after);
     if (worst === null || drop > worst.drop) worst = { season: before.season, was: before.participants, is: after, drop };
   }
-  if (worst === null) return { rule: 'participants', fired: false, was: 'no season', is: `${night.seasons.length} seasons`, change: '-', threshold };
+  if (worst === null) return { fired: false, was: 'no season', is: `${night.seasons.length} seasons`, change: '-' };
   return {
-    rule: 'participants',
     fired: worst.drop > thresholds.participantDrop,
-    was: `s${worst.season}: ${count(worst.was)} participants`,
-    is: `s${worst.season}: ${count(worst.is)} participants`,
-    change: `${percentChange(worst.was, worst.is)}${live.seasons.length > 1 ? ', the season that fell most' : ''}`,
-    threshold,
+    was: `s${worst.season}: ${formatCount(worst.was)} participants`,
+    is: `s${worst.season}: ${formatCount(worst.is)} participants`,
+    change: `${formatChange(worst.was, worst.is)}${live.seasons.length > 1 ? ', the season that fell most' : ''}`,
   };
 }
 
-function restated(night: NightSummary, live: NightSummary, thresholds: Thresholds): Finding {
-  const threshold = thresholdText('restated', thresholds);
+function restated(live: NightSummary, night: NightSummary, thresholds: Thresholds): Finding {
   // The new night's last day is judged by day-change (against its own day before), not here.
   const liveDays = new Map(live.days.map((day) => [day.date, day.totalValueUsd]));
   let worst: { date: string; was: number; is: number; change: number } | null = null;
@@ -183,61 +221,92 @@ function restated(night: NightSummary, live: NightSummary, thresholds: Threshold
     if (change > thresholds.restatement) beyond++;
     if (worst === null || change > worst.change) worst = { date: day.date, was, is: day.totalValueUsd, change };
   }
-  if (worst === null) return { rule: 'restated', fired: false, was: 'no past day in both nights', is: '-', change: '-', threshold };
+  if (worst === null) return { fired: false, was: 'no past day in both nights', is: '-', change: '-' };
   return {
-    rule: 'restated',
     fired: worst.change > thresholds.restatement,
-    was: `${worst.date}: ${usd(worst.was)}`,
-    is: `${worst.date}: ${usd(worst.is)}`,
-    change: `${percentChange(worst.was, worst.is, 2)}${beyond > 1 ? `, the largest of ${beyond} days beyond the threshold` : ', the day that moved most'}`,
-    threshold,
+    was: `${worst.date}: ${formatUsd(worst.was)}`,
+    is: `${worst.date}: ${formatUsd(worst.is)}`,
+    change: `${formatChange(worst.was, worst.is, 2)}${beyond > 1 ? `, the largest of ${beyond} days beyond the threshold` : ', the day that moved most'}`,
   };
 }
 
-function dayChange(night: NightSummary, thresholds: Thresholds): Finding {
-  const threshold = thresholdText('day-change', thresholds);
-  const [before, last] = night.days.slice(-2) as [NightSummary['days'][number], NightSummary['days'][number]];
-  const figures = { was: `${before.date}: ${usd(before.totalValueUsd)}`, is: `${last.date}: ${usd(last.totalValueUsd)}` };
-  if (before.totalValueUsd === 0) return { rule: 'day-change', fired: false, ...figures, change: '-', threshold, note: 'no value the day before to compare with' };
-  return { rule: 'day-change', fired: relativeChange(before.totalValueUsd, last.totalValueUsd) > thresholds.dayChange, ...figures, change: percentChange(before.totalValueUsd, last.totalValueUsd), threshold };
+/** The night's own last day against its day before: the live night is not needed. */
+function dayChange(_live: NightSummary, night: NightSummary, thresholds: Thresholds): Finding {
+  const [before, last] = lastTwoDays(night);
+  const figures = { was: `${before.date}: ${formatUsd(before.totalValueUsd)}`, is: `${last.date}: ${formatUsd(last.totalValueUsd)}` };
+  if (before.totalValueUsd === 0) return { fired: false, ...figures, change: '-', note: 'no value the day before to compare with' };
+  return {
+    fired: relativeChange(before.totalValueUsd, last.totalValueUsd) > thresholds.dayChange,
+    ...figures,
+    change: formatChange(before.totalValueUsd, last.totalValueUsd),
+  };
 }
 
-function unpriced(night: NightSummary, live: NightSummary, thresholds: Thresholds): Finding {
+/**
+ * Two differences of shares that are equal on paper differ in their last bits as doubles
+ * (0.149 - 0.139 is 0.010000000000000009): a rise is beyond the threshold only by more than this.
+ */
+const SHARE_ROUNDING = 1e-12;
+
+/**
+ * A rise, not a level: a programme whose steady share of unpriced positions is above the level is
+ * not refused every night (which would teach `--accept unpriced` every night), while a feed that
+ * stops still is, from any share below 100%.
+ */
+function unpriced(live: NightSummary, night: NightSummary, thresholds: Thresholds): Finding {
+  const was = unpricedShare(live);
+  const is = unpricedShare(night);
+  const fromBelow = was < thresholds.unpriced;
+  const shares = `${formatShare(unpricedOnLastDay(live), live.positions)} → ${formatShare(unpricedOnLastDay(night), night.positions)}`;
   return {
-    rule: 'unpriced',
-    fired: night.positions > 0 && night.positionsWithoutPrice / night.positions >= thresholds.unpriced,
+    fired: fromBelow ? is >= thresholds.unpriced : is - was - thresholds.unpricedRise > SHARE_ROUNDING,
     was: unpricedText(live),
     is: unpricedText(night),
-    change: `${shareText(live)} → ${shareText(night)}`,
-    threshold: thresholdText('unpriced', thresholds),
+    change: fromBelow ? shares : `${shares}, ${formatPoints(is - was)}`,
   };
 }
 
-function backwards(night: NightSummary, live: NightSummary): Finding {
+function backwards(live: NightSummary, night: NightSummary): Finding {
   const pairs: [string, string | null, string | null][] = [
     ['last closed day', live.lastClosedDay, night.lastClosedDay],
     ['daily asOf', live.asOf, night.asOf],
-    ...live.seasons.map((season): [string, string | null, string | null] => [`s${season.season} asOf`, season.asOf, night.seasons.find((one) => one.season === season.season)?.asOf ?? null]),
+    ...live.seasons.map((season): [string, string | null, string | null] => [
+      `s${season.season} asOf`,
+      season.asOf,
+      night.seasons.find((one) => one.season === season.season)?.asOf ?? null,
+    ]),
   ];
   // A date goes backwards when it is earlier, or gone (null) where the live night had one.
   const back = pairs.find(([, was, is]) => was !== null && (is === null || is < was));
-  const [name, was, is] = back ?? pairs[0]!;
-  return { rule: 'backwards', fired: back !== undefined, was: `${name} ${was ?? 'null'}`, is: `${name} ${is ?? 'null'}`, change: back ? 'earlier' : 'not earlier', threshold: thresholdText('backwards', DEFAULT_THRESHOLDS) };
+  const [name, was, is] = back ?? (pairs[0] as [string, string | null, string | null]);
+  return {
+    fired: back !== undefined,
+    was: `${name} ${was ?? 'null'}`,
+    is: `${name} ${is ?? 'null'}`,
+    change: back ? 'earlier' : 'not earlier',
+  };
 }
 
 function figureWithoutLive(rule: RuleName, night: NightSummary): string {
-  const [before, last] = night.days.slice(-2) as [NightSummary['days'][number], NightSummary['days'][number]];
+  const [before, last] = lastTwoDays(night);
   switch (rule) {
     case 'wallets':
-      return `${count(night.wallets)} wallets`;
+      return `${formatCount(night.wallets)} wallets`;
     case 'participants':
-      return night.seasons.map((season) => `s${season.season}: ${count(season.participants)}`).join(', ') || 'no season';
+      return night.seasons.map((season) => `s${season.season}: ${formatCount(season.participants)}`).join(', ') || 'no season';
     case 'frozen-season':
-      return night.seasons.filter((season) => season.frozen).map((season) => `s${season.season} ${season.leaderboardSha256.slice(0, 12)}`).join(', ') || 'no frozen season';
+      return (
+        night.seasons
+          .filter((season) => season.frozen)
+          .map((season) => `s${season.season} ${season.leaderboardSha256.slice(0, 12)}`)
+          .join(', ') || 'no frozen season'
+      );
     case 'restated':
-      return `${last.date}: ${usd(last.totalValueUsd)}`;
-    case 'day-change':
-      return `${before.date}: ${usd(before.totalValueUsd)} → ${last.date}: ${usd(last.totalValueUsd)} (${before.totalValueUsd === 0 ? '-' : percentChange(before.totalValueUsd, last.totalValueUsd)})`;
+      return `${last.date}: ${formatUsd(last.totalValueUsd)}`;
+    case 'day-change': {
+      const change = before.totalValueUsd === 0 ? '-' : formatChange(before.totalValueUsd, last.totalValueUsd);
+      return `${before.date}: ${formatUsd(before.totalValueUsd)} → ${last.date}: ${formatUsd(last.totalValueUsd)} (${change})`;
+    }
     case 'unpriced':
       return unpricedText(night);
     case 'backwards':
@@ -251,18 +320,27 @@ export function thresholdText(rule: RuleName, thresholds: Thresholds): string {
     case 'frozen-season':
       return "a frozen season's leaderboard differs in any byte";
     case 'wallets':
-      return `the number of wallets falls by more than ${percent(thresholds.walletDrop)} (${THRESHOLD_FLAGS.walletDrop})`;
+      return `the number of wallets falls by more than ${formatPercent(thresholds.walletDrop)} (${THRESHOLD_FLAGS.walletDrop})`;
     case 'participants':
-      return `a season's participants fall by more than ${percent(thresholds.participantDrop)} (${THRESHOLD_FLAGS.participantDrop})`;
+      return `a season's participants fall by more than ${formatPercent(thresholds.participantDrop)} (${THRESHOLD_FLAGS.participantDrop})`;
     case 'restated':
-      return `a past day's total USD value differs from the live night's by more than ${percent(thresholds.restatement)} (${THRESHOLD_FLAGS.restatement})`;
+      return `a past day's total USD value differs from the live night's by more than ${formatPercent(thresholds.restatement)} (${THRESHOLD_FLAGS.restatement})`;
     case 'day-change':
-      return `the last day's total USD value differs from the day before's by more than ${percent(thresholds.dayChange)} (${THRESHOLD_FLAGS.dayChange})`;
-    case 'unpriced':
-      return `positions without a price reach ${percent(thresholds.unpriced)} of the last day's positions (${THRESHOLD_FLAGS.unpriced})`;
+      return `the last day's total USD value differs from the day before's by more than ${formatPercent(thresholds.dayChange)} (${THRESHOLD_FLAGS.dayChange})`;
+    case 'unpriced': {
+      const level = formatPercent(thresholds.unpriced);
+      return (
+        `positions without a price rise to ${level} of the last day's positions or more from a live night below ${level} (${THRESHOLD_FLAGS.unpriced}), ` +
+        `or by more than ${formatPercentagePoints(thresholds.unpricedRise)} from one at ${level} or more (${THRESHOLD_FLAGS.unpricedRise})`
+      );
+    }
     case 'backwards':
       return "the last closed day or an asOf is earlier than the live night's";
   }
+}
+
+function lastTwoDays(night: NightSummary): [NightSummary['days'][number], NightSummary['days'][number]] {
+  return night.days.slice(-2) as [NightSummary['days'][number], NightSummary['days'][number]];
 }
 
 /** The fall from `was` to `is` as a fraction of `was` (0 when it rose, or when there was nothing). */
@@ -276,33 +354,21 @@ function relativeChange(was: number, is: number): number {
   return Math.abs(is - was) / Math.abs(was);
 }
 
-function percentChange(was: number, is: number, digits = 1): string {
-  if (was === 0) return is === 0 ? '0%' : 'from 0';
-  const change = ((is - was) / Math.abs(was)) * 100;
-  const text = change.toFixed(digits);
-  // Sums of doubles in another order differ in their last bits: that is no change.
-  if (Number(text) === 0) return `${(0).toFixed(digits)}%`;
-  return `${change > 0 ? '+' : ''}${text}%`;
+/**
+ * The last closed day's positions without a price. The summary's key, `positionsWithoutPrice`,
+ * is kept for the trees already written; it means the last day's, not every day's.
+ */
+function unpricedOnLastDay(summary: NightSummary): number {
+  return summary.positionsWithoutPrice;
+}
+
+/** The share of the last day's positions without a price (0 when there are none). */
+function unpricedShare(summary: NightSummary): number {
+  return summary.positions > 0 ? unpricedOnLastDay(summary) / summary.positions : 0;
 }
 
 function unpricedText(summary: NightSummary): string {
-  return `${count(summary.positionsWithoutPrice)} of ${count(summary.positions)} positions on ${summary.lastClosedDay} without a price`;
-}
-
-function shareText(summary: NightSummary): string {
-  return summary.positions > 0 ? `${((summary.positionsWithoutPrice / summary.positions) * 100).toFixed(1)}%` : '-';
-}
-
-export function percent(fraction: number): string {
-  return `${Number((fraction * 100).toPrecision(6))}%`;
-}
-
-export function count(value: number): string {
-  return value.toLocaleString('en-US');
-}
-
-export function usd(value: number): string {
-  return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return `${formatCount(unpricedOnLastDay(summary))} of ${formatCount(summary.positions)} positions on ${summary.lastClosedDay} without a price`;
 }
 
 /** `5%` or `5` (percent), `0.5%`: a threshold option's value as a fraction; throws a sentence for the option's error. */
@@ -314,8 +380,12 @@ export function parsePercent(text: string): number {
 
 /** `--accept wallets,restated`: each name checked against the rules. */
 export function parseRuleNames(text: string): RuleName[] {
-  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const unknown = names.filter((name) => !(RULES as readonly string[]).includes(name));
-  if (unknown.length > 0 || names.length === 0) throw new Error(`expected rule names separated by commas, among ${RULES.join(', ')} (got "${text}")`);
+  if (unknown.length > 0 || names.length === 0)
+    throw new Error(`expected rule names separated by commas, among ${RULES.join(', ')} (got "${text}")`);
   return names as RuleName[];
 }

@@ -3,7 +3,8 @@
  * points standing (`points.json`, already checked against the leaderboards): the same seasons in
  * the same order with the same asOf; every day from the first to asOf, no gaps; the row of asOf
  * has the standing's totalPoints, rank and dailyRate; each totalPoints is the running sum of the
- * days' points; rank is null exactly when totalPoints <= 0.
+ * days' points; rank is null exactly when the wallet is not a participant that day
+ * (core/participant.ts: totalPoints <= 0).
  *
  * The running sum is checked exactly, not as a double: each number the build writes is the double
  * nearest its exact sum, so from one day to the next the exact difference between the two totals
@@ -12,6 +13,7 @@
  */
 import type { PointsHistory } from '../schemas/points-history.ts';
 import type { PointsStanding } from '../schemas/points.ts';
+import { isParticipant } from '../core/participant.ts';
 
 type Fail = (message: string) => void;
 
@@ -51,7 +53,7 @@ export function verifyPointsHistory(file: string, history: PointsHistory, standi
       if (d > 0 && dayNumber(day.date) !== dayNumber(days[d - 1]!.date) + 1) {
         seasonFail(`${day.date} follows ${days[d - 1]!.date}: the days must follow one another, one a day`);
       }
-      if ((day.rank === null) !== (day.totalPoints <= 0)) {
+      if ((day.rank === null) === isParticipant(day.totalPoints)) {
         seasonFail(`${day.date}: rank ${day.rank} with totalPoints ${day.totalPoints} (null exactly when totalPoints <= 0)`);
       }
       const previous = d === 0 ? 0 : days[d - 1]!.totalPoints;

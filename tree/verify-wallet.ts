@@ -20,6 +20,7 @@ import { verifyPointsHistory } from './verify-points-history.ts';
 import { RecordedFolder, listFolder } from './verify-manifest.ts';
 import { PointsVerifier, type SeasonTallyPart, type TreePart } from './verify-points.ts';
 import { readDocument, type Fail, type ReadDocument } from './verify-document.ts';
+import { totalValueUsd, valueUsd } from '../core/position-value.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -220,7 +221,6 @@ function checkDaily(file: string, daily: DailyPortfolio, dailyAsOf: string | nul
       fail(`${file}: ${day.date} does not follow ${days[i - 1]!.date} by one day`);
       return;
     }
-    let total = 0;
     for (let k = 0; k < day.positions.length; k++) {
       const position = day.positions[k]!;
       const previous = day.positions[k - 1];
@@ -229,13 +229,12 @@ function checkDaily(file: string, daily: DailyPortfolio, dailyAsOf: string | nul
         fail(`${file}: positions of ${day.date} are not ordered by chainId then token`);
         return;
       }
-      if (position.valueUsd !== position.balance * position.usdPerToken) {
+      if (position.valueUsd !== valueUsd(position.balance, position.usdPerToken)) {
         fail(`${file}: valueUsd of ${position.token} on chain ${position.chainId} on ${day.date} is not balance * usdPerToken`);
         return;
       }
-      total += position.valueUsd;
     }
-    if (total !== day.totalValueUsd) {
+    if (totalValueUsd(day.positions) !== day.totalValueUsd) {
       fail(`${file}: totalValueUsd of ${day.date} is not the sum of its positions`);
       return;
     }

@@ -9,6 +9,7 @@ import { UserError } from '../../core/errors.ts';
 import { NEW_YORK } from '../config.ts';
 import { MAX_CHAINS, seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
 import { largestAccountBalancesSql } from '../input/load.ts';
+import { joinOwnerSql, walletOfRowSql } from './attribution.ts';
 
 /** The tables one run of the history rule reads and writes. */
 export interface SnapshotTables {
@@ -174,11 +175,11 @@ export async function computeSnapshotsOf(db: Database, nowSeconds: number, table
  */
 function attributedRowsSql(rows: string, { txHashOnly }: { txHashOnly: boolean }): string {
   return `
-    SELECT ${seriesKeySql('coalesce(v.owner_id, b.account)', 'c.chain_index', 'b.token_index')} AS series,
+    SELECT ${seriesKeySql(walletOfRowSql('b'), 'c.chain_index', 'b.token_index')} AS series,
            ${seriesKeySql('b.account', 'c.chain_index', 'b.token_index')} AS account_series,
            b.block_number, b.log_index::INTEGER AS log_index, b.tx, b.ts, b.raw${txHashOnly ? ', b.tx_hash' : ''}
     FROM ${rows} b
     JOIN chains c ON c.chain_id = b.chain_id
-    LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account_id = b.account
+    ${joinOwnerSql('b')}
     WHERE b.ts <= $now${txHashOnly ? ' AND b.tx_hash IS NOT NULL' : ''}`;
 }

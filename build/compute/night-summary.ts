@@ -16,11 +16,13 @@
  * document threads need not carry back (docs/reliability.md).
  */
 import type { Database } from '../database.ts';
-import type { Shard } from '../../core/shard.ts';
 import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
-import { shardFilterSql, shardNumberSql } from './shard-filter.ts';
+import { isParticipantSql } from '../../core/participant.ts';
+import { type Shard, shardFilterSql, shardNumberSql } from '../../core/shard.ts';
 import { dayNumber, dayText } from './days.ts';
-import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, tokenIndexSql, walletOfSeriesSql } from './series-key.ts';
+import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, walletOfSeriesSql } from './series-key.ts';
+import { heldBalancesSql, lastSnapshotOfDaySql, usdPerTokenOnDaySql } from './daily-positions.ts';
+import { valueUsdSql } from '../../core/position-value.ts';
 
 export interface NightFigures {
   wallets: number;
@@ -42,12 +44,10 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
     : `(SELECT s.* FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')} WHERE ${shardFilterSql(shard, 'a.address')})`;
   const [{ wallets } = { wallets: 0 }] = await db.rows<{ wallets: number }>(`SELECT count(DISTINCT ${walletOfSeriesSql('series')})::INTEGER AS wallets FROM ${snapshots}`);
 
-  // Rule (docs/semantics.md#daily-portfolio): the end-of-day balance of a day is that of the latest snapshot in transaction
-  // order dated on or before it (exact even when a later transaction carries an earlier day); it
-  // holds until the next day with a snapshot, or L. Only the window's days matter, so the days
-  // before it are one row per series (its latest snapshot before the window, standing for the day
-  // before it), grouped without a sort; a running arg_max orders the few rows left. Only the spans
-  // that reach the window and hold a non-zero balance (a position) count.
+  // The balances held at the days' ends (daily-positions.ts). Only the window's days matter, so the
+  // days before it are one row per series (its latest snapshot before the window, standing for the
+  // day before it), grouped without a sort; a running arg_max orders the few rows left. Only the
+  // spans that reach the window and hold a non-zero balance (a position) count.
   await db.run(
     `CREATE TEMPORARY TABLE night_held AS
      WITH
@@ -55,16 +55,8 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
        SELECT series, $first - 1 AS day, max(number) AS number, arg_max(raw_balance, number) AS raw
        FROM ${snapshots} WHERE day < $first GROUP BY series
      ),
-     in_window AS (
-       SELECT series, day, max(number) AS number, arg_max(raw_balance, number) AS raw
-       FROM ${snapshots} WHERE day BETWEEN $first AND $last GROUP BY series, day
-     ),
-     held AS (
-       SELECT series, day AS from_day, coalesce(lead(day) OVER in_days - 1, $last) AS to_day,
-              arg_max(raw, number) OVER (in_days ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS raw
-       FROM (SELECT * FROM before_window UNION ALL SELECT * FROM in_window)
-       WINDOW in_days AS (PARTITION BY series ORDER BY day)
-     )
+     in_window AS (${lastSnapshotOfDaySql(`${snapshots} s`, 's.day BETWEEN $first AND $last')}),
+     held AS (${heldBalancesSql('(SELECT * FROM before_window UNION ALL SELECT * FROM in_window)')})
      SELECT ${chainIndexOfSeriesSql('series')} AS chain_index, ${tokenIndexOfSeriesSql('series')} AS token_index,
             greatest(from_day, $first)::INTEGER AS from_day, to_day::INTEGER AS to_day, raw
      FROM held WHERE raw <> 0`,
@@ -73,8 +65,8 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
   try {
     // Each chain and token's summed raw balance on each day of the window: a span adds its balance
     // from its first day and takes it back the day after its last; a running sum adds the changes.
-    // Then `valueUsd = balance * usdPerToken` with the latest price dated on or before the day
-    // (an as-of join), 0 without one.
+    // Then each one's value (core/position-value.ts) with the price of the day (daily-positions.ts).
+    const price = usdPerTokenOnDaySql('q');
     const values = await db.rows<{ day: number; value: number | null }>(
       `WITH
        changes AS (
@@ -96,9 +88,8 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
          JOIN tokens t ON t.chain_id = c.chain_id AND t.token_index = b.token_index
        ),
        valued AS (
-         SELECT q.day, q.chain_id, q.token_index, q.raw::DOUBLE / pow(10::DOUBLE, q.decimals) * coalesce(p.usd_price, 0) AS value
-         FROM priced q ASOF LEFT JOIN (SELECT chain_id, ${tokenIndexSql('token')} AS token_index, date, usd_price FROM prices) p
-           ON p.chain_id = q.chain_id AND p.token_index = q.token_index AND p.date <= q.date
+         SELECT q.day, q.chain_id, q.token_index, ${valueUsdSql('q.raw::DOUBLE / pow(10::DOUBLE, q.decimals)', price.usdPerToken)} AS value
+         FROM priced q ${price.join}
        )
        SELECT w.day, v.value
        FROM window_days w LEFT JOIN valued v ON v.day = w.day
@@ -155,7 +146,7 @@ export async function participantsByDayOfShards(db: Database, lastClosedDay: str
     // Each wallet-season's shard once, not once for each of its days.
     `SELECT h.shard, h.season::INTEGER AS season, t.day, h.last_day, count(*)::DOUBLE AS participants
      FROM history_totals t JOIN (SELECT wallet, season, last_day, ${shardNumberSql(shards, 'address')} AS shard FROM history_wallets) h ON h.wallet = t.wallet
-     WHERE t.total_points > 0 AND (t.day BETWEEN $first AND $last OR t.day = h.last_day)
+     WHERE ${isParticipantSql('t.total_points')} AND (t.day BETWEEN $first AND $last OR t.day = h.last_day)
      GROUP BY ALL`,
     { first, last },
   );

@@ -8,8 +8,7 @@
 import type { Leaderboard } from '../../schemas/leaderboard.ts';
 import type { SeasonStanding } from '../../schemas/points.ts';
 import type { Database } from '../database.ts';
-import type { Shard } from '../../core/shard.ts';
-import { shardFilterSql } from './shard-filter.ts';
+import { type Shard, shardFilterSql } from '../../core/shard.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 
 /**

@@ -1,15 +1,16 @@
 /**
- * Which daily positions have no price (docs/semantics.md#daily-portfolio: `usdPerToken` 0 when no price of its chain and
- * token is dated on or before the day), told per chain and token with the first and last day it
+ * Which daily positions have no price (`usdPerToken` 0 when no price of its chain and token is
+ * dated on or before the day: core/position-value.ts), told per chain and token with the first and last day it
  * happens, so that the build's warning says where to look. The documents themselves count the
- * same positions as they write them (build/write/daily-document.ts, counted by the WebAssembly writer); this query finds where they are.
+ * same positions as they write them (build/write/daily-document.ts); this query finds where they
+ * are, with the end of day and the first prices of daily-positions.ts.
  */
 import type { Database } from '../database.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
-import type { Shard } from '../../core/shard.ts';
-import { shardFilterSql } from './shard-filter.ts';
+import { type Shard, shardFilterSql } from '../../core/shard.ts';
 import { dayNumber } from './days.ts';
-import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, tokenIndexSql, walletOfSeriesSql } from './series-key.ts';
+import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, walletOfSeriesSql } from './series-key.ts';
+import { FIRST_PRICE_DAYS_SQL, heldBalancesSql, lastSnapshotOfDaySql } from './daily-positions.ts';
 
 export interface UnpricedSeries {
   chainId: string;
@@ -23,31 +24,18 @@ export async function findUnpricedPositions(db: Database, lastClosedDay: string,
   const rows = await db.rows<{ chain_id: string; token_index: number; positions: number; first_day: number; last_day: number }>(`
     WITH
     -- The first price of each chain (by its index) and token dated on or before L: days before it have none.
-    first_price_days AS (
-      SELECT c.chain_index, ${tokenIndexSql('p.token')} AS token_index, min(p.date - DATE '1970-01-01')::INTEGER AS first_day
-      FROM prices p JOIN chains c ON c.chain_id = p.chain_id
-      WHERE p.date <= $last_date::DATE GROUP BY ALL
-    ),
-    -- The end-of-day balance changes only on a day with a snapshot: the latest snapshot in
-    -- transaction order dated on or before it (a running arg_max, exact even when a later
-    -- transaction carries an earlier day). It holds until the next such day, or L. Only the
-    -- snapshots dated before their token's first price can hold an unpriced day, and the days
-    -- before a cut depend only on the snapshots before it: the rest are left out before the
-    -- window, which over every snapshot of a 1,000,000-wallet shard outgrew 1 GB.
-    days AS (
-      SELECT s.series, s.day, max(s.number) AS number, arg_max(s.raw_balance, s.number) AS raw
-      FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')}
-      LEFT JOIN first_price_days p ON p.chain_index = ${chainIndexOfSeriesSql('s.series')} AND p.token_index = ${tokenIndexOfSeriesSql('s.series')}
-      WHERE s.day <= $last AND s.day < coalesce(p.first_day, $last + 1) AND ${shardFilterSql(shard, 'a.address')}
-      GROUP BY s.series, s.day
-    ),
-    held AS (
-      SELECT series, day AS from_day,
-             coalesce(lead(day) OVER in_days - 1, $last) AS to_day,
-             arg_max(raw, number) OVER (in_days ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS raw
-      FROM days
-      WINDOW in_days AS (PARTITION BY series ORDER BY day)
-    ),
+    first_price_days AS (${FIRST_PRICE_DAYS_SQL}),
+    -- The balances held at the days' ends (daily-positions.ts). Only the snapshots dated before
+    -- their token's first price can hold an unpriced day, and the days before a cut depend only
+    -- on the snapshots before it: the rest are left out before the window, which over every
+    -- snapshot of a 1,000,000-wallet shard outgrew 1 GB.
+    days AS (${lastSnapshotOfDaySql(
+      `snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')}
+       LEFT JOIN first_price_days p
+         ON p.chain_index = ${chainIndexOfSeriesSql('s.series')} AND p.token_index = ${tokenIndexOfSeriesSql('s.series')}`,
+      `s.day <= $last AND s.day < coalesce(p.first_day, $last + 1) AND ${shardFilterSql(shard, 'a.address')}`,
+    )}),
+    held AS (${heldBalancesSql('days')}),
     unpriced AS (
       SELECT c.chain_id, ${tokenIndexOfSeriesSql('h.series')} AS token_index, h.from_day,
              least(h.to_day, coalesce(p.first_day - 1, h.to_day)) AS to_day

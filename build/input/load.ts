@@ -6,11 +6,11 @@
  */
 import type { Database } from '../database.ts';
 import { tokenIndexSql } from '../compute/series-key.ts';
+import { accountsOfWalletsSql, joinOwnerSql, walletOfRowSql } from '../compute/attribution.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { distinctValuesTable } from './check.ts';
 import type { InputFile } from './read.ts';
-import type { Shard } from '../../core/shard.ts';
-import { shardFilterSql } from '../compute/shard-filter.ts';
+import { type Shard, shardFilterSql } from '../../core/shard.ts';
 
 /**
  * With a shard, `balance_rows` holds only the rows of the shard's wallets (a sub-account's rows
@@ -121,30 +121,23 @@ function balanceRowsSql(where: string): string {
 }
 
 /**
- * Each (chain, account) with its owner on that chain. One owner is taken, so that a sub-account
- * named twice (which the relational check refuses with its own message) does not repeat its rows.
- */
-export const OWNER_ON_CHAIN_SQL = 'SELECT chain_id, account_id, min(owner_id) AS owner_id FROM venue_b_accounts GROUP BY chain_id, account_id';
-
-/**
  * Each account's largest raw balance up to `$now` on a chain, per token, as a DOUBLE, with the
- * wallet its rows count for there (its owner's when it is a sub-account, docs/semantics.md#attribution), over every
- * balance row of the export: the bound the night's checks of summed balances and of values put on
- * a wallet's balance. `where` narrows the rows (it may name `b`, the row, and `v`, its owner).
+ * wallet its rows count for there (build/compute/attribution.ts), over every balance row of the
+ * export: the bound the night's checks of summed balances and of values put on a wallet's balance.
+ * `where` narrows the rows (it may name `b`, the row, and `v`, its owner).
  */
 export function largestAccountBalancesSql(where = 'true'): string {
   return `
-    SELECT b.chain_id, coalesce(v.owner_id, b.account) AS wallet, b.token_index, b.account, max(b.raw)::DOUBLE AS largest
+    SELECT b.chain_id, ${walletOfRowSql('b')} AS wallet, b.token_index, b.account, max(b.raw)::DOUBLE AS largest
     FROM every_balance_row b
-    LEFT JOIN (${OWNER_ON_CHAIN_SQL}) v ON v.chain_id = b.chain_id AND v.account_id = b.account
+    ${joinOwnerSql('b')}
     WHERE b.ts <= $now AND (${where})
     GROUP BY ALL`;
 }
 
 /**
- * The balance rows that count for the wallets whose ids `walletIds` selects: a row counts for its
- * account's owner on the row's chain, else for the account itself (docs/semantics.md#attribution). Read from the
- * export, the rows are first cut by their address as written (the wallets' and their
+ * The balance rows that count for the wallets whose ids `walletIds` selects (the attribution of
+ * build/compute/attribution.ts). Read from the export, the rows are first cut by their address as written (the wallets' and their
  * sub-accounts'), so that the costly part of reading a row runs on those rows only; read from
  * `balance_rows` when it holds every row (a build without a shard, and prepare), they are cut by
  * account id. A sub-account of one of them that is a wallet of its own on another chain is then
@@ -156,9 +149,8 @@ export function balanceRowsOfWalletsSql(walletIds: string, from: 'export' | 'bal
     : 'SELECT * FROM balance_rows WHERE account IN (SELECT id FROM accounts)';
   return `
     WITH wallets AS (${walletIds}),
-    accounts AS (SELECT id FROM wallets UNION SELECT account_id FROM venue_b_accounts WHERE owner_id IN (SELECT id FROM wallets)),
-    owners AS (${OWNER_ON_CHAIN_SQL})
+    accounts AS (${accountsOfWalletsSql('wallets')})
     SELECT b.* FROM (${rows}) b
-    LEFT JOIN owners v ON v.chain_id = b.chain_id AND v.account_id = b.account
-    WHERE coalesce(v.owner_id, b.account) IN (SELECT id FROM wallets)`;
+    ${joinOwnerSql('b')}
+    WHERE ${walletOfRowSql('b')} IN (SELECT id FROM wallets)`;
 }

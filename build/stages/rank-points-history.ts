@@ -5,7 +5,7 @@
  * work and not a shard's.
  */
 import { rankPointsHistory as rank } from '../compute/points-history.ts';
-import { shardFilterSql } from '../compute/shard-filter.ts';
+import { shardFilterSql } from '../../core/shard.ts';
 import { defineStage } from './stage.ts';
 
 export const rankPointsHistory = defineStage({

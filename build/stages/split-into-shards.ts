@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { literalPathSql } from '../database.ts';
-import { shardNumberSql } from '../compute/shard-filter.ts';
+import { shardNumberSql } from '../../core/shard.ts';
 import { dayNumber, dayText } from '../compute/days.ts';
 import { countOf } from '../../core/format.ts';
 import { IncrementalNightImpossible } from '../night-state.ts';

@@ -8,7 +8,7 @@ import { forEachChunk } from '../stream.ts';
 import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import { PointsStandingSchema, type PointsStanding, type SeasonStanding } from '../../schemas/points.ts';
-import { shardFilterSql } from '../compute/shard-filter.ts';
+import { shardFilterSql } from '../../core/shard.ts';
 import { countParticipants, seasonFactsOf, standingRow, standingsSql } from '../compute/points.ts';
 import type { PointsBatch } from './file-thread.ts';
 import { PointsStage, type PointsWriteOptions, type PointsWriteResult } from './points-stage.ts';

@@ -7,10 +7,9 @@
 import { forEachChunk, expectStreamReached } from '../stream.ts';
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
-import type { Shard } from '../../core/shard.ts';
 import type { Progress } from '../../core/progress.ts';
 import type { PriceBook } from '../compute/wallet-series.ts';
-import { shardFilterSql } from '../compute/shard-filter.ts';
+import { type Shard, shardFilterSql } from '../../core/shard.ts';
 import { chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletOfSeriesSql } from '../compute/series-key.ts';
 import { WalletBatchBuilder, type AmountFormat } from './wallet-batch.ts';
 import { limbColumnsSql } from '../compute/exact-amount.ts';

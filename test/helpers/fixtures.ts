@@ -10,7 +10,7 @@ import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { buildSnapshot, type BuildSummary } from '../../build/index.ts';
 import { resolveBuildConfig, type BuildOptions } from '../../build/config.ts';
-import { ThreadCache } from '../../build/write/thread-cache.ts';
+import { ThreadCache } from './thread-cache.ts';
 import { openDatabase, sqlString, type Database } from '../../build/database.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
@@ -134,7 +134,7 @@ export async function thrown(action: () => Promise<unknown>): Promise<Error> {
 
 export const PINNED_NOW = '2025-11-21T17:00:00Z';
 
-/** The writing threads every fixture build of this process shares (build/write/thread-cache.ts). */
+/** The writing threads every fixture build of this process shares (thread-cache.ts). */
 const threadCache = new ThreadCache();
 
 /** buildSnapshot of `options` on the writing threads this process's earlier builds left (a thread costs about a CPU-second to start). */
@@ -145,7 +145,16 @@ export async function buildReusingThreads(options: BuildOptions): Promise<BuildS
 /** Builds `tables` into a fresh folder with `now` pinned (default: L = 2025-11-20). */
 export async function build(
   tables: Tables,
-  options: { now?: string; shard?: string; overrides?: TypeOverrides; generated?: Partial<Record<TableName, string>>; manifest?: boolean } = {},
+  options: {
+    now?: string;
+    shard?: string;
+    overrides?: TypeOverrides;
+    generated?: Partial<Record<TableName, string>>;
+    manifest?: boolean;
+    /** As `--allow-empty` and `--allow-distant-now`: the library refuses both unless asked, as the CLI does. */
+    allowEmpty?: boolean;
+    allowDistantNow?: boolean;
+  } = {},
 ): Promise<Built> {
   const root = tempDir();
   const input = await writeInputs(path.join(root, 'input'), tables, options.overrides, options.generated);
@@ -153,7 +162,12 @@ export async function build(
   const manifest = options.manifest ? path.join(root, 'tree.sha256') : null;
   // One document thread: a fixture's few wallets gain nothing from two. The threads are kept
   // between the builds of a test process: starting them cost about a CPU-second per build.
-  const summary = await buildSnapshot(resolveBuildConfig({ input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet', threads: 1, ...(manifest ? { manifest } : {}) }), { threadCache });
+  const { allowEmpty, allowDistantNow } = options;
+  const config = resolveBuildConfig({
+    input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet', threads: 1, allowEmpty, allowDistantNow,
+    ...(manifest ? { manifest } : {}),
+  });
+  const summary = await buildSnapshot(config, { threadCache });
   const text = (file: string) => fs.readFileSync(path.join(out, file), 'utf8');
   return {
     out,

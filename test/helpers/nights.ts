@@ -1,6 +1,7 @@
 /**
  * The nights the guard's suites publish (test/night-guard.test.ts, test/slow/night-guard.test.ts):
- * a base night of literal rows, and copies altered so that one rule of the night's guard (docs/reliability.md#the-rules) refuses each.
+ * a base night of literal rows, and copies altered so that one rule of the night's guard
+ * (docs/reliability.md#the-rules) refuses each.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -75,7 +76,7 @@ export const ALTERED: Record<RuleName, { tables: Tables; now?: string; says: Reg
   },
   unpriced: {
     tables: night((t) => (t.prices = t.prices.filter((row) => row.token !== 'yuty'))),
-    says: [/rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 5 of 25 positions on 2025-11-20 without a price \(0\.0% → 20\.0%\)/, /positions without a price reach 5% of the last day's positions \(--max-unpriced\)/],
+    says: [/rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 5 of 25 positions on 2025-11-20 without a price \(0\.0% → 20\.0%\)/, /positions without a price rise to 5% of the last day's positions or more from a live night below 5% \(--max-unpriced\)/],
   },
   backwards: {
     tables: night(),
