@@ -141,6 +141,8 @@ async function reuseSegments(context: StageContext, previousNight: string, from:
   const shards = context.mode.kind === 'prepare' ? context.mode.shards : 1;
   const previous = path.join(previousNight, preparedFolderName({ index, count: shards }));
   const facts = await readPreparedFacts(previous);
+  // Prepared into the previous night's own folder (`--out` is `--since`), whose files go once this night is in place.
+  const inPlace = context.mode.kind === 'prepare' && path.resolve(previousNight) === path.dirname(context.mode.night);
   const older = facts.historySegments.filter((segment) => segment.from < from);
   const groups: HistorySegment[][] = older.length + 1 > MAX_HISTORY_SEGMENTS ? [[older[0]!], older.slice(1)] : older.map((segment) => [segment]);
   const table = PREPARED_TABLES.find((candidate) => candidate.segmented)!;
@@ -151,7 +153,7 @@ async function reuseSegments(context: StageContext, previousNight: string, from:
     const destination = path.join(folder, name);
     const to = Math.min(Math.max(...group.map((segment) => segment.to)), from - 1);
     if (group.length === 1 && group[0]!.to < from) {
-      await linkOrCopy(path.join(previous, group[0]!.file), destination);
+      await reuseFile(path.join(previous, group[0]!.file), destination, inPlace);
       hashes[name] = facts.files[group[0]!.file]!;
     } else {
       const sources = group.map((segment) => literalPathSql(path.join(previous, segment.file))).join(', ');
@@ -178,13 +180,22 @@ async function expectNoHistoryBefore(context: StageContext, from: number, nextKe
   if (joined > 0) throw new IncrementalNightImpossible(`${countOf(joined, 'wallet-season')} became participants with days before ${dayText(from)}, whose ranks need the whole history`);
 }
 
-/** A hard link where the file system allows one (the bytes are never written again), else a copy. */
-async function linkOrCopy(source: string, destination: string): Promise<void> {
-  try {
-    await fsp.link(source, destination);
-  } catch {
-    await fsp.copyFile(source, destination, fs.constants.COPYFILE_FICLONE);
+/**
+ * A segment kept as it is. Into the previous night's own folder, a hard link (its bytes are not
+ * written again, and the previous night's name for it goes when this night moves into place);
+ * into another folder, a copy, so that the two nights never share a file (an edit of one would
+ * alter the other).
+ */
+async function reuseFile(source: string, destination: string, inPlace: boolean): Promise<void> {
+  if (inPlace) {
+    try {
+      await fsp.link(source, destination);
+      return;
+    } catch {
+      // A file system without hard links: copied below.
+    }
   }
+  await fsp.copyFile(source, destination, fs.constants.COPYFILE_FICLONE);
 }
 
 /**
