@@ -45,7 +45,7 @@ export interface PrepareSummary {
   seasons: { season: number; asOf: string | null; participants: number }[];
   stageSeconds: Record<string, number>;
   peakRssBytes: number;
-  /** Full or incremental, and why. */
+  /** What kind of night this was (schemas/prepare-summary.ts): the whole history, or the days after a previous night. */
   nightKind: NightKind;
 }
 

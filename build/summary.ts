@@ -2,12 +2,11 @@
  * The build's closing summary for people (stdout) and, with `--summary-json FILE`, for a CI
  * history.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { BuildSummary } from './index.ts';
 import type { PrepareSummary } from './prepare.ts';
 import { describeNightKind } from '../schemas/night-kind.ts';
-import { EXIT_CANNOT_WRITE, UserError, isWriteRefused, messageOf } from '../core/errors.ts';
+import { BuildSummaryJsonSchema, type BuildSummaryJson } from '../schemas/build-summary.ts';
+import { PrepareSummaryJsonSchema, type PrepareSummaryJson } from '../schemas/prepare-summary.ts';
 import { countOf, formatBytes, formatSeconds } from '../core/format.ts';
 
 /** The lines a build and a prepare both print: the night's asOf and leaderboards, each stage's seconds. */
@@ -43,29 +42,45 @@ export function formatPrepareSummary(summary: PrepareSummary): string {
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * `--summary-json FILE` is checked before the work, so that a path that cannot be written fails
- * at once (exit 1) and not, as an internal error, after the tree or the night is written. `done`
- * says, in the message of a late failure, what was written all the same.
- */
-export function summaryJsonWriter(file: string, done: string): (summary: BuildSummary | PrepareSummary) => void {
-  try {
-    if (fs.existsSync(file)) {
-      if (fs.statSync(file).isDirectory()) throw new Error('it is a directory');
-      fs.accessSync(file, fs.constants.W_OK);
-    } else {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.accessSync(path.dirname(file), fs.constants.W_OK);
-    }
-  } catch (error) {
-    throw new UserError(`--summary-json ${file} cannot be written (${messageOf(error)})`);
-  }
-  return (summary) => {
-    try {
-      fs.writeFileSync(file, `${JSON.stringify(summary)}\n`);
-    } catch (error) {
-      const message = `--summary-json ${file} cannot be written (${messageOf(error)}); ${done}`;
-      throw new UserError(message, isWriteRefused(messageOf(error)) ? EXIT_CANNOT_WRITE : 1);
-    }
-  };
+/** The `--summary-json` document of a build (schemas/build-summary.ts). */
+export function buildSummaryJson(summary: BuildSummary, outDir: string): BuildSummaryJson {
+  return BuildSummaryJsonSchema.parse({
+    command: 'build',
+    out: outDir,
+    build: summary.build,
+    previousBuild: summary.previousBuild,
+    now: summary.now,
+    lastClosedDay: summary.lastClosedDay,
+    wallets: summary.wallets,
+    files: summary.files,
+    bytes: summary.bytes,
+    seconds: summary.seconds,
+    dailyAsOf: summary.dailyAsOf,
+    seasons: summary.seasons,
+    balanceRows: summary.balanceRows,
+    dailyPositionsWithoutPrice: summary.dailyPositionsWithoutPrice,
+    warnings: summary.warnings,
+    stageSeconds: summary.stageSeconds,
+    peakRssBytes: summary.peakRssBytes,
+    night: summary.night,
+  });
+}
+
+/** The `--summary-json` document of a prepare (schemas/prepare-summary.ts). */
+export function prepareSummaryJson(summary: PrepareSummary): PrepareSummaryJson {
+  return PrepareSummaryJsonSchema.parse({
+    command: 'prepare',
+    out: summary.night,
+    folders: summary.folders,
+    shards: summary.shards,
+    night: summary.nightKind,
+    now: summary.now,
+    lastClosedDay: summary.lastClosedDay,
+    bytes: summary.bytes,
+    seconds: summary.seconds,
+    dailyAsOf: summary.dailyAsOf,
+    seasons: summary.seasons,
+    stageSeconds: summary.stageSeconds,
+    peakRssBytes: summary.peakRssBytes,
+  });
 }

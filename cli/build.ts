@@ -1,7 +1,9 @@
 import os from 'node:os';
 import { Command, Option } from 'commander';
 import { buildSnapshot } from '../build/index.ts';
-import { formatBuildSummary, summaryJsonWriter } from '../build/summary.ts';
+import { buildSummaryJson, formatBuildSummary } from '../build/summary.ts';
+import { summaryJsonWriter } from '../core/summary-json.ts';
+import type { BuildSummaryJson } from '../schemas/build-summary.ts';
 import { DISTANT_NOW_DAYS, MAX_THREADS, resolveBuildConfig } from '../build/config.ts';
 import { type ProgressMode } from '../core/progress.ts';
 import { UserError } from '../core/errors.ts';
@@ -20,7 +22,7 @@ export function buildCommand(): Command {
     .option('--allow-distant-now', `build even when --now is before the earliest event in the inputs or more than ${DISTANT_NOW_DAYS} days after the latest`, false)
     .option('--shard <k/n>', 'build only the wallets of shard K of N (shared files in every shard)')
     .option('--manifest <file>', 'also write "<sha256>  <path>" for every file written (for incremental uploads)')
-    .option('--summary-json <file>', 'also write the closing summary as JSON (for a CI history)')
+    .option('--summary-json <file>', 'also write the closing summary as JSON (schemas/build-summary.ts; docs/cli.md), once the tree is live')
     .option('--report <file>', "also write the night's Markdown report to FILE (it goes to $GITHUB_STEP_SUMMARY when that is set)")
     .option('--threads <n>', `threads for DuckDB and for assembling documents, at most ${MAX_THREADS} (or the cores, if more); one more thread writes the files (a CI runner has 2 cores)`, positiveInteger, 2)
     .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 1GB or 512MiB (it spills to disk beyond it)', memorySize, '1GB')
@@ -37,11 +39,11 @@ export function buildCommand(): Command {
       if (config.threads > cores) {
         process.stderr.write(`wallet-snapshot: warning: --threads ${config.threads} is more than this machine's ${cores} cores; the threads will take turns on them (no faster, more memory)\n`);
       }
-      const writeSummaryJson = options.summaryJson ? summaryJsonWriter(options.summaryJson, 'the tree was published') : null;
+      const writeSummaryJson = options.summaryJson ? summaryJsonWriter<BuildSummaryJson>(options.summaryJson, 'the tree was published') : null;
       const report = reportTargets(options.report);
       const summary = await buildSnapshot(config);
       process.stdout.write(formatBuildSummary(summary, config.outDir));
-      writeSummaryJson?.(summary);
+      writeSummaryJson?.(buildSummaryJson(summary, config.outDir));
       writeBuildReport(summary, config.outDir, report);
     });
 }

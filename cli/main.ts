@@ -14,6 +14,7 @@ import { verifyCommand } from './verify.ts';
 import { serveCommand } from './serve.ts';
 import { publishCommand } from './publish.ts';
 import { prepareCommand } from './prepare.ts';
+import { initCommand } from './init.ts';
 import { stopWhenOrphaned } from '../core/signals.ts';
 import { RELEASE as version } from '../core/release.ts';
 
@@ -28,7 +29,7 @@ const program = new Command('wallet-snapshot')
   // version to commit, it does not print the program's version.
   .enablePositionalOptions();
 
-for (const command of [buildCommand(), prepareCommand(), verifyCommand(), serveCommand(), publishCommand()]) {
+for (const command of [buildCommand(), prepareCommand(), verifyCommand(), serveCommand(), publishCommand(), initCommand()]) {
   // addCommand does not pass these settings down the way .command() does; --debug is accepted
   // after the command too, as it always was.
   program.addCommand(command.option('--debug', 'print the stack of unexpected errors').exitOverride().showHelpAfterError('(run with --help for usage)'));

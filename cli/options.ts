@@ -7,6 +7,13 @@ export function positiveInteger(text: string): number {
   return value;
 }
 
+/** A duration in seconds, fractions allowed (a store's stall timeout). */
+export function seconds(text: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new InvalidArgumentError('expected a number of seconds greater than 0 (e.g. 30, or 0.5)');
+  return value;
+}
+
 /**
  * A size DuckDB reads as its memory limit. Checked here because DuckDB only says "Failed to set
  * config", and takes a negative size as no limit at all.

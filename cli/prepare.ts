@@ -1,6 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { prepareNight, MAX_SHARDS } from '../build/prepare.ts';
-import { formatPrepareSummary, summaryJsonWriter } from '../build/summary.ts';
+import { formatPrepareSummary, prepareSummaryJson } from '../build/summary.ts';
+import { summaryJsonWriter } from '../core/summary-json.ts';
+import type { PrepareSummaryJson } from '../schemas/prepare-summary.ts';
 import { DISTANT_NOW_DAYS, MAX_THREADS, resolveBuildConfig } from '../build/config.ts';
 import type { ProgressMode } from '../core/progress.ts';
 import { memorySize, positiveInteger } from './options.ts';
@@ -19,13 +21,13 @@ export function prepareCommand(): Command {
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .option('--since <night>', "the previous night's folder as prepare wrote it: its unchanged days are reused (a missing or unusable one makes a full night, and the summary says why)")
     .option('--full', 'compute the whole history, whatever --since names', false)
-    .option('--summary-json <file>', 'also write the closing summary as JSON (for a CI history)')
+    .option('--summary-json <file>', 'also write the closing summary as JSON (schemas/prepare-summary.ts; docs/cli.md), once the shard folders are in place')
     .action(async (options: { input: string; out: string; shards: number; now?: string; threads: number; memoryLimit: string; progress: ProgressMode; allowEmpty: boolean; allowDistantNow: boolean; summaryJson?: string; since?: string; full: boolean }) => {
       const config = { ...resolveBuildConfig(options), shards: options.shards, since: options.full ? null : (options.since ?? null) };
-      const writeSummaryJson = options.summaryJson ? summaryJsonWriter(options.summaryJson, "the night's shard folders were written") : null;
+      const writeSummaryJson = options.summaryJson ? summaryJsonWriter<PrepareSummaryJson>(options.summaryJson, "the night's shard folders were written") : null;
       const summary = await prepareNight(config);
       process.stdout.write(formatPrepareSummary(summary));
-      writeSummaryJson?.(summary);
+      writeSummaryJson?.(prepareSummaryJson(summary));
     });
 }
 

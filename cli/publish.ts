@@ -2,6 +2,9 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { PublishCommandOptions } from '../publish/index.ts';
 import { abortOnSignals } from '../core/signals.ts';
 import { formatPercent as percent, formatPercentagePoints } from '../core/format.ts';
+import { seconds } from './options.ts';
+import { summaryJsonWriter } from '../core/summary-json.ts';
+import type { PublishSummaryJson } from '../schemas/publish-summary.ts';
 import { DEFAULT_THRESHOLDS, parsePercent, parseRuleNames, RULES } from '../tree/night-rules.ts';
 
 export function publishCommand(): Command {
@@ -16,6 +19,7 @@ export function publishCommand(): Command {
     .option('--version <id>', 'with --commit: the staged version to make live (the same as --commit ID)')
     .option('--concurrency <n>', 'connections to the store at most', wholeNumber, 32)
     .option('--max-attempts <n>', 'attempts per request before giving up (throttling, 5xx and network errors are retried with backoff)', wholeNumber, 8)
+    .option('--stall-timeout <seconds>', 'a request whose connection sends and receives nothing this long is abandoned and retried', seconds, 30)
     .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     // The night's guard (docs/reliability.md#guard): thresholds, and the rules a known change accepts once.
     .option('--accept <rules>', `publish even though these rules refuse, once (a known change): ${RULES.join(', ')}, separated by commas`, optionParser(parseRuleNames))
@@ -36,12 +40,14 @@ export function publishCommand(): Command {
       optionParser(parsePercent),
     )
     .option('--report <file>', "also write the night's Markdown report to FILE (it goes to $GITHUB_STEP_SUMMARY when that is set)")
-    .action(async (options: PublishCommandOptions) => {
+    .option('--summary-json <file>', 'also write the outcome as JSON (schemas/publish-summary.ts; docs/cli.md): the version, live or staged or refused, the counts')
+    .action(async (options: PublishCommandOptions & { summaryJson?: string }) => {
+      const writeSummaryJson = options.summaryJson ? summaryJsonWriter<PublishSummaryJson>(options.summaryJson, 'the publish itself is done') : undefined;
       // Loaded here: the S3 client is only for this command, not for every start of the CLI.
       const { runPublish } = await import('../publish/index.ts');
       const interrupt = abortOnSignals();
       try {
-        process.stdout.write(await runPublish(options, interrupt.signal));
+        process.stdout.write(await runPublish(options, interrupt.signal, writeSummaryJson));
       } finally {
         interrupt.dispose();
       }

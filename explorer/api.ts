@@ -1,6 +1,7 @@
 /**
- * Reads the /v1 documents from the host that serves the page, with every number kept as its
- * exact text. Paths are relative to the page, so the tree may sit under any prefix.
+ * Reads the /v1 documents through the package's own client (client/index.ts: retries,
+ * revalidation, the host's error sentences) from the host that serves the page, with every number
+ * kept as its exact text. The base is the page's folder, so the tree may sit under any prefix.
  *
  * Hosts differ (the preview server, the Worker, a CDN with rewrites, a bare static host), so:
  * - `from`/`to` are always sent and the days are also cut here: a static host ignores the query
@@ -10,74 +11,71 @@
  *   answer.
  */
 import { parse } from 'lossless-json';
-import type { ExactDailyPortfolio, ExactLeaderboard, ExactPointsHistory, ExactPointsStanding, ExactPortfolioHistory, ExactSeasons } from './documents.ts';
-
-export class ApiError extends Error {}
+import { ApiError, createClient } from '../client/index.ts';
+import type {
+  ExactDailyPortfolio,
+  ExactLeaderboard,
+  ExactPointsHistory,
+  ExactPointsStanding,
+  ExactPortfolioHistory,
+  ExactSeasons,
+} from './documents.ts';
 
 export interface DayRange {
   from: string | null;
   to: string | null;
 }
 
-async function getDocument<T>(path: string, query = ''): Promise<T | null> {
-  for (const candidate of [path, `${path}.json`]) {
-    const response = await fetch(new URL(candidate + query, document.baseURI), { headers: { Accept: 'application/json' } });
-    if (response.status === 404) continue;
-    const text = await response.text();
-    if (!response.ok) throw new ApiError(`GET /${candidate}${query} answered ${response.status}: ${errorText(text)}`);
-    try {
-      return parse(text) as T;
-    } catch (error) {
-      throw new ApiError(`GET /${candidate}${query} did not answer JSON (${(error as Error).message})`);
-    }
-  }
-  return null;
+/** The host's answer, or, when it has no such path, the answer for the tree's file of it. */
+async function fetchOrFile(url: string, init: { headers: Record<string, string> }): Promise<Response> {
+  const response = await fetch(url, init);
+  if (response.status !== 404) return response;
+  const file = new URL(url);
+  file.pathname += '.json';
+  const fallback = await fetch(file, init);
+  return fallback.status === 404 ? response : fallback;
 }
 
-/** The sentence of an error body `{"error": "..."}`, or the start of whatever else came back. */
-function errorText(text: string): string {
+// lossless-json's parse: the documents' numbers stay the exact text the JSON writes.
+const client = createClient({ baseUrl: new URL('.', document.baseURI), fetch: fetchOrFile, parse });
+
+/** The client's document typed as the page holds it (parse made every number a LosslessNumber). */
+const exact = <Exact>(document: Promise<unknown>) => document as Promise<Exact>;
+
+/** An address document the host does not have (a bare static host, a tree before v1.3): `empty`. */
+async function orEmpty<T>(document: Promise<T>, empty: T): Promise<T> {
   try {
-    const body = JSON.parse(text) as { error?: unknown };
-    if (typeof body.error === 'string') return body.error;
-  } catch {
-    // not JSON: a host's own error page
+    return await document;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return empty;
+    throw error;
   }
-  return text.slice(0, 200) || '(empty body)';
-}
-
-async function getRequired<T>(path: string): Promise<T> {
-  const found = await getDocument<T>(path);
-  if (found === null) throw new ApiError(`GET /${path} answered 404: this host does not serve it`);
-  return found;
 }
 
 export function getSeasons(): Promise<ExactSeasons> {
-  return getRequired('v1/seasons');
+  return exact(client.seasons());
 }
 
 export function getLeaderboard(season: string): Promise<ExactLeaderboard> {
-  return getRequired(`v1/leaderboard/s${season}`);
+  return exact(client.leaderboard(Number(season)));
 }
 
-export async function getHistory(address: string): Promise<ExactPortfolioHistory> {
-  return (await getDocument<ExactPortfolioHistory>(`v1/address/${address}/portfolio`)) ?? {};
+export function getHistory(address: string): Promise<ExactPortfolioHistory> {
+  return orEmpty(exact(client.portfolio(address)), {});
 }
 
 export async function getDaily(address: string, range: DayRange = { from: null, to: null }): Promise<ExactDailyPortfolio> {
-  const query = new URLSearchParams();
-  if (range.from) query.set('from', range.from);
-  if (range.to) query.set('to', range.to);
-  const search = query.toString();
-  const text = search ? `?${search}` : '';
-  const daily = (await getDocument<ExactDailyPortfolio>(`v1/address/${address}/portfolio/daily`, text)) ?? { asOf: null, days: [] };
-  return { asOf: daily.asOf, days: daily.days.filter((day) => (!range.from || day.date >= range.from) && (!range.to || day.date <= range.to)) };
+  const bounds = { ...(range.from ? { from: range.from } : {}), ...(range.to ? { to: range.to } : {}) };
+  const daily = await orEmpty(exact<ExactDailyPortfolio>(client.daily(address, bounds)), { asOf: null, days: [] });
+  const inRange = (date: string) => (!range.from || date >= range.from) && (!range.to || date <= range.to);
+  return { asOf: daily.asOf, days: daily.days.filter((day) => inRange(day.date)) };
 }
 
-export async function getPoints(address: string): Promise<ExactPointsStanding> {
-  return (await getDocument<ExactPointsStanding>(`v1/address/${address}/points`)) ?? { seasons: [] };
+export function getPoints(address: string): Promise<ExactPointsStanding> {
+  return orEmpty(exact(client.points(address)), { seasons: [] });
 }
 
 /** The wallet's points day by day (v1.3); a host whose tree predates it answers 404, read as no history. */
-export async function getPointsHistory(address: string): Promise<ExactPointsHistory> {
-  return (await getDocument<ExactPointsHistory>(`v1/address/${address}/points/history`)) ?? { seasons: [] };
+export function getPointsHistory(address: string): Promise<ExactPointsHistory> {
+  return orEmpty(exact(client.pointsHistory(address)), { seasons: [] });
 }

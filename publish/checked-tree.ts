@@ -8,10 +8,11 @@ import fs from 'node:fs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.ts';
 import type { Progress } from '../core/progress.ts';
-import { checkAgainstRecords, readBuildRecords, type BuildRecords, type TreeTaker } from './build-records.ts';
+import { checkAgainstRecords, editedSinceBuild, readBuildRecords, type BuildRecords, type TreeTaker } from './build-records.ts';
 import type { Location } from './location.ts';
 import { readMeta, listTreePaths, type TreeFile } from './read-tree.ts';
 import { throwIfInterrupted } from './storage.ts';
+import { checkRun, TREE_FILE_THREADS } from './tree-file-pool.ts';
 
 export interface PublishOptions {
   dir: string;
@@ -40,6 +41,38 @@ export async function readCheckedTree(options: Pick<PublishOptions, 'dir' | 'pro
   // Nothing unverified goes live: nothing is missing or extra, and every byte is checked as it is packed.
   const files = checkAgainstRecords(records, { dir, paths, unpublished }, options.dir, taker);
   return { dir, lastClosedDay: meta.lastClosedDay, records, files };
+}
+
+/** Files per check task, and tasks in flight (each thread has the next one waiting), as for packing. */
+const CHECK_BATCH = 64;
+const CHECK_TASKS_IN_FLIGHT = 2 * TREE_FILE_THREADS;
+
+/**
+ * Every file's bytes against the sha256 its build recorded, for a tree that is not packed because
+ * its version is stored already (live, or a shard staged): packing checks each file as it reads
+ * it, and without this a tree edited after its publish would be answered "nothing to send".
+ * Refused as packing refuses, before anything is sent or moved.
+ */
+export async function checkTreeBytes(options: Pick<PublishOptions, 'dir' | 'progress' | 'abortSignal'>, tree: CheckedTree, taker: TreeTaker = 'publish'): Promise<void> {
+  options.progress.start('check the tree against its build\'s records');
+  const batches: TreeFile[][] = [];
+  for (let start = 0; start < tree.files.length; start += CHECK_BATCH) batches.push(tree.files.slice(start, start + CHECK_BATCH));
+  let next = 0;
+  let done = 0;
+  const edited: string[] = [];
+  const worker = async () => {
+    while (edited.length === 0 && next < batches.length) {
+      throwIfInterrupted(options.abortSignal, 'checking the tree');
+      const batch = batches[next++]!;
+      const found = await checkRun(tree.dir, batch);
+      if (found !== null) edited.push(found);
+      done += batch.length;
+      options.progress.tick(done, tree.files.length, 'files');
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CHECK_TASKS_IN_FLIGHT, batches.length) }, worker));
+  // The first edited file in tree path order is named, whichever thread found one first.
+  if (edited.length > 0) throw editedSinceBuild(options.dir, edited.sort()[0]!, taker, 0);
 }
 
 /** The folder behind `--dir` (a link to a build folder, as `build --out` makes), refused when there is none. */

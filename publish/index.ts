@@ -19,6 +19,9 @@ import { NIGHT_SUMMARY_PATH } from '../tree/bucket.ts';
 import { DEFAULT_THRESHOLDS, type RuleName, type Thresholds } from '../tree/night-rules.ts';
 import { deliverReport, reportTargets } from '../tree/night-report.ts';
 import { commitSummaryLines, formatKeepSummary, printed, publishSummaryLines, rollbackSummaryLines, stageSummaryLines } from './summary.ts';
+import { commitJson, guardJson, keepJson, publishJson, refusedJson, rollbackJson, stageJson } from './summary.ts';
+import { describe } from './location.ts';
+import type { PublishSummaryJson } from '../schemas/publish-summary.ts';
 
 export interface PublishCommandOptions {
   dir?: string;
@@ -32,6 +35,8 @@ export interface PublishCommandOptions {
   version?: string;
   concurrency: number;
   maxAttempts: number;
+  /** Seconds a connection may stay silent before its request is abandoned and retried (storage.ts). */
+  stallTimeout?: number;
   progress: ProgressMode;
   /** The night's guard (docs/reliability.md#guard): rules accepted once, thresholds as fractions, the report's file. */
   accept?: RuleName[];
@@ -45,7 +50,12 @@ export interface PublishCommandOptions {
   report?: string;
 }
 
-export async function runPublish(options: PublishCommandOptions, abortSignal?: AbortSignal): Promise<string> {
+/**
+ * `onSummary`: given the closing summary as its JSON document (`--summary-json`) when the command
+ * ends with a decision: a version live, a shard staged, or a night the guard refused.
+ */
+export async function runPublish(options: PublishCommandOptions, abortSignal?: AbortSignal, onSummary?: (summary: PublishSummaryJson) => void): Promise<string> {
+  const started = performance.now();
   const location = parseLocation(options.to);
   const mode = options.rollback ? '--rollback' : options.commit !== undefined ? '--commit' : null;
   if (options.rollback && options.commit !== undefined) throw new UserError('--rollback and --commit are two different moves of the pointer: give one');
@@ -72,13 +82,22 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
   const targets = reportTargets(options.report);
   const report = (title: string, lines: readonly string[], outcome: GuardOutcome) =>
     deliverReport(publishReportMarkdown(title, lines, outcome, progress.stageSeconds), targets);
-  const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: options.maxAttempts, concurrency: options.concurrency });
+  const client = await createStorageClient({
+    endpoint: options.endpoint,
+    maxAttempts: options.maxAttempts,
+    concurrency: options.concurrency,
+    ...(options.stallTimeout === undefined ? {} : { stallTimeoutMs: options.stallTimeout * 1000 }),
+  });
+  /** The JSON's common part; `judged`: the guard's outcome when it judged the night (null otherwise). */
+  const base = (judged: GuardOutcome | null = null) => ({ target: describe(location), guard: guardJson(judged && judged.seconds !== null ? judged.judgement : null), keep: null });
   try {
     let text: string;
+    let json: PublishSummaryJson;
     if (options.rollback) {
       const rolled = await rollback(client, location, abortSignal);
       const lines = rollbackSummaryLines(rolled, location);
       text = printed(lines);
+      json = rollbackJson(rolled, base(), (performance.now() - started) / 1000);
       // The night readers see again, in the report too (a version published before the guard has no summary).
       const night = await readNightRecord(client, location, rolled.to, NIGHT_SUMMARY_PATH, abortSignal);
       if (night) {
@@ -91,6 +110,7 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
       const lines = commitSummaryLines(committed, location);
       text = printed(lines);
       if (committed.guard) report(`wallet-snapshot publish --commit: version ${committed.version} is live`, lines, committed.guard);
+      json = commitJson(committed, base(committed.guard ?? null));
     } else {
       const publishing = { dir: options.dir!, location, client, progress, abortSignal };
       const tree = await readCheckedTree(publishing);
@@ -99,22 +119,32 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
         if (options.keep !== undefined) {
           throw new UserError(`--keep ${options.keep}: a shard's stage never removes versions (the other shards may be staging); give --keep to the --commit that follows`);
         }
-        const lines = stageSummaryLines(await stageShard(publishing, tree, undefined, night), location, options.endpoint);
+        const stage = await stageShard(publishing, tree, undefined, night);
+        const lines = stageSummaryLines(stage, location, options.endpoint);
         const reason = "Not judged at a shard's stage: the rules are judged by publish --commit, on the sum of all shards";
         const outcome = unjudged({ ...settings, night }, reason);
         report(`wallet-snapshot publish: shard ${tree.records.shard.index} of ${tree.records.shard.count} staged`, lines, outcome);
+        onSummary?.(stageJson(stage, base()));
         return printed(lines);
       }
       const published = await publishTree(publishing, tree, { ...settings, night });
       const lines = publishSummaryLines(published, location);
       text = printed(lines);
+      json = publishJson(published, base(published.guard ?? null));
       if (published.guard) report(`wallet-snapshot publish: version ${published.version} is live`, lines, published.guard);
     }
-    if (options.keep !== undefined) text += formatKeepSummary(await keepVersions(client, location, options.keep, abortSignal), location);
+    if (options.keep !== undefined) {
+      const kept = await keepVersions(client, location, options.keep, abortSignal);
+      text += formatKeepSummary(kept, location);
+      json = { ...json, keep: keepJson(kept) };
+    }
+    onSummary?.(json);
     return text;
   } catch (error) {
     // A refusal's report holds the rules' figures: the reason to read it.
     if (error instanceof NightRefused) report(error.title, [error.headline], error.outcome);
+    // The guard's refusal is a decision too: the JSON says which rules refused and which version stays out.
+    if (error instanceof NightRefused) onSummary?.(refusedJson(options.commit !== undefined ? 'commit' : 'publish', error.context, base(error.outcome), (performance.now() - started) / 1000));
     throw error;
   } finally {
     client.destroy();

@@ -25,19 +25,29 @@ export async function readPointer(client: S3Client, location: Location, abortSig
   return pointer;
 }
 
+/**
+ * The pointer written. When every attempt failed, the pointer is read back before giving up: an
+ * attempt whose answer was lost may have been stored, and a command that moved the pointer must
+ * not say it did not (a `--rollback` run again would go back one version further). The text is
+ * unique to this write (its `publishedAt`), so finding it means this write is live.
+ */
 export async function writePointer(client: S3Client, location: Location, pointer: LivePointer, abortSignal?: AbortSignal): Promise<void> {
+  const text = pointerText(pointer);
   try {
     await client.send(
       new PutObjectCommand({
         Bucket: location.bucket,
         Key: pointerKey(location),
-        Body: pointerText(pointer),
+        Body: text,
         ContentType: 'application/json; charset=utf-8',
         CacheControl: POINTER_CACHE_CONTROL,
       }),
       { abortSignal },
     );
   } catch (error) {
-    throw storageFailure(error, location, `writing ${pointerKey(location)}`);
+    const failure = storageFailure(error, location, `writing ${pointerKey(location)}`);
+    if (abortSignal?.aborted) throw failure;
+    const stored = await readObjectText(client, location, pointerKey(location), abortSignal).catch(() => null);
+    if (stored !== text) throw failure;
   }
 }

@@ -4,7 +4,7 @@
  * against the build's records, name its version, stage it as shard 1 of 1 (stage-shard.ts: its
  * archives, its index, its record), commit, switch (commit.ts). A shard's tree is only staged.
  */
-import { readCheckedTree, type CheckedTree, type PublishOptions } from './checked-tree.ts';
+import { checkTreeBytes, readCheckedTree, type CheckedTree, type PublishOptions } from './checked-tree.ts';
 import { goLive } from './commit.ts';
 import { readPointer } from './live-pointer.ts';
 import { manifestText, STORAGE_FORMAT, versionIdOf } from './read-tree.ts';
@@ -38,6 +38,8 @@ export async function publishTree(options: PublishOptions, checked?: CheckedTree
   const pointer = await readPointer(client, location, abortSignal);
   const summary: PublishSummary = { version, replaced: pointer?.version ?? null, alreadyLive: pointer?.version === version, stage: null, guard: null, files: tree.files.length, seconds: 0 };
   if (summary.alreadyLive) {
+    // Nothing is packed, so nothing else would read the files: a tree edited since is refused here.
+    await checkTreeBytes(options, tree);
     if (guard) summary.guard = unjudged(guard, `Version ${version} is live already: nothing moved, nothing judged`);
   } else {
     // The night's guard (docs/reliability.md#guard): a refusal throws here, before anything is sent.

@@ -3,12 +3,12 @@
  * publish's own records under `_publish/`), with the pointer that makes it live: for tools that
  * load it into another store, e.g. `serve --runtime workerd --from` into its Miniflare R2 bucket.
  */
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { UserError } from '../core/errors.ts';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { EXIT_STORAGE, UserError } from '../core/errors.ts';
 import { readPointer, type LivePointer } from './live-pointer.ts';
 import { describe, versionPrefix, type Location } from './location.ts';
 import { PUBLISH_FOLDER } from '../tree/bucket.ts';
-import { storageFailure } from './storage.ts';
+import { readObject } from './storage.ts';
 import { listKeys } from './version-store.ts';
 
 export interface PublishedObject {
@@ -31,11 +31,8 @@ async function* readVersionObjects(client: S3Client, location: Location, version
   const layoutStart = location.prefix ? location.prefix.length + 1 : 0;
   for await (const key of listKeys(client, location, prefix)) {
     if (key.slice(prefix.length).startsWith(`${PUBLISH_FOLDER}/`)) continue;
-    try {
-      const answer = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key }));
-      yield { key, layoutKey: key.slice(layoutStart), body: await answer.Body!.transformToByteArray() };
-    } catch (error) {
-      throw storageFailure(error, location, `reading ${key}`, 'nothing was changed');
-    }
+    const object = await readObject(client, location, key, { aftermath: 'nothing was changed' });
+    if (object === null) throw new UserError(`${describe(location)}: ${key} was removed while it was read (a --keep at the same time?); nothing was changed`, EXIT_STORAGE);
+    yield { key, layoutKey: key.slice(layoutStart), body: object.bytes };
   }
 }

@@ -14,13 +14,13 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { objectKey } from './location.ts';
 import { packFolder, PACK_CONTENT_TYPE, RECORD_CACHE_CONTROL, shardNightSummaryPath } from '../tree/bucket.ts';
 import { editedSinceBuild } from './build-records.ts';
-import type { CheckedTree, PublishOptions } from './checked-tree.ts';
+import { checkTreeBytes, type CheckedTree, type PublishOptions } from './checked-tree.ts';
 import { packShard, type PackSummary } from './pack-shard.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
 import { writeNightRecord } from './night-record.ts';
 import { manifestText, shardedVersionIdOf, STORAGE_FORMAT } from './read-tree.ts';
-import { storageFailure, throwIfInterrupted } from './storage.ts';
-import { listObjects, packOf, readCommit, readShardRecord, writeShardRecord, type Commit } from './version-store.ts';
+import { listObjects, storageFailure, throwIfInterrupted } from './storage.ts';
+import { packOf, readCommit, readShardRecord, writeShardRecord, type Commit } from './version-store.ts';
 
 export interface StageSummary {
   version: string;
@@ -55,13 +55,15 @@ export async function stageShard(options: PublishOptions, tree: CheckedTree, ver
   const staged = await readShardRecord(client, location, id, shard, abortSignal);
   const stagedPack = staged?.metadata.sha256 === digest ? packOf(staged.metadata) : null;
   if (stagedPack) {
+    // Nothing is packed, so nothing else would read the files: a tree edited since is refused here.
+    await checkTreeBytes(options, tree);
     const committed = (await readCommit(client, location, id, abortSignal)) !== null;
     return finish({
       version: id,
       shard,
       alreadyStaged: true,
       committed,
-      // Nothing of the tree was read: its record matches the one stored.
+      // Nothing was packed: the tree's bytes are the recorded ones, and its record matches the one stored.
       pack: { files: files.length, rawBytes: 0, sent: { objects: 0, bytes: 0 }, skipped: { objects: 0, bytes: 0 }, storedBytes: 0 },
       record: { shard: shard.index, sha256: digest, files: files.length, pack: stagedPack },
     });

@@ -6,8 +6,15 @@
  * backoff and full jitter (from 500 ms for throttling, 100 ms otherwise, at most 20 s), within a
  * retry quota. Its adaptive mode is not used: it slows every request after a single throttle
  * (figures in bench/LOG.md), so the bounded concurrency is the only rate limit.
+ *
+ * The SDK's retries end with the answer's headers: a body cut short or stalled after them fails
+ * the caller's read of the stream, outside any retry. Every object read here goes through
+ * `readObject`, which reads the body whole and retries the request as a whole (with the same
+ * backoff) when the body fails or is shorter than its Content-Length. A connection that sends and
+ * receives nothing for the stall timeout is abandoned (the SDK's socket timeout): a retry on a
+ * fresh connection, rather than a night waiting on a store that will never answer.
  */
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, paginateListObjectsV2, S3Client, type GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_STORAGE, UserError, messageOf } from '../core/errors.ts';
 import { describe, type Location } from './location.ts';
 
@@ -18,7 +25,12 @@ export interface StorageOptions {
   maxAttempts: number;
   /** Requests in flight at most (the HTTP agent's sockets). */
   concurrency: number;
+  /** Milliseconds a connection may stay silent (nothing sent, nothing received) before the request is abandoned and retried. */
+  stallTimeoutMs?: number;
 }
+
+/** A stall longer than this is taken for a dead connection: a 64 MiB archive's PUT is answered within a few seconds of its last byte. */
+export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
 export async function createStorageClient(options: StorageOptions): Promise<S3Client> {
   // The pinned SDK supports Node 20; its warning is about releases after January 2027, and it
@@ -36,7 +48,9 @@ export async function createStorageClient(options: StorageOptions): Promise<S3Cl
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: {
       connectionTimeout: 10_000,
-      requestTimeout: 120_000,
+      // Inactivity, not a bound on the whole request (an archive's upload takes as long as the link needs);
+      // it also covers the body after the headers, which fails the caller's read (readObject retries it).
+      socketTimeout: options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS,
       httpAgent: { keepAlive: true, maxSockets: options.concurrency },
       httpsAgent: { keepAlive: true, maxSockets: options.concurrency },
     },
@@ -83,7 +97,7 @@ export function storageFailure(error: unknown, location: Location, doing: string
   const name = (error as { name?: string } | null)?.name ?? '';
   const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
   const attempts = (error as { $metadata?: { attempts?: number } } | null)?.$metadata?.attempts;
-  const what = `${name && name !== 'Error' ? `${name}: ` : ''}${messageOf(error).split('\n')[0]}${status ? ` (HTTP ${status})` : ''}`;
+  const what = `${name && name !== 'Error' ? `${name}: ` : ''}${wordsOf(error)}${status ? ` (HTTP ${status})` : ''}`;
   if (name === 'AbortError') return new UserError(`interrupted while ${doing}; ${aftermath}`, EXIT_INTERRUPTED, { cause: error });
   if (CONFIGURATION_ERRORS.has(name) || status === 401 || status === 403) {
     return new UserError(
@@ -100,6 +114,12 @@ export function storageFailure(error: unknown, location: Location, doing: string
   );
 }
 
+/** An error's first line, Node's bare "aborted" (an answer whose connection closed before its end) said in full. */
+function wordsOf(error: unknown): string {
+  const message = messageOf(error).split('\n')[0]!;
+  return message === 'aborted' ? 'the connection closed before the whole answer arrived (aborted)' : message;
+}
+
 /** Stops local work (reading, hashing) once a signal asked to stop. */
 export function throwIfInterrupted(abortSignal: AbortSignal | undefined, doing: string): void {
   if (abortSignal?.aborted) throw new UserError(`interrupted while ${doing}; ${RESUMABLE}`, EXIT_INTERRUPTED);
@@ -107,11 +127,74 @@ export function throwIfInterrupted(abortSignal: AbortSignal | undefined, doing: 
 
 /** An object's text, or null when the bucket has no object at `key`; any other failure is the store's. */
 export async function readObjectText(client: S3Client, location: Location, key: string, abortSignal?: AbortSignal): Promise<string | null> {
+  const object = await readObject(client, location, key, { abortSignal });
+  return object === null ? null : Buffer.from(object.bytes.buffer, object.bytes.byteOffset, object.bytes.byteLength).toString('utf8');
+}
+
+export interface ReadOptions {
+  /** Bytes from `offset`, `length` of them (a range read); the whole object without. */
+  range?: { offset: number; length: number };
+  abortSignal?: AbortSignal;
+  /** What the failure leaves behind, for the message (storageFailure's `aftermath`). */
+  aftermath?: string;
+}
+
+export interface ReadObject {
+  bytes: Uint8Array;
+  metadata: Record<string, string>;
+  contentType: string | undefined;
+  /** The object's whole size (a range read's Content-Range total, else its length). */
+  size: number;
+}
+
+/** Backoff between whole-request retries of a read whose body failed: the SDK's own for transient errors. */
+const BODY_RETRY_BASE_MS = 100;
+const BODY_RETRY_MAX_MS = 20_000;
+
+/**
+ * An object's bytes read whole (or a range of them), or null when there is no object at `key`.
+ * A body that fails midway (the connection reset or stalled) or ends short of its Content-Length
+ * is read again by a new request, with backoff, up to the client's attempts.
+ */
+export async function readObject(client: S3Client, location: Location, key: string, options: ReadOptions = {}): Promise<ReadObject | null> {
+  const { range, abortSignal } = options;
+  const attempts = await client.config.maxAttempts();
+  const Range = range ? `bytes=${range.offset}-${range.offset + range.length - 1}` : undefined;
+  for (let attempt = 1; ; attempt++) {
+    let answer: GetObjectCommandOutput;
+    try {
+      answer = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key, Range }), { abortSignal });
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey') return null;
+      throw storageFailure(error, location, `reading ${key}`, options.aftermath);
+    }
+    try {
+      const bytes = await answer.Body!.transformToByteArray();
+      if (answer.ContentLength !== undefined && bytes.length !== answer.ContentLength) {
+        throw Object.assign(new Error(`the body ended after ${bytes.length} of its ${answer.ContentLength} bytes`), { name: 'TruncatedBody' });
+      }
+      const total = /\/(\d+)$/.exec(answer.ContentRange ?? '')?.[1];
+      return { bytes, metadata: { ...answer.Metadata }, contentType: answer.ContentType, size: total ? Number(total) : bytes.length };
+    } catch (error) {
+      if (abortSignal?.aborted || attempt >= attempts) {
+        const name = (error as { name?: string } | null)?.name ?? 'Error';
+        const failure = Object.assign(new Error(`the answer's body failed after its headers: ${wordsOf(error)}`, { cause: error }), { name, $metadata: { attempts: attempt } });
+        throw storageFailure(failure, location, `reading ${key}`, options.aftermath);
+      }
+      const delay = Math.random() * Math.min(BODY_RETRY_MAX_MS, BODY_RETRY_BASE_MS * 2 ** attempt);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/** Every object under `prefix` with its size and ETag (for an object sent in one request, the MD5 of its bytes), through the SDK's paginator. */
+export async function* listObjects(client: S3Client, location: Location, prefix: string, abortSignal?: AbortSignal): AsyncGenerator<{ key: string; size: number; etag: string }> {
   try {
-    const answer = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
-    return await answer.Body!.transformToString('utf8');
+    // The paginator hands its last argument to each request's send: the signal stops a page in flight.
+    for await (const page of paginateListObjectsV2({ client }, { Bucket: location.bucket, Prefix: prefix }, { abortSignal })) {
+      for (const object of page.Contents ?? []) if (object.Key) yield { key: object.Key, size: object.Size ?? 0, etag: (object.ETag ?? '').replaceAll('"', '') };
+    }
   } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return null;
-    throw storageFailure(error, location, `reading ${key}`);
+    throw storageFailure(error, location, `listing ${prefix}`);
   }
 }

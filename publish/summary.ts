@@ -1,4 +1,4 @@
-/** The closing summaries `publish` prints on stdout. */
+/** The closing summaries `publish` prints on stdout, and writes as JSON with `--summary-json` (schemas/publish-summary.ts). */
 import { countOf, formatBytes, formatSeconds } from '../core/format.ts';
 import type { KeepSummary } from './keep-versions.ts';
 import { describe, type Location } from './location.ts';
@@ -6,6 +6,8 @@ import type { CommitSummary } from './commit.ts';
 import type { PublishSummary } from './publish-tree.ts';
 import type { StageSummary } from './stage-shard.ts';
 import type { RollbackSummary } from './rollback.ts';
+import type { Judgement } from '../tree/night-rules.ts';
+import { PublishSummaryJsonSchema, type PublishSummaryJson } from '../schemas/publish-summary.ts';
 
 /** A summary's lines as printed: one a line, each ended. */
 export function printed(lines: readonly string[]): string {
@@ -75,4 +77,106 @@ export function formatKeepSummary(summary: KeepSummary, location: Location): str
     ? `removed ${countOf(summary.removed.length, 'version')} (${summary.removed.join(', ')}; ${countOf(summary.objectsRemoved, 'object')})`
     : 'removed no version';
   return `kept ${countOf(summary.kept.length, 'version')} at ${describe(location)} (${summary.kept.join(', ')}); ${removed}\n`;
+}
+
+/** The parts every `--summary-json` document of publish has; the move fills in the rest. */
+type PublishJsonBase = Pick<PublishSummaryJson, 'target' | 'guard' | 'keep'>;
+
+const NOTHING_SENT = { objects: { sent: 0, skipped: 0, copied: 0 }, bytes: { sent: 0, skipped: 0, copied: 0 } };
+
+function packCounts(stage: StageSummary | null): Pick<PublishSummaryJson, 'objects' | 'bytes'> {
+  if (!stage || stage.alreadyStaged) return NOTHING_SENT;
+  const { sent, skipped } = stage.pack;
+  return { objects: { sent: sent.objects, skipped: skipped.objects, copied: 0 }, bytes: { sent: sent.bytes, skipped: skipped.bytes, copied: 0 } };
+}
+
+export function publishJson(summary: PublishSummary, base: PublishJsonBase): PublishSummaryJson {
+  return PublishSummaryJsonSchema.parse({
+    command: 'publish',
+    move: 'publish',
+    outcome: 'live',
+    ...base,
+    version: summary.version,
+    replaced: summary.replaced,
+    already: summary.alreadyLive,
+    shard: { index: 1, count: 1 },
+    files: summary.files,
+    ...packCounts(summary.stage),
+    seconds: summary.seconds,
+  });
+}
+
+export function stageJson(summary: StageSummary, base: PublishJsonBase): PublishSummaryJson {
+  return PublishSummaryJsonSchema.parse({
+    command: 'publish',
+    move: 'stage',
+    outcome: 'staged',
+    ...base,
+    version: summary.version,
+    replaced: null,
+    already: summary.alreadyStaged,
+    shard: summary.shard,
+    files: summary.pack.files,
+    ...packCounts(summary),
+    seconds: summary.seconds,
+  });
+}
+
+export function commitJson(summary: CommitSummary, base: PublishJsonBase): PublishSummaryJson {
+  return PublishSummaryJsonSchema.parse({
+    command: 'publish',
+    move: 'commit',
+    outcome: 'live',
+    ...base,
+    version: summary.version,
+    replaced: summary.replaced,
+    already: summary.alreadyLive,
+    shard: null,
+    files: summary.files,
+    ...NOTHING_SENT,
+    seconds: summary.seconds,
+  });
+}
+
+export function rollbackJson(summary: RollbackSummary, base: PublishJsonBase, seconds: number): PublishSummaryJson {
+  return PublishSummaryJsonSchema.parse({
+    command: 'publish',
+    move: 'rollback',
+    outcome: 'live',
+    ...base,
+    version: summary.to,
+    replaced: summary.from,
+    already: false,
+    shard: null,
+    files: 0,
+    ...NOTHING_SENT,
+    seconds,
+  });
+}
+
+/** A night the guard refused: the version that did not go live, and the live one that stays. */
+export function refusedJson(move: 'publish' | 'commit', refused: { version: string; live: string | null }, base: PublishJsonBase, seconds: number): PublishSummaryJson {
+  return PublishSummaryJsonSchema.parse({
+    command: 'publish',
+    move,
+    outcome: 'refused',
+    ...base,
+    version: refused.version,
+    replaced: null,
+    already: false,
+    shard: null,
+    files: 0,
+    ...NOTHING_SENT,
+    seconds,
+  });
+}
+
+/** The guard's judgement as the JSON document carries it (null: nothing was judged). */
+export function guardJson(judgement: Judgement | null): PublishSummaryJson['guard'] {
+  if (!judgement) return null;
+  return { refused: judgement.refusals.map((row) => row.rule), rows: judgement.rows.map((row) => ({ ...row })) };
+}
+
+export function keepJson(summary: KeepSummary | null): PublishSummaryJson['keep'] {
+  return summary && { kept: summary.kept, removed: summary.removed, objectsRemoved: summary.objectsRemoved };
 }

@@ -8,7 +8,7 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { TreeFile } from './tree-file.ts';
-import type { ListTask, TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
+import type { CheckTask, ListTask, TreeFileAnswer, TreeFileTask } from './tree-file-task.ts';
 import type { FolderListing } from './list-folders.ts';
 
 /** Threads at most: each is a V8 isolate with TypeScript loaded (about 75 MB), and the requests keep the main thread busy. */
@@ -21,11 +21,11 @@ const MAX_THREADS = 4;
  */
 export const TREE_FILE_THREADS = Math.max(1, Math.min(2 * os.availableParallelism(), MAX_THREADS));
 
-let pool: Piscina<TreeFileTask | ListTask, TreeFileAnswer | FolderListing> | null = null;
+let pool: Piscina<TreeFileTask | ListTask | CheckTask, TreeFileAnswer | FolderListing | { edited: string | null }> | null = null;
 /** A thread that failed outside any task (e.g. while loading): reported by the next task. */
 let poolFailure: Error | null = null;
 
-function threads(): Piscina<TreeFileTask | ListTask, TreeFileAnswer | FolderListing> {
+function threads(): Piscina<TreeFileTask | ListTask | CheckTask, TreeFileAnswer | FolderListing | { edited: string | null }> {
   if (poolFailure) throw poolFailure;
   if (!pool) {
     // One thread at first, more as tasks queue up: starting a thread (TypeScript loaded through
@@ -51,4 +51,9 @@ export async function packRun(dir: string, files: TreeFile[], into: SharedArrayB
 /** `folders` of the tree in `dir` listed to the bottom, on a thread (read-tree.ts). */
 export async function listFoldersOnThread(dir: string, folders: string[]): Promise<FolderListing> {
   return threads().run({ dir, folders }, { name: 'list' }) as Promise<FolderListing>;
+}
+
+/** The first of `files` whose bytes are not the ones its build recorded, or null (checked-tree.ts), on a thread. */
+export async function checkRun(dir: string, files: TreeFile[]): Promise<string | null> {
+  return ((await threads().run({ dir, files }, { name: 'check' })) as { edited: string | null }).edited;
 }

@@ -91,6 +91,18 @@ export function runTreeFileTask(task: TreeFileTask): TreeFileAnswer {
   }) as unknown as PackedRun;
 }
 
+/** A batch of files only checked against the sha256 their build recorded (a tree that is not packed: checked-tree.ts). */
+export interface CheckTask {
+  dir: string;
+  files: TreeFile[];
+}
+
+/** The path of the first file whose bytes are not the recorded ones, or null when all are. */
+export function runCheckTask(task: CheckTask): { edited: string | null } {
+  for (const file of task.files) if (sha256Hex(readTreeFileSync(task.dir, file.path).bytes) !== file.sha256) return { edited: file.path };
+  return { edited: null };
+}
+
 /** The other task of the threads: folders of a tree listed to the bottom (read-tree.ts). */
 export interface ListTask {
   dir: string;

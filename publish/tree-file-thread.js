@@ -5,3 +5,4 @@ const task = await importThreadModule(new URL('./tree-file-task.ts', import.meta
 
 export default task.runTreeFileTask;
 export const list = task.runListTask;
+export const check = task.runCheckTask;

@@ -5,7 +5,6 @@
 import zlib from 'node:zlib';
 import {
   DeleteObjectsCommand,
-  GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
@@ -15,26 +14,11 @@ import { UserError } from '../core/errors.ts';
 import { describe, objectKey, versionPrefix, versionsPrefix, type Location } from './location.ts';
 import { COMMIT_PATH, RECORD_CACHE_CONTROL, SHARD_RECORD_NAME, shardRecordPath, SHARDS_FOLDER, VERSION_ID_PATTERN } from '../tree/bucket.ts';
 import { PackedShardSchema, type PackedShard } from '../tree/live-pointer.ts';
-import { readObjectText, storageFailure } from './storage.ts';
+import { listObjects, readObject, readObjectText, storageFailure } from './storage.ts';
 
 /** Every key under `prefix`, one page of up to 1,000 at a time. */
 export async function* listKeys(client: S3Client, location: Location, prefix: string, abortSignal?: AbortSignal): AsyncGenerator<string> {
   for await (const object of listObjects(client, location, prefix, abortSignal)) yield object.key;
-}
-
-/** Every object under `prefix` with its size and ETag (for an object sent in one request, the MD5 of its bytes). */
-export async function* listObjects(client: S3Client, location: Location, prefix: string, abortSignal?: AbortSignal): AsyncGenerator<{ key: string; size: number; etag: string }> {
-  let token: string | undefined;
-  do {
-    let page;
-    try {
-      page = await client.send(new ListObjectsV2Command({ Bucket: location.bucket, Prefix: prefix, ContinuationToken: token }), { abortSignal });
-    } catch (error) {
-      throw storageFailure(error, location, `listing ${prefix}`);
-    }
-    for (const object of page.Contents ?? []) if (object.Key) yield { key: object.Key, size: object.Size ?? 0, etag: (object.ETag ?? '').replaceAll('"', '') };
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
 }
 
 /**
@@ -124,15 +108,11 @@ export async function writeCommit(client: S3Client, location: Location, version:
 
 /** An object stored as a .gz file without Content-Encoding, so no server or proxy decodes it on the way. */
 async function readGzipObject(client: S3Client, location: Location, key: string, abortSignal?: AbortSignal): Promise<{ text: string; metadata: Record<string, string> } | null> {
-  try {
-    const answer = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
-    const bytes = await answer.Body!.transformToByteArray();
-    const text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? zlib.gunzipSync(bytes) : Buffer.from(bytes)).toString('utf8');
-    return { text, metadata: { ...answer.Metadata } };
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return null;
-    throw storageFailure(error, location, `reading ${key}`);
-  }
+  const object = await readObject(client, location, key, { abortSignal });
+  if (object === null) return null;
+  const { bytes } = object;
+  const text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? zlib.gunzipSync(bytes) : Buffer.from(bytes)).toString('utf8');
+  return { text, metadata: object.metadata };
 }
 
 async function writeGzipObject(client: S3Client, location: Location, key: string, text: string, metadata: Record<string, string>, abortSignal?: AbortSignal): Promise<number> {

@@ -1,7 +1,8 @@
 /**
  * What `npm pack` (and `npm publish`) ship besides the sources' JavaScript: run by the `prepack`
  * script. Compiles the TypeScript into dist/ (tsconfig.build.json: JavaScript and type
- * declarations, `.ts` imports rewritten to `.js`), copies the WebAssembly writer beside its
+ * declarations, `.ts` imports rewritten to `.js`; the entries `wallet-snapshot/worker` and
+ * `wallet-snapshot/client` among them, the client's validation module beside it), copies the WebAssembly writer beside its
  * module, and bundles what the repository bundles from its sources at run time: the explorer page
  * (dist/explorer/bundle.json) and the Worker for `serve --runtime workerd`
  * (dist/preview/worker-bundle.js). The package then runs with Node alone: no tsx, no esbuild.

@@ -12,12 +12,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const FOLDERS = ['core', 'build', 'server', 'publish', 'preview', 'tree', 'schemas', 'cli'];
+const FOLDERS = ['core', 'build', 'server', 'publish', 'preview', 'tree', 'schemas', 'cli', 'client', 'init'];
 
 /** Each module (path from the repository root) with the modules of the repository it imports. */
-function importGraph(): Map<string, string[]> {
+function importGraph(folders = FOLDERS): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const folder of FOLDERS) {
+  for (const folder of folders) {
     for (const entry of fs.readdirSync(path.join(ROOT, folder), { recursive: true })) {
       const file = path.join(folder, String(entry));
       if (!/\.(ts|js|mjs)$/.test(file)) continue;
@@ -67,7 +67,7 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
-test('no import cycle in core/, build/, server/, publish/, preview/, tree/, schemas/, cli/', () => {
+test('no import cycle in core/, build/, server/, publish/, preview/, tree/, schemas/, cli/, client/, init/', () => {
   const graph = importGraph();
   assert.ok(graph.size > 80, `only ${graph.size} modules found`);
   assert.equal(importCycles(graph), []);
@@ -97,6 +97,11 @@ test('publish/ never imports server/ or preview/; tree/ and schemas/ import none
   for (const folder of ['tree', 'schemas']) assert.equal(importsInto(folder, ['server', 'publish', 'preview', 'cli']), [], folder);
 });
 
+test("init/ (the files of a programme's repository) imports core/ alone, and only cli/ imports init/", () => {
+  assert.equal(importsInto('init', FOLDERS.filter((folder) => folder !== 'core' && folder !== 'init')), []);
+  for (const folder of FOLDERS.filter((folder) => folder !== 'cli' && folder !== 'init')) assert.equal(importsInto(folder, ['init']), [], folder);
+});
+
 test('nothing imports cli/ (it declares the commands and nothing else)', () => {
   for (const folder of FOLDERS.filter((folder) => folder !== 'cli')) assert.equal(importsInto(folder, ['cli']), [], folder);
 });
@@ -107,6 +112,55 @@ test('inside build/, compute/ (the rows) never imports write/ (the bytes)', () =
 
 test('inside build/, the stages use input/, compute/ and write/, and none of these uses the stages', () => {
   for (const folder of ['build/input', 'build/compute', 'build/write']) assert.equal(importsInto(folder, ['build/stages']), [], folder);
+});
+
+/** The repository modules `file` imports for their values: every import but `import type` (and `export type ... from`). */
+function valueImports(file: string): string[] {
+  const source = ts.createSourceFile(file, fs.readFileSync(path.join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest);
+  const imported: string[] = [];
+  for (const statement of source.statements) {
+    let specifier: ts.Expression | undefined;
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      const bindings = clause?.namedBindings;
+      const onlyTypeNames = clause?.name === undefined && bindings !== undefined && ts.isNamedImports(bindings) &&
+        bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly);
+      const typesOnly = clause !== undefined && (clause.isTypeOnly || onlyTypeNames);
+      if (!typesOnly) specifier = statement.moduleSpecifier;
+    } else if (ts.isExportDeclaration(statement) && !statement.isTypeOnly) {
+      specifier = statement.moduleSpecifier;
+    }
+    if (specifier && ts.isStringLiteral(specifier) && specifier.text.startsWith('.')) {
+      imported.push(path.normalize(path.join(path.dirname(file), specifier.text)));
+    }
+  }
+  return imported;
+}
+
+/** `module -> target` for each import of `imports` outside `folder`. */
+const leaving = (folder: string, module: string, imports: string[]) =>
+  imports.filter((target) => !target.startsWith(`${folder}/`)).map((target) => `${module} -> ${target}`);
+
+test('client/ (what apps import) reaches outside itself only for the types of schemas/; the schemas only in its validation.ts, loaded on demand', () => {
+  const graph = importGraph(['client']);
+  assert.ok(graph.has('client/index.ts') && graph.has('client/validation.ts'));
+  const outside = [...graph].flatMap(([module, imports]) => leaving('client', module, imports));
+  assert.equal(outside.filter((line) => !line.split(' -> ')[1]!.startsWith('schemas/')), [], 'only schemas/');
+  const values = [...graph.keys()].filter((module) => module !== 'client/validation.ts').flatMap((module) => leaving('client', module, valueImports(module)));
+  assert.equal(values, [], 'types only');
+  // Nothing of the client imports the validation module: it is loaded at run time (client/index.ts, validateOnDemand).
+  assert.equal([...graph].filter(([, imports]) => imports.includes('client/validation.ts')).map(([module]) => module), []);
+});
+
+test('no program imports client/; the explorer page reads the API through it and imports only it and schemas/ besides itself', () => {
+  assert.equal(importsInto('client', ['core', 'build', 'server', 'publish', 'preview', 'tree', 'cli']), []);
+  for (const folder of FOLDERS.filter((folder) => folder !== 'client')) assert.equal(importsInto(folder, ['client']), [], folder);
+  const explorer = [...importGraph(['explorer'])].flatMap(([module, imports]) => leaving('explorer', module, imports));
+  assert.ok(explorer.includes('explorer/api.ts -> client/index.ts'), explorer.join('\n'));
+  assert.equal(explorer.filter((line) => !/ -> (client\/index\.ts|schemas\/[\w-]+\.ts)$/.test(line)), []);
+  const fetches = (name: string) => /\bfetch\(/.test(fs.readFileSync(path.join(ROOT, 'explorer', name), 'utf8'));
+  const fetching = fs.readdirSync(path.join(ROOT, 'explorer')).filter((name) => name.endsWith('.ts') && name !== 'api.ts' && fetches(name));
+  assert.equal(fetching, [], 'only explorer/api.ts fetches, through the client');
 });
 
 test('the cycle finder finds a cycle of type-only imports', () => {

@@ -16,10 +16,11 @@ import { packShard, type PackTarget } from '../publish/pack-shard.ts';
 import { describeFile } from '../publish/tree-file.ts';
 import { archiveName, INDEX_NAME, packFolder, versionPrefix } from '../tree/bucket.ts';
 import { pointerText, type PackedShard } from '../tree/live-pointer.ts';
-import { buildIndex, ENTRY_BYTES, findEntry, pathHashFromDigest, pathHashOf, windowOf } from '../tree/pack-index.ts';
+import { buildIndex, ENTRY_BYTES, findEntry, pathHashFromDigest, pathHashOf, readEntries, windowOf } from '../tree/pack-index.ts';
+import { archiveLength, memberHeader, readMemberHeader } from '../tree/pack-archive.ts';
+import { draw } from '../publish/scrub.ts';
 import { R2TreeStore, type CacheLike, type R2BucketLike } from '../server/r2-store.ts';
 import { tempDir } from './helpers/fixtures.ts';
-import { memberHeader } from '../tree/pack-archive.ts';
 import tar from 'tar-stream';
 
 const MIB = 1024 * 1024;
@@ -316,6 +317,21 @@ test('a pointer of another release is refused as the store\'s error, not served'
     assert.is((error as Error).name, 'StoreUnavailableError');
     assert.match((error as Error).message, 'live.json is not a pointer this release of wallet-snapshot reads');
   }
+});
+
+test('the scrub reads the format back: a member header as written, an index\'s every entry, an archive\'s length, a reproducible draw', () => {
+  const long = `${'deep/'.repeat(30)}history.json.gz`;
+  assert.equal(readMemberHeader(memberHeader(long, 1234, 1_700_000_000_250)), { name: long, size: 1234 });
+  const header = memberHeader('v1/seasons.json.gz', 10, 0);
+  header[0] = header[0]! ^ 1;
+  assert.equal(readMemberHeader(header), null, 'a header whose checksum does not add up');
+  assert.equal(readMemberHeader(new Uint8Array(512)), null, 'a zero block');
+  assert.equal([archiveLength(512 + 10), archiveLength(1024)], [1024 + 1024, 1024 + 1024]);
+  const entries = [1n, 2n, 3n].map((pathHash, i) => ({ pathHash: pathHash << 60n, archive: 1, offset: 512 * (i + 1), length: 10, gzip: true, mtimeMs: 0, sha256: 'ab'.repeat(32) }));
+  assert.equal(readEntries(buildIndex(entries).bytes).sort((a, b) => a.offset - b.offset), entries);
+  assert.equal(draw(1000, 10, 42), draw(1000, 10, 42));
+  assert.not.equal(draw(1000, 10, 42), draw(1000, 10, 43));
+  assert.equal(draw(5, 5, 1).sort(), [0, 1, 2, 3, 4], 'every member at most once');
 });
 
 test.run();

@@ -74,3 +74,32 @@ function octal(value: number, digits: number): string {
   if (text.length > digits) throw new Error(`${value} does not fit a tar header field of ${digits} octal digits`);
   return text.padStart(digits, '0');
 }
+
+const decoder = new TextDecoder();
+
+/**
+ * A member's header as `memberHeader` writes it: its name and data size, or null when the block
+ * is not one (its checksum does not add up, or it is not a ustar regular file). Read by the scrub
+ * of a stored version (publish/scrub.ts).
+ */
+export function readMemberHeader(block: Uint8Array): { name: string; size: number } | null {
+  if (block.length < BLOCK || decoder.decode(block.subarray(257, 262)) !== 'ustar' || block[156] !== 0x30) return null;
+  let sum = 0;
+  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : block[i]!;
+  if (sum !== parseInt(field(block, 148, 8), 8)) return null;
+  const prefix = field(block, 345, PREFIX_BYTES);
+  const base = field(block, 0, NAME_BYTES);
+  return { name: prefix ? `${prefix}/${base}` : base, size: parseInt(field(block, 124, 12), 8) };
+}
+
+/** The length of an archive whose last member's data ends at `dataEnd`: its padding, then the end blocks. */
+export function archiveLength(dataEnd: number): number {
+  return dataEnd + memberPadding(dataEnd) + ARCHIVE_END.length;
+}
+
+/** A header field's text, up to its first NUL (or space, for the numbers). */
+function field(block: Uint8Array, at: number, width: number): string {
+  const bytes = block.subarray(at, at + width);
+  const end = bytes.indexOf(0);
+  return decoder.decode(end === -1 ? bytes : bytes.subarray(0, end)).trim();
+}

@@ -14,7 +14,11 @@ import S3rver from 's3rver';
 // a GET or a read of its folder right after can see an empty object. S3 itself is read-after-write
 // consistent, so the store's two writes wait here for the file to be closed.
 const FilesystemStore = createRequire(import.meta.url)('s3rver/lib/stores/filesystem.js');
+const S3Object = createRequire(import.meta.url)('s3rver/lib/models/object.js');
 
+// S3 replaces an object atomically: a reader sees the old bytes or the new ones, never a file
+// being written (s3rver truncates it first, and a pointer read during its write would be empty).
+// The bytes go to a file beside it, renamed over it once written.
 async function writeFully(content, file) {
   const md5 = crypto.createHash('md5');
   let size = 0;
@@ -25,9 +29,34 @@ async function writeFully(content, file) {
       callback(null, chunk);
     },
   });
-  await pipeline(Buffer.isBuffer(content) ? [content] : content, measure, fs.createWriteStream(file));
+  const partial = `${file}.${process.pid}.${crypto.randomUUID()}.partial`;
+  try {
+    await pipeline(Buffer.isBuffer(content) ? [content] : content, measure, fs.createWriteStream(partial));
+    await fs.promises.rename(partial, file);
+  } catch (error) {
+    await fs.promises.rm(partial, { force: true });
+    throw error;
+  }
   return { size, md5: md5.digest('hex') };
 }
+
+/** A small file replaced whole (rename), as writeFully does for an object's bytes. */
+async function replaceFile(file, text) {
+  const partial = `${file}.${process.pid}.${crypto.randomUUID()}.partial`;
+  await fs.promises.writeFile(partial, text);
+  await fs.promises.rename(partial, file);
+}
+
+// The object's metadata and MD5 too: a read during a write saw an empty metadata.json and answered 500.
+const pick = (object, keys) => Object.fromEntries(Object.entries(object).filter(([key]) => keys.includes(key)));
+FilesystemStore.prototype.putMetadata = async function putMetadata(bucket, key, metadata, md5) {
+  const json = {
+    ...pick(metadata, S3Object.ALLOWED_METADATA),
+    ...Object.fromEntries(Object.entries(metadata).filter(([name]) => name.startsWith('x-amz-meta-'))),
+  };
+  if (md5) await replaceFile(this.getResourcePath(bucket, key, 'object.md5'), md5);
+  await replaceFile(this.getResourcePath(bucket, key, 'metadata.json'), JSON.stringify(json, null, 2));
+};
 
 FilesystemStore.prototype.putObject = async function putObject(object) {
   const file = this.getResourcePath(object.bucket, object.key, 'object');

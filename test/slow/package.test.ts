@@ -76,6 +76,9 @@ test('the tarball installs with Node alone: no TypeScript toolchain among what i
   const files = fs.readdirSync(packageDir, { recursive: true }).map(String);
   assert.equal(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')), []);
   assert.ok(files.includes(path.join('dist', 'server', 'worker.d.ts')));
+  for (const file of ['index.js', 'index.d.ts', 'validation.js', 'validation.d.ts']) {
+    assert.ok(files.includes(path.join('dist', 'client', file)), `dist/client/${file}`);
+  }
   assert.ok(files.includes(path.join('dist', 'build', 'write', 'document-bytes.wasm')));
   const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as Record<string, unknown>;
   assert.is(manifest.license, 'MIT');
@@ -199,6 +202,75 @@ test('npx wallet-snapshot serve, on Node and in workerd, answers from the packag
   }
 });
 
+/** An app of the user's: every function of wallet-snapshot/client, the wrong calls marked as the type errors they are. */
+const CLIENT_APP = `import { ApiError, createClient, type DailyPortfolio, type Leaderboard } from 'wallet-snapshot/client';
+import { validateDocument } from 'wallet-snapshot/client/validation';
+
+const [baseUrl, address] = process.argv.slice(2) as [string, string];
+const api = createClient({ baseUrl });
+const checked = createClient({ baseUrl, validate: true });
+const bundled = createClient({ baseUrl, validate: validateDocument });
+const daily: DailyPortfolio = await api.daily(address, { from: new Date(Date.UTC(2025, 10, 1)), to: '2025-11-10' });
+const leaderboard: Leaderboard = await checked.leaderboard(1);
+const results = {
+  portfolio: await api.portfolio(address.toUpperCase().replace('0X', '0x')),
+  daily,
+  leaderboard,
+  points: await bundled.points(address),
+  pointsHistory: await checked.pointsHistory(address, { from: '2025-11-01' }),
+  seasons: await api.seasons(),
+  error: await api.leaderboard(99).catch((error: unknown) =>
+    error instanceof ApiError ? { status: error.status, message: error.message } : String(error)),
+};
+console.log(JSON.stringify(results));
+
+function neverCalled(): void {
+  // @ts-expect-error a season is a number
+  void api.leaderboard('s1');
+  // @ts-expect-error from is a YYYY-MM-DD string or a Date
+  void api.daily(address, { from: 20251101 });
+  // @ts-expect-error rank is a number
+  const rank: string = leaderboard.entries[0]!.rank;
+  // @ts-expect-error a document has no such field
+  void daily.total;
+  void rank;
+}
+void neverCalled;
+`;
+
+test('an app imports wallet-snapshot/client from the package: typechecked (its wrong calls are type errors), run in Node, each result the host\'s', async () => {
+  const app = path.join(user, 'app');
+  fs.mkdirSync(app, { recursive: true });
+  fs.writeFileSync(path.join(app, 'main.ts'), CLIENT_APP);
+  const compilerOptions = {
+    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: ['node'],
+    typeRoots: [path.join(ROOT, 'node_modules/@types')],
+  };
+  const tsconfig = { compilerOptions, files: ['main.ts'] };
+  fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
+  // This repository's pinned TypeScript, on the user's app (no skipLibCheck: the package's declarations are checked too).
+  const compiled = run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: app });
+  assert.is(compiled.status, 0, compiled.stdout);
+  const leader = JSON.parse(fs.readFileSync(path.join(sampleTree, 'v1/leaderboard/s2.json'), 'utf8')).entries[0].user as string;
+  const server = await serve(['--dir', sampleTree]);
+  try {
+    const ran = run(process.execPath, [path.join(app, 'out', 'main.js'), server.url, leader], { cwd: user });
+    assert.is(ran.status, 0, ran.stderr);
+    const results = JSON.parse(ran.stdout);
+    const document = async (url: string) => (await fetch(`${server.url}${url}`)).json();
+    assert.equal(results.portfolio, await document(`/v1/address/${leader}/portfolio`));
+    assert.equal(results.daily, await document(`/v1/address/${leader}/portfolio/daily?from=2025-11-01&to=2025-11-10`));
+    assert.equal(results.leaderboard, await document('/v1/leaderboard/s1'));
+    assert.equal(results.points, await document(`/v1/address/${leader}/points`));
+    assert.equal(results.pointsHistory, await document(`/v1/address/${leader}/points/history?from=2025-11-01`));
+    assert.equal(results.seasons, await document('/v1/seasons'));
+    const refusal = await document('/v1/leaderboard/s99');
+    assert.equal(results.error, { status: 400, message: `GET ${server.url}/v1/leaderboard/s99 answered 400: ${refusal.error}` });
+  } finally {
+    await server.stop();
+  }
+});
+
 const hosting = fs.readFileSync(path.join(ROOT, 'docs', 'hosting.md'), 'utf8');
 
 /** The text of the first fenced block after `marker` in docs/hosting.md. */
@@ -282,6 +354,43 @@ test("publish from the package to a local S3 server; a user's Worker re-exportin
   } finally {
     await s3.close();
   }
+});
+
+test("the README's path for a programme: npm install --save-dev wallet-snapshot, npx wallet-snapshot init; the Worker it writes bundles with wrangler", () => {
+  const repository = path.join(work, 'data-repository');
+  fs.mkdirSync(repository);
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf('### The data repository');
+  assert.ok(at >= 0, 'the README has "### The data repository"');
+  const commands = /```\n([\s\S]*?)```/.exec(readme.slice(at))![1]!.trim().split('\n');
+  assert.equal(commands, ['npm install --save-dev wallet-snapshot', 'npx wallet-snapshot init']);
+  fs.writeFileSync(path.join(repository, 'package.json'), `${JSON.stringify({ name: 'points-data', private: true })}\n`);
+  // The registry's package is this repository's tarball here.
+  const installed = run('npm', ['install', '--save-dev', '--prefer-offline', tarball], { cwd: repository });
+  assert.is(installed.status, 0, installed.stderr);
+  const manifest = JSON.parse(fs.readFileSync(path.join(repository, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+  assert.match(manifest.devDependencies?.['wallet-snapshot'] ?? '', /^file:/, JSON.stringify(manifest));
+  const init = run('npx', commands[1]!.split(' ').slice(1), { cwd: repository });
+  assert.is(init.status, 0, init.stderr);
+  assert.match(init.stdout, `wrote ${repository}:\n  .github/workflows/nightly.yml\n  worker.js\n  wrangler.toml\n  .gitignore\n  README.md (the "Nightly snapshot" section in a new README)\n`);
+  assert.not.match(init.stdout, 'npm install --save-dev wallet-snapshot in');
+  for (const file of ['.github/workflows/nightly.yml', 'worker.js', 'wrangler.toml', '.gitignore', 'README.md']) assert.ok(fs.existsSync(path.join(repository, file)), file);
+  assert.match(fs.readFileSync(path.join(repository, 'wrangler.toml'), 'utf8'), /^name = "points-data-snapshot"$/m);
+  const again = run('npx', ['wallet-snapshot', 'init'], { cwd: repository });
+  assert.is(again.status, 1);
+  assert.match(again.stderr, 'already; nothing was written (give --force to overwrite them)');
+  const wrangler = path.join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+  const bundled = run(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', path.join(work, 'init-wrangler-out')], { cwd: repository, env: { WRANGLER_SEND_METRICS: 'false' } });
+  assert.is(bundled.status, 0, `${bundled.stdout}${bundled.stderr}`);
+  assert.match(bundled.stdout, 'env.TREE (wallet-snapshot)');
+  assert.match(bundled.stdout, 'env.TREE_PREFIX ("prod")');
+});
+
+test('the package exports the --summary-json schemas (wallet-snapshot/summaries)', () => {
+  const script = "import { PublishSummaryJsonSchema } from 'wallet-snapshot/summaries'; console.log(Object.keys(PublishSummaryJsonSchema.shape).length);";
+  const imported = run(process.execPath, ['--input-type=module', '-e', script], { cwd: user });
+  assert.is(imported.status, 0, imported.stderr);
+  assert.is(imported.stdout, '14\n');
 });
 
 test.run();

@@ -192,6 +192,31 @@ test('publishing the live tree again sends nothing and leaves the pointer as it 
   assert.equal(await pointerOf(location), before);
 });
 
+test('a tree edited after its publish is refused even though its version is stored already (live, or staged and rolled back from)', async () => {
+  const location = freshLocation();
+  const copies = nights.slice(0, 2).map((night) => {
+    const out = path.join(tempDir('ws-edited-'), 'public');
+    fs.cpSync(fs.realpathSync(night.out), out, { recursive: true });
+    return out;
+  });
+  const first = await runPublish({ ...options, dir: copies[0]!, to: to(location) });
+  await runPublish({ ...options, dir: copies[1]!, to: to(location), accept: ['unpriced'] });
+  await runPublish({ ...options, rollback: true, to: to(location) });
+  const live = (await pointerOf(location))!.version;
+  assert.match(first, new RegExp(`published version ${live} `));
+  const edited = `v1/address/${A.toLowerCase()}/portfolio.json`;
+  for (const copy of copies) {
+    const file = path.join(copy, ...edited.split('/'));
+    // One digit changed, as a hand edit would.
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/\d/, (digit) => String((Number(digit) + 1) % 10)));
+    const refused = await runCli(['publish', '--dir', copy, '--to', to(location), '--endpoint', s3.endpoint, '--progress', 'quiet', '--accept', 'unpriced']);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`is not the tree its build wrote \\(1 problem; nothing was sent and the live version is untouched\\):\\n  - ${edited}: edited since the build`));
+    assert.equal(refused.stdout, '');
+    assert.equal((await pointerOf(location))?.version, live);
+  }
+});
+
 test('the next night is a new version of a handful of objects; the one before stays for --rollback', async () => {
   const location = freshLocation();
   const first = await publish(nights[0]!, location);

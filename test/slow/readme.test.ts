@@ -13,6 +13,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { tempDir } from '../helpers/fixtures.ts';
 import { CLI, ROOT, runCli, stopGroup } from '../helpers/process.ts';
 import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
@@ -82,6 +83,34 @@ test('the quick start: what npm start prints, and the curl example', async () =>
     const [command, expected] = blockAfter('or ask the API:');
     const url = /curl -s (\S+)/.exec(command!)![1]!.replace('http://127.0.0.1:8080', /at (http:\/\/\S+)/.exec(serving)![1]!);
     assert.is(await (await fetch(url)).text(), expected);
+  } finally {
+    server.kill('SIGTERM');
+  }
+});
+
+test('the app example: wallet-snapshot/client against the sample\'s server prints what the README shows', async () => {
+  const section = readme.slice(readme.indexOf('### In an app'));
+  const example = /```js\n([\s\S]*?)```/.exec(section)![1]!;
+  const shown = blockAfter('prints, against `npm start`', section);
+  const server = spawn(process.execPath, [CLI, 'serve', '--dir', out, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      server.stdout.on('data', (data) => {
+        text += data;
+        const found = / at (http:\/\/\S+)/.exec(text);
+        if (found) resolve(found[1]!);
+      });
+      server.once('exit', () => reject(new Error('serve stopped')));
+    });
+    // The package's name as the repository's own sources (the installed package: test/slow/package.test.ts).
+    const script = path.join(tempDir('ws-readme-app-'), 'app.mjs');
+    const source = example.replace("'wallet-snapshot/client'", JSON.stringify(pathToFileURL(path.join(ROOT, 'client/index.ts')).href));
+    assert.ok(source.includes("baseUrl: 'http://127.0.0.1:8080'"), 'the example names the quick start\'s server');
+    fs.writeFileSync(script, source.replace('http://127.0.0.1:8080', url));
+    const ran = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
+    assert.is(ran.status, 0, ran.stderr);
+    assert.equal(ran.stdout.trimEnd().split('\n'), shown);
   } finally {
     server.kill('SIGTERM');
   }

@@ -1,0 +1,252 @@
+/**
+ * The nightly workflows `init` writes (and this repository runs: .github/workflows/ holds the very
+ * text these functions return, which test/workflows.test.ts checks). Written as strings here,
+ * not as files shipped beside the code, so that the compiled package needs nothing but its
+ * JavaScript, and a shard count is a parameter rather than an edit (docs/decisions.md).
+ *
+ * Every `${{ }}` expression sits in an `env:` block and every `run:` reads plain environment
+ * variables: a step's script reads the same in a runner and in a test that runs it with bash.
+ * Each command writes `--summary-json` into summaries/, and the steps read the version id, the
+ * shard folders and the guard's verdict from there with `jq` (on GitHub's runners), never from
+ * the commands' prose.
+ */
+
+/** The repository's secrets the workflows read (Settings > Secrets and variables > Actions); the README section names each. */
+export const SECRETS = {
+  SNAPSHOT_ENDPOINT: "the bucket's S3 endpoint: R2's https://<ACCOUNT_ID>.r2.cloudflarestorage.com, MinIO's URL; not set for Amazon S3",
+  SNAPSHOT_ACCESS_KEY_ID:
+    'the access key id of a token that may read, write, list and delete in the bucket (R2: an API token with Object Read & Write on it)',
+  SNAPSHOT_SECRET_ACCESS_KEY: "that token's secret access key",
+} as const;
+
+/** The names written in the files as placeholders, each to replace with the programme's own. */
+export const PLACEHOLDERS = { bucket: 'wallet-snapshot', prefix: 'prod' } as const;
+
+export interface WorkflowOptions {
+  /** Runs every night at 05:30 UTC; without, on demand only (a second workflow beside a scheduled one). */
+  schedule: boolean;
+}
+
+const HEADER_ONE = `# Nightly snapshot: fetch the seven Parquet exports, build the tree, verify it, publish it as a new
+# version (the pointer last: readers never see half a night), then prove the published version.
+# Written by \`npx wallet-snapshot init\`; yours to change. Any failing step stops the job before
+# publish: readers keep the previous night. The night's guard at publish refuses an implausible
+# night (exit 1, readers keep the previous night); to publish a known change once, run the
+# workflow by hand with \`accept\` (e.g. wallets). The secrets to set: the README's section.
+`;
+
+const HEADER_SHARDED = `# Nightly snapshot, sharded: prepare once, shard many (wallet-snapshot's docs/sharded-night.md).
+# - prepare: fetches the exports, reads and checks them once, writes one folder per shard and hands
+#   each to its shard job through the bucket (under PREFIX/_nights/RUN_ID/, removed after the commit);
+# - shard (a matrix, one job per shard, from prepare's summary): builds its shard from its folder,
+#   verifies it and stages it into the night's version (the pointer is not touched);
+# - commit: makes the version live once every shard is staged and the night's guard agrees, then
+#   proves the published version.
+# Written by \`npx wallet-snapshot init --sharded N\`; yours to change (SHARDS is the one place
+# the shard count is written). The secrets to set: the README's section.
+`;
+
+function triggers(options: WorkflowOptions): string {
+  const schedule = options.schedule
+    ? `  schedule:
+    # 05:30 UTC is 00:30 or 01:30 in New York: the previous New York day has closed.
+    - cron: '30 5 * * *'
+`
+    : `  # On demand only, beside a scheduled nightly.yml: to switch, move that workflow's schedule here.
+`;
+  return `on:
+${schedule}  workflow_dispatch:
+    inputs:
+      accept:
+        description: 'rules of the guard to accept for this one night, e.g. wallets,restated (a known change)'
+        required: false
+        default: ''
+      now:
+        description: 'the build instant, ISO 8601 (empty: the time the night starts), to rebuild a past night'
+        required: false
+        default: ''
+`;
+}
+
+/** Shared by both workflows: where the night goes, with what key, and what the run was asked. */
+const SETTINGS = `permissions:
+  contents: read
+
+# One night at a time: a publish must never race another night's upload or its --keep.
+concurrency:
+  group: nightly-snapshot
+  cancel-in-progress: false
+
+defaults:
+  run:
+    shell: bash
+
+env:
+  # Where the nights are published: s3://SNAPSHOT_BUCKET/SNAPSHOT_PREFIX. Placeholders: put your
+  # bucket and prefix, the same as bucket_name and TREE_PREFIX in wrangler.toml (a prefix, not empty).
+  SNAPSHOT_BUCKET: ${PLACEHOLDERS.bucket}
+  SNAPSHOT_PREFIX: ${PLACEHOLDERS.prefix}
+  # The bucket's region: auto for R2; for Amazon S3 the bucket's own (e.g. eu-west-1).
+  AWS_REGION: auto
+  # An s3:// prefix holding the seven Parquet exports, read with the same key and endpoint; empty:
+  # the exports/ folder of this repository (committed, or written by a step of yours before this).
+  SNAPSHOT_EXPORTS: ''
+  SNAPSHOT_ENDPOINT: \${{ secrets.SNAPSHOT_ENDPOINT }}
+  AWS_ACCESS_KEY_ID: \${{ secrets.SNAPSHOT_ACCESS_KEY_ID }}
+  AWS_SECRET_ACCESS_KEY: \${{ secrets.SNAPSHOT_SECRET_ACCESS_KEY }}
+  ACCEPT: \${{ inputs.accept }}
+  NOW: \${{ inputs.now }}
+`;
+
+const SETUP = `      - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 22
+          cache: npm
+      - run: npm ci
+`;
+
+const FETCH_EXPORTS = `      - name: Fetch the exports into exports/
+        run: |
+          if [ -n "$SNAPSHOT_EXPORTS" ]; then
+            aws s3 sync "$SNAPSHOT_EXPORTS" exports/ --only-show-errors \\
+              \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
+          fi
+          ls exports/*.parquet
+`;
+
+/** The refusal, or any failure, as an error on the run's page; the guard's verdict from the JSON. */
+function publishStep(name: string, command: string, summary: string, env = ''): string {
+  return `      - name: ${name}
+        id: publish
+${env}        run: |
+          rm -f ${summary}
+          status=0
+          ${command} \\
+            \${SNAPSHOT_ENDPOINT:+--endpoint "$SNAPSHOT_ENDPOINT"} \${ACCEPT:+--accept "$ACCEPT"} \\
+            --keep 7 --progress lines --summary-json ${summary} || status=$?
+          if [ "$status" -ne 0 ]; then
+            if [ -f ${summary} ] && [ "$(jq -r .outcome ${summary})" = refused ]; then
+              jq -r '"::error title=The night was not published::the guard refused version \\(.version)"
+                + " (rules: \\(.guard.refused | join(", "))); readers keep the live version. If the change is"
+                + " known, run this workflow by hand with accept = \\(.guard.refused | join(","))"' ${summary}
+            fi
+            exit "$status"
+          fi
+          echo "version=$(jq -r .version ${summary})" >> "$GITHUB_OUTPUT"
+          jq -r '"Version \\(.version) is live: \\(.files) files, \\(.objects.sent) objects (\\(.bytes.sent) bytes) sent."' \\
+            ${summary} >> "$GITHUB_STEP_SUMMARY"
+`;
+}
+
+/** After publish: the published version read back from the store and proved, a sample of its documents. */
+const SCRUB = `      - name: Scrub the published version (read back from the bucket and proved)
+        id: scrub
+        run: |
+          npx wallet-snapshot verify --from "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX" \\
+            \${SNAPSHOT_ENDPOINT:+--endpoint "$SNAPSHOT_ENDPOINT"} --sample 200
+`;
+
+export function nightlyWorkflow(options: WorkflowOptions = { schedule: true }): string {
+  return `${HEADER_ONE}name: nightly snapshot
+
+${triggers(options)}
+${SETTINGS}
+jobs:
+  night:
+    runs-on: ubuntu-latest
+    timeout-minutes: 120
+    steps:
+${SETUP}${FETCH_EXPORTS}      - name: Build
+        run: |
+          npx wallet-snapshot build --input exports --out public --now "\${NOW:-$(date -u +%FT%TZ)}" --progress lines \\
+            --summary-json summaries/build.json
+      - name: Verify
+        run: npx wallet-snapshot verify --dir public --progress lines --summary-json summaries/verify.json
+${publishStep('Publish (the guard first; the pointer last), keeping a week of versions for a rollback', 'npx wallet-snapshot publish --dir public --to "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX"', 'summaries/publish.json')}${SCRUB}`;
+}
+
+export function shardedWorkflow(shards: number, options: WorkflowOptions = { schedule: true }): string {
+  return `${HEADER_SHARDED}name: nightly snapshot (sharded)
+
+${triggers(options)}
+${SETTINGS}  SHARDS: ${shards}
+
+jobs:
+  prepare:
+    runs-on: ubuntu-latest
+    timeout-minutes: 60
+    outputs:
+      shards: \${{ steps.prepare.outputs.shards }}
+    steps:
+${SETUP}${FETCH_EXPORTS}      - name: Prepare the night (one build instant for every shard)
+        id: prepare
+        run: |
+          npx wallet-snapshot prepare --input exports --out night --shards "$SHARDS" --now "\${NOW:-$(date -u +%FT%TZ)}" \\
+            --progress lines --summary-json summaries/prepare.json
+          echo "shards=$(jq -c '[range(1; .shards + 1)]' summaries/prepare.json)" >> "$GITHUB_OUTPUT"
+      - name: Hand each shard's folder to its job through the bucket
+        run: |
+          jq -r '.folders[]' summaries/prepare.json | while IFS= read -r folder; do
+            aws s3 sync "$folder" "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID/$(basename "$folder")" \\
+              --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
+          done
+
+  shard:
+    needs: prepare
+    runs-on: ubuntu-latest
+    timeout-minutes: 60
+    outputs:
+      # Every shard stages into the same version, so whichever job sets it last sets the same value.
+      version: \${{ steps.stage.outputs.version }}
+    strategy:
+      fail-fast: false   # a shard that fails is rerun alone; the commit waits for all of them
+      matrix:
+        shard: \${{ fromJSON(needs.prepare.outputs.shards) }}
+    env:
+      SHARD: \${{ matrix.shard }}
+    steps:
+${SETUP}      - name: Fetch this shard's folder
+        run: |
+          aws s3 sync "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID/shard-$SHARD-of-$SHARDS" "night/shard-$SHARD-of-$SHARDS" \\
+            --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
+      - name: Build the shard from its folder
+        run: |
+          npx wallet-snapshot build --prepared "night/shard-$SHARD-of-$SHARDS" --out public --no-sync --progress lines \\
+            --summary-json summaries/build.json
+      - name: Verify the shard (its wallets and the shared files)
+        run: npx wallet-snapshot verify --dir public --shard "$SHARD/$SHARDS" --progress lines --summary-json summaries/verify.json
+      - name: Stage the shard (the pointer is not touched)
+        id: stage
+        run: |
+          npx wallet-snapshot publish --dir public --to "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX" \\
+            \${SNAPSHOT_ENDPOINT:+--endpoint "$SNAPSHOT_ENDPOINT"} --progress lines --summary-json summaries/stage.json
+          echo "version=$(jq -r .version summaries/stage.json)" >> "$GITHUB_OUTPUT"
+          jq -r '"Shard \\(.shard.index) of \\(.shard.count) staged into version \\(.version): \\(.objects.sent) objects sent."' \\
+            summaries/stage.json >> "$GITHUB_STEP_SUMMARY"
+
+  commit:
+    needs: shard   # runs only when every shard job succeeded
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    steps:
+${SETUP}${publishStep(
+  'Commit (every shard staged and agreeing, and the guard on their sum), keeping a week of versions',
+  'npx wallet-snapshot publish --commit --version "$VERSION" --to "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX"',
+  'summaries/commit.json',
+  `        env:
+          VERSION: \${{ needs.shard.outputs.version }}
+`,
+)}${SCRUB}      - name: Remove the night's shard folders from the bucket
+        if: always()
+        run: |
+          aws s3 rm "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID" --recursive --only-show-errors \\
+            \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
+`;
+}
+
+/** This repository's own workflows: the one-runner night on a schedule, the night in ten shards on demand. */
+export const REPOSITORY_WORKFLOWS = {
+  '.github/workflows/nightly.yml': nightlyWorkflow({ schedule: true }),
+  '.github/workflows/nightly-sharded.yml': shardedWorkflow(10, { schedule: false }),
+};

@@ -1,0 +1,180 @@
+/**
+ * What `init` writes, run: the CLI refuses a second run (exit 1, the files named, nothing changed);
+ * the one-runner workflow's `run:` steps, read from its YAML and run in order against S3 on
+ * loopback (s3rver) with the sample exports in exports/, end with a live version in the bucket; the
+ * sharded one (three shards) the same, prepare, then each shard's job one after another (its
+ * folder handed over through the bucket), then the commit.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { PINNED_NOW, tempDir } from '../helpers/fixtures.ts';
+import { CLI, ROOT, runCli } from '../helpers/process.ts';
+import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
+import { runWorkflow, type RanStep } from '../helpers/workflow-runner.ts';
+import { PLACEHOLDERS } from '../../init/workflows.ts';
+import { WORKFLOW_PATH } from '../../init/write-repository.ts';
+import { createStorageClient } from '../../publish/storage.ts';
+import { readPointer } from '../../publish/live-pointer.ts';
+import { PublishSummaryJsonSchema } from '../../schemas/publish-summary.ts';
+
+/** Every file under `dir` with its bytes and modification time. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isDirectory()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files[path.relative(dir, file)] = `${fs.statSync(file).mtimeMs} ${fs.readFileSync(file, 'utf8')}`;
+  }
+  return files;
+}
+
+test('npx wallet-snapshot init twice: the second is refused (exit 1, the files named) and changes nothing', async () => {
+  const dir = tempDir('ws-init-cli-');
+  const first = await runCli(['init', dir, '--sharded', '3']);
+  assert.is(first.code, 0, first.stderr);
+  assert.match(
+    first.stdout,
+    `wrote ${dir}:\n  ${WORKFLOW_PATH}\n  worker.js\n  wrangler.toml\n  .gitignore\n  README.md (the "Nightly snapshot" section in a new README)\n`,
+  );
+  const before = snapshot(dir);
+  const second = await runCli(['init', dir]);
+  assert.is(second.code, 1);
+  assert.is(second.stdout, '');
+  assert.is(
+    second.stderr,
+    `wallet-snapshot: init: ${dir} has ${WORKFLOW_PATH}, worker.js, wrangler.toml, .gitignore, README.md (its "Nightly snapshot" section) already; nothing was written (give --force to overwrite them)\n`,
+  );
+  assert.equal(snapshot(dir), before);
+  const bad = await runCli(['init', tempDir(), '--sharded', '1']);
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, "option '--sharded <n>' argument '1' is invalid. expected a whole number from 2 to 256");
+});
+
+// The workflows' steps call jq and the AWS CLI, as GitHub's runners have them: say so rather than fail obscurely.
+for (const [tool, args] of [['jq', ['--version']], ['aws', ['--version']]] as const) {
+  const found = spawnSync(tool, args, { encoding: 'utf8' });
+  assert.ok(found.status === 0, `the workflows' steps run ${tool}, which this machine lacks (GitHub's runners have it): install it to run this suite`);
+}
+
+/** `verify --from` proves a published version; where this CLI lacks it yet, the scrub step is left out. */
+const verifyHelp = spawnSync(process.execPath, [CLI, 'verify', '--help'], { encoding: 'utf8' }).stdout;
+const scrubAvailable = verifyHelp.includes('--from');
+
+/** A programme's repository as `init` wrote it, with the sample exports committed in exports/ and wallet-snapshot installed. */
+async function programme(args: string[]): Promise<string> {
+  const dir = path.join(tempDir('ws-init-run-'), 'programme');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'programme', private: true, devDependencies: { 'wallet-snapshot': '*' } })}\n`,
+  );
+  const written = await runCli(['init', dir, ...args]);
+  assert.is(written.code, 0, written.stderr);
+  fs.cpSync(path.join(ROOT, 'data', 'sample'), path.join(dir, 'exports'), { recursive: true });
+  // wallet-snapshot as npm installs it: the package in node_modules and its command in .bin.
+  fs.mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true });
+  fs.symlinkSync(ROOT, path.join(dir, 'node_modules', 'wallet-snapshot'));
+  fs.symlinkSync('../wallet-snapshot/bin/wallet-snapshot.js', path.join(dir, 'node_modules', '.bin', 'wallet-snapshot'));
+  return dir;
+}
+
+async function runNight(args: string[]): Promise<{ steps: RanStep[]; work: string; live: string | null; leftOver: string[] }> {
+  const s3 = await startS3Server(tempDir('ws-init-s3-'), PLACEHOLDERS.bucket);
+  try {
+    const repository = await programme(args);
+    const work = tempDir('ws-init-jobs-');
+    const text = fs.readFileSync(path.join(repository, WORKFLOW_PATH), 'utf8');
+    const steps = runWorkflow(text, {
+      repository,
+      work,
+      secrets: {
+        SNAPSHOT_ENDPOINT: s3.endpoint,
+        SNAPSHOT_ACCESS_KEY_ID: S3_CREDENTIALS.AWS_ACCESS_KEY_ID,
+        SNAPSHOT_SECRET_ACCESS_KEY: S3_CREDENTIALS.AWS_SECRET_ACCESS_KEY,
+      },
+      inputs: { accept: '', now: PINNED_NOW },
+      // No profile of this machine's: the AWS CLI and the SDK read the workflow's variables only.
+      environment: {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME!,
+        TMPDIR: tempDir(),
+        AWS_CONFIG_FILE: '/nonexistent',
+        AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
+        ...(process.env.PYENV_ROOT ? { PYENV_ROOT: process.env.PYENV_ROOT } : {}),
+      },
+      // The scrub step needs `verify --from`; this build of the CLI may not have it yet.
+      skip: (step) => step.id === 'scrub' && !scrubAvailable,
+    });
+    Object.assign(process.env, S3_CREDENTIALS);
+    const client = await createStorageClient({ endpoint: s3.endpoint, maxAttempts: 2, concurrency: 4 });
+    try {
+      const pointer = await readPointer(client, { bucket: PLACEHOLDERS.bucket, prefix: PLACEHOLDERS.prefix });
+      const listed = await client.send(
+        new ListObjectsV2Command({ Bucket: PLACEHOLDERS.bucket, Prefix: `${PLACEHOLDERS.prefix}/_nights/` }),
+      );
+      return { steps, work, live: pointer?.version ?? null, leftOver: (listed.Contents ?? []).map((object) => object.Key!) };
+    } finally {
+      client.destroy();
+    }
+  } finally {
+    await s3.close();
+  }
+}
+
+/** The publish (or commit) step's JSON, from the workspace of the job that ran it. */
+function publishSummary(work: string, job: string, file: string) {
+  const workspace = fs.readdirSync(work).find((name) => name.startsWith(`${job}-`) && !name.includes('.'))!;
+  return PublishSummaryJsonSchema.parse(JSON.parse(fs.readFileSync(path.join(work, workspace, 'summaries', file), 'utf8')));
+}
+
+test("the one-runner workflow's run: steps, in order, publish the sample exports: a live version", async () => {
+  const { steps, work, live } = await runNight([]);
+  assert.equal(
+    steps.filter((step) => !step.skipped).map((step) => step.name),
+    [
+      'Fetch the exports into exports/',
+      'Build',
+      'Verify',
+      'Publish (the guard first; the pointer last), keeping a week of versions for a rollback',
+      ...(scrubAvailable ? ['Scrub the published version (read back from the bucket and proved)'] : []),
+    ],
+  );
+  const published = publishSummary(work, 'night', 'publish.json');
+  assert.equal(
+    [published.move, published.outcome, published.files, published.target],
+    ['publish', 'live', 177, `s3://${PLACEHOLDERS.bucket}/${PLACEHOLDERS.prefix}`],
+  );
+  assert.is(live, published.version);
+});
+
+test("the sharded workflow (3 shards): prepare, each shard's job one after another, then the commit: a live version, the hand-over folders removed", async () => {
+  const { steps, work, live, leftOver } = await runNight(['--sharded', '3']);
+  const ran = steps.filter((step) => !step.skipped).map((step) => `${step.job}${step.matrix ? ` ${step.matrix.shard}` : ''}: ${step.name}`);
+  const shardSteps = (k: number) => [
+    `shard ${k}: Fetch this shard's folder`,
+    `shard ${k}: Build the shard from its folder`,
+    `shard ${k}: Verify the shard (its wallets and the shared files)`,
+    `shard ${k}: Stage the shard (the pointer is not touched)`,
+  ];
+  assert.equal(ran, [
+    'prepare: Fetch the exports into exports/',
+    'prepare: Prepare the night (one build instant for every shard)',
+    "prepare: Hand each shard's folder to its job through the bucket",
+    ...shardSteps(1),
+    ...shardSteps(2),
+    ...shardSteps(3),
+    'commit: Commit (every shard staged and agreeing, and the guard on their sum), keeping a week of versions',
+    ...(scrubAvailable ? ['commit: Scrub the published version (read back from the bucket and proved)'] : []),
+    "commit: Remove the night's shard folders from the bucket",
+  ]);
+  const committed = publishSummary(work, 'commit', 'commit.json');
+  assert.equal([committed.move, committed.outcome, committed.files, committed.already], ['commit', 'live', 183, false]);
+  assert.is(live, committed.version);
+  assert.equal(leftOver, []);
+});
+
+test.run();
