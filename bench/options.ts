@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]
        npm run bench -- --wallets N --shard K/N [--seed S] [--keep]
        npm run bench -- --wallets N --stage-all --shards N [--seed S] [--keep]
+       npm run bench -- --wallets N --incremental --shards N [--days D] [--seed S] [--keep]
        (each also takes [--data DIR] [--trees DIR] [--store DIR] [--generate-memory SIZE] [--build-memory SIZE];
         --help prints this)
 
@@ -15,6 +16,9 @@ export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server
   --stage-all         the whole sharded night at a smaller size: build, verify and stage every shard
   --shards N          1..N one after the other (each measured, each tree removed once staged), then commit
 
+  --incremental       an incremental night: the previous night's export (cut from the dataset) prepared
+                      whole, then tonight prepared whole and --since it, and the floor (a scan that
+                      hashes every row), each measured; --shards N (default 10), --days D of history
   --wallets N         dataset size (default 10000: ~1M balance rows, a few minutes on 2 cores;
                       the performance bars' scale is --wallets 100000: ~10M balance rows, ~30M points rows)
   --seed S            dataset seed (default 1); the same seed gives the same bytes
@@ -33,7 +37,9 @@ export interface BenchOptions {
   serverSeconds: number;
   keep: boolean;
   /** Null: the unsharded bench (build and servers). */
-  night: null | { kind: 'one-shard'; shard: number; shards: number } | { kind: 'stage-all'; shards: number };
+  night: null | { kind: 'one-shard'; shard: number; shards: number } | { kind: 'stage-all'; shards: number } | { kind: 'incremental'; shards: number };
+  /** Days of history in the dataset (default 365). */
+  days: number;
   data: string | null;
   trees: string | null;
   store: string | null;
@@ -58,6 +64,8 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
         keep: { type: 'boolean' },
         shard: { type: 'string' },
         'stage-all': { type: 'boolean' },
+        incremental: { type: 'boolean' },
+        days: { type: 'string' },
         shards: { type: 'string' },
         data: { type: 'string' },
         trees: { type: 'string' },
@@ -70,7 +78,7 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
     throw new UsageError((error as Error).message);
   }
   if (values.help) return null;
-  const whole = (name: 'wallets' | 'seed' | 'server-seconds' | 'shards', fallback: number, least: number): number => {
+  const whole = (name: 'wallets' | 'seed' | 'server-seconds' | 'shards' | 'days', fallback: number, least: number): number => {
     const text = values[name];
     if (text === undefined) return fallback;
     if (!/^\d+$/.test(text) || Number(text) < least) throw new UsageError(`--${name} "${text}" is not a whole number of at least ${least}`);
@@ -83,6 +91,7 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
     serverSeconds: whole('server-seconds', 10, 1),
     keep: values.keep === true,
     night: null,
+    days: whole('days', 365, 40),
     data: values.data ?? null,
     trees: values.trees ?? null,
     store: values.store ?? null,
@@ -92,7 +101,7 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
   for (const [name, size] of [['--generate-memory', options.generateMemory], ['--build-memory', options.buildMemory]] as const) {
     if (size !== null && !/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(size)) throw new UsageError(`${name} "${size}" is not a size like 2GB`);
   }
-  if (values.shard !== undefined && values['stage-all']) throw new UsageError('--shard and --stage-all exclude each other');
+  if ([values.shard !== undefined, values['stage-all'], values.incremental].filter(Boolean).length > 1) throw new UsageError('--shard, --stage-all and --incremental exclude each other');
   if (values.shard !== undefined) {
     const match = /^(\d+)\/(\d+)$/.exec(values.shard);
     if (!match || Number(match[2]) < 1 || Number(match[1]) < 1 || Number(match[1]) > Number(match[2])) {
@@ -102,8 +111,10 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
   } else if (values['stage-all']) {
     if (values.shards === undefined) throw new UsageError('--stage-all needs --shards N');
     options.night = { kind: 'stage-all', shards: whole('shards', 0, 1) };
+  } else if (values.incremental) {
+    options.night = { kind: 'incremental', shards: whole('shards', 10, 1) };
   } else if (values.shards !== undefined) {
-    throw new UsageError('--shards goes with --stage-all (for one shard: --shard K/N)');
+    throw new UsageError('--shards goes with --stage-all or --incremental (for one shard: --shard K/N)');
   }
   return options;
 }

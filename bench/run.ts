@@ -20,6 +20,8 @@ import { listTree, measureFloor, measureSyncFloor } from './floor.ts';
 import { cpuSeconds, runMeasured, startChild, stopChildrenOnSignals } from './children.ts';
 import { parseBenchOptions, USAGE, UsageError, type BenchOptions } from './options.ts';
 import { formatNight, runNight } from './night.ts';
+import { formatIncremental, runIncremental } from './incremental.ts';
+import { DateTime } from 'luxon';
 import { stopWhenOrphaned } from '../core/signals.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -44,9 +46,10 @@ function readOptions(): BenchOptions {
 
 const options = readOptions();
 const { wallets, seed, serverSeconds, keep } = options;
-const work = path.join(options.data ?? path.join(ROOT, 'bench-data'), `w${wallets}-seed${seed}`);
+const datasetName = `w${wallets}-seed${seed}${options.days === 365 ? '' : `-d${options.days}`}`;
+const work = path.join(options.data ?? path.join(ROOT, 'bench-data'), datasetName);
 const input = path.join(work, 'input');
-const trees = options.trees ? path.join(options.trees, `w${wallets}-seed${seed}`) : work;
+const trees = options.trees ? path.join(options.trees, datasetName) : work;
 const out = path.join(trees, 'public');
 const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
@@ -66,7 +69,8 @@ let generateSeconds: number | null = null;
 let generate: { wallSeconds: number; cpuSeconds: number | null; peakRssMB: number | null; bytes: number } | null = null;
 if (!fs.existsSync(path.join(input, 'seasons.parquet'))) {
   log(`generating ${wallets} wallets (seed ${seed}) into ${input}...`);
-  const dataset = { outDir: input, wallets, seed, startDate: '2024-11-21', days: 365, seasonOneEnd: '2025-05-31', rowsPerWallet: 100, memoryLimit: options.generateMemory, keepExisting: true };
+  const startDate = DateTime.fromISO(AS_OF, { zone: 'utc' }).minus({ days: options.days - 1 }).toISODate();
+  const dataset = { outDir: input, wallets, seed, startDate, days: options.days, seasonOneEnd: '2025-05-31', rowsPerWallet: 100, memoryLimit: options.generateMemory, keepExisting: true };
   const generated = await runMeasured('generate', ['--import', 'tsx'], [path.join(ROOT, 'bench/generate-dataset.ts'), JSON.stringify(dataset)]);
   if (generated.code !== 0) throw new Error(`the generator failed with exit code ${generated.code ?? generated.signal}`);
   generateSeconds = generated.wallSeconds;
@@ -79,6 +83,12 @@ if (!fs.existsSync(path.join(input, 'seasons.parquet'))) {
   log(`generated in ${generate.wallSeconds} s, ${generate.cpuSeconds} CPU-s, peak RSS ${generate.peakRssMB} MB, ${(generate.bytes / 2 ** 30).toFixed(2)} GiB of Parquet`);
 }
 
+if (options.night?.kind === 'incremental') {
+  const figures = await runIncremental({ cli: CLI, root: ROOT, input, trees, now: NOW, shards: options.night.shards, buildOptions: buildOptions(), keep, log });
+  process.stdout.write(`\nwallets                 ${wallets}, ${options.days} days of history\n${formatIncremental(figures)}`);
+  process.stdout.write(`${JSON.stringify({ wallets, seed, days: options.days, generate, incremental: figures })}\n`);
+  process.exit(0);
+}
 if (options.night) {
   await sharded(options.night);
   process.exit(0);
@@ -233,7 +243,7 @@ async function load(base: string, pathOf: (i: number) => string): Promise<LoadFi
 }
 
 /** The sharded night: one shard and the commit's refusal, or every shard and the commit. */
-async function sharded(night: NonNullable<BenchOptions['night']>): Promise<void> {
+async function sharded(night: { kind: 'one-shard'; shard: number; shards: number } | { kind: 'stage-all'; shards: number }): Promise<void> {
   const shards = night.shards;
   const stage = night.kind === 'one-shard' ? [night.shard] : Array.from({ length: shards }, (_, i) => i + 1);
   fs.mkdirSync(trees, { recursive: true });

@@ -20,7 +20,7 @@ import { ManifestWriter, TreeManifest } from './write/manifest.ts';
 import { fingerprintInputs } from './input/fingerprint.ts';
 import { describeUnpriced } from './compute/unpriced.ts';
 import { openPreparedFolder, type OpenedPreparedFolder, type PreparedFacts } from './prepared-folder.ts';
-import { runStages, need, type StageContext } from './stages/stage.ts';
+import { runStages, take, type StageContext } from './stages/stage.ts';
 import { SHARD_STAGES, STAGES } from './stages/index.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
 
@@ -130,11 +130,8 @@ export async function buildSnapshot(options: BuildConfig, runtime: { threadCache
     progress.end();
 
     const { values } = context;
-    const written = need(context, 'wallets');
-    const points = need(context, 'points');
-    const pointsHistory = need(context, 'pointsHistory');
-    const shared = need(context, 'sharedFiles');
-    const leaderboards = need(context, 'leaderboards');
+    const made = take(values, ['wallets', 'points', 'pointsHistory', 'sharedFiles', 'leaderboards', 'dailyAsOf', 'balanceRows', 'night'], 'the build');
+    const { wallets: written, points, pointsHistory, sharedFiles: shared, leaderboards } = made;
     const warnings: string[] = [...claimed.notes];
     if (written.positionsWithoutPrice > 0) {
       warnings.push(`${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0): ${describeUnpriced(values.unpriced ?? [])}`);
@@ -148,15 +145,15 @@ export async function buildSnapshot(options: BuildConfig, runtime: { threadCache
       files: written.files + points.files + pointsHistory.files + shared.files + record.files,
       bytes: written.bytes + points.bytes + pointsHistory.bytes + shared.bytes + record.bytes,
       seconds: (performance.now() - started) / 1000,
-      dailyAsOf: values.dailyAsOf ?? null,
+      dailyAsOf: made.dailyAsOf,
       seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
       dailyPositionsWithoutPrice: written.positionsWithoutPrice,
       stageSeconds: progress.stageSeconds,
       // maxRSS is in kilobytes.
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
-      balanceRows: values.balanceRows ?? 0,
+      balanceRows: made.balanceRows,
       warnings,
-      night: need(context, 'night'),
+      night: made.night,
     };
   } catch (error) {
     progress.end();

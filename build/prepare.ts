@@ -1,9 +1,11 @@
 /**
- * `prepare --input DIR --out NIGHT --shards N`: the night's side of the build's stages once
- * (read and check the exports, load them, compute what depends on every wallet), then one folder
- * per shard, `NIGHT/shard-K-of-N/` (build/prepared-folder.ts), from which `build --prepared`
- * builds that shard alone. The folders are written into a work folder inside NIGHT and moved into
- * place only when every one is complete; a lock on NIGHT keeps two prepares apart.
+ * `prepare --input DIR --out NIGHT --shards N [--since PREV | --full]`: the night's side of the
+ * build's stages once (read and check the exports, load them, compute what depends on every
+ * wallet), then one folder per shard, `NIGHT/shard-K-of-N/` (build/prepared-folder.ts), from which
+ * `build --prepared` builds that shard alone, and the night's own record (build/night-state.ts).
+ * With `--since`, the previous night's unchanged days are reused (docs/incremental-nights.md).
+ * The folders are written into a work folder inside NIGHT and moved into place only when every
+ * one is complete; a lock beside NIGHT keeps two prepares apart and leaves nothing in it.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -19,12 +21,15 @@ import { fingerprintInputs } from './input/fingerprint.ts';
 import { Interruption } from './interruption.ts';
 import { FileLock } from './swap/lock.ts';
 import { PREPARED_FOLDER_NAME, preparedFolderName } from './prepared-folder.ts';
-import { need, runStages, type StageContext } from './stages/stage.ts';
+import { runStages, take, type StageContext } from './stages/stage.ts';
 import { NIGHT_STAGES } from './stages/index.ts';
-import type { NightKind } from '../schemas/prepare-summary.ts';
+import { IncrementalNightImpossible, INPUT_DAYS_FILE, NIGHT_FILE, nightIdOf, openPreviousNight, writeNightRecord, type PreviousNight } from './night-state.ts';
+import type { NightKind } from '../schemas/night-kind.ts';
 
 export interface PrepareConfig extends BuildConfig {
   shards: number;
+  /** `--since PREV`: the previous night's folder; null without it, or with `--full`. */
+  since?: string | null;
 }
 
 export interface PrepareSummary {
@@ -47,7 +52,8 @@ export interface PrepareSummary {
 /** At most this many shards: a shard is a CI job, and each folder holds a copy of the shared tables. */
 export const MAX_SHARDS = 1024;
 
-const LOCK_FILE = '.prepare.lock';
+/** The lock beside NIGHT (`.NIGHT.prepare.lock`), so that a finished prepare leaves nothing in NIGHT but the night. */
+const lockFileOf = (night: string) => path.join(path.dirname(night), `.${path.basename(night)}.prepare.lock`);
 const WORK_PREFIX = '.prepare-';
 
 export async function prepareNight(config: PrepareConfig): Promise<PrepareSummary> {
@@ -66,53 +72,78 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
     inputs = await openInputs(config.inputDir, interruption.signal);
     const inputsDigest = fingerprintInputs(inputs);
     inputsDigest.catch(() => {});
-    lock = await claimNight(night, config.inputDir);
-    work = path.join(night, `${WORK_PREFIX}${crypto.randomBytes(6).toString('hex')}`);
-    await fsp.mkdir(path.join(work, 'scratch'), { recursive: true });
-    db = await openDatabase({
-      file: path.join(work, 'scratch', 'prepare.duckdb'),
-      tempDir: path.join(work, 'scratch', 'spill'),
-      threads: config.threads,
-      memoryLimit: config.memoryLimit,
-    });
-    const context: StageContext = {
-      config,
-      mode: { kind: 'prepare', shards: config.shards, night: work },
-      db,
-      progress,
-      signal: interruption.signal,
-      inputs,
-      tree: null,
-      values: {},
-      inputsDigest,
-    };
-    await runStages(NIGHT_STAGES, context);
-    db.close();
-    db = null;
-    await fsp.rm(path.join(work, 'scratch'), { recursive: true, force: true });
+    lock = await lockNight(night, config.inputDir);
+    // Checked before anything is written: an altered previous night is refused with NIGHT untouched.
+    let previous: PreviousNight | null = config.since ? await openPreviousNight(path.resolve(config.since), config) : null;
+    claimNight(night);
+    for (;;) {
+      work = path.join(night, `${WORK_PREFIX}${crypto.randomBytes(6).toString('hex')}`);
+      await fsp.mkdir(path.join(work, 'scratch'), { recursive: true });
+      db = await openDatabase({
+        file: path.join(work, 'scratch', 'prepare.duckdb'),
+        tempDir: path.join(work, 'scratch', 'spill'),
+        threads: config.threads,
+        memoryLimit: config.memoryLimit,
+      });
+      const context: StageContext = {
+        config,
+        mode: { kind: 'prepare', shards: config.shards, night: work, previous },
+        db,
+        progress,
+        signal: interruption.signal,
+        inputs,
+        tree: null,
+        values: {},
+        inputsDigest,
+      };
+      try {
+        await runStages(NIGHT_STAGES, context);
+      } catch (error) {
+        if (!(error instanceof IncrementalNightImpossible)) throw error;
+        // Rare (docs/incremental-nights.md): the night is prepared again, whole.
+        db.close();
+        db = null;
+        await fsp.rm(work, { recursive: true, force: true });
+        previous = { usable: false, why: error.message };
+        continue;
+      }
+      const [{ keys } = { keys: 0 }] = await db.rows<{ keys: number | null }>('SELECT max(wallet)::INTEGER AS keys FROM history_wallets');
+      db.close();
+      db = null;
+      await fsp.rm(path.join(work, 'scratch'), { recursive: true, force: true });
 
-    progress.start('move into place');
-    const folders = await moveIntoPlace(work, night, config.shards);
-    await fsp.rm(work, { recursive: true, force: true });
-    work = null;
-    progress.end();
-    const leaderboards = need(context, 'leaderboards');
-    let bytes = 0;
-    for (const folder of folders) for (const name of await fsp.readdir(folder)) bytes += (await fsp.stat(path.join(folder, name))).size;
-    return {
-      night,
-      now: config.nowIso,
-      lastClosedDay: config.lastClosedDay,
-      shards: config.shards,
-      folders,
-      bytes,
-      seconds: (performance.now() - started) / 1000,
-      dailyAsOf: context.values.dailyAsOf ?? null,
-      seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
-      stageSeconds: progress.stageSeconds,
-      peakRssBytes: process.resourceUsage().maxRSS * 1024,
-      nightKind: { kind: 'full', why: 'no --since given' },
-    };
+      progress.start('move into place');
+      const folders = await moveIntoPlace(work, night, config.shards);
+      await fsp.rm(work, { recursive: true, force: true });
+      work = null;
+      const inputs_ = await inputsDigest;
+      await writeNightRecord(night, {
+        id: nightIdOf(config.nowIso, inputs_),
+        now: config.nowIso,
+        lastClosedDay: config.lastClosedDay,
+        shards: config.shards,
+        inputs: inputs_,
+        nextHistoryKey: Math.max((keys ?? 0) + 1, context.values.resume?.nextKey ?? 1),
+      });
+      progress.end();
+      const { leaderboards, dailyAsOf, nightKind } = take(context.values, ['leaderboards', 'dailyAsOf', 'nightKind'], 'prepare');
+      let bytes = 0;
+      for (const folder of folders) for (const name of await fsp.readdir(folder)) bytes += (await fsp.stat(path.join(folder, name))).size;
+      return {
+        night,
+        now: config.nowIso,
+        lastClosedDay: config.lastClosedDay,
+        shards: config.shards,
+        folders,
+        bytes,
+        seconds: (performance.now() - started) / 1000,
+        dailyAsOf,
+        seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
+        stageSeconds: progress.stageSeconds,
+        peakRssBytes: process.resourceUsage().maxRSS * 1024,
+        nightKind,
+      };
+    }
   } catch (error) {
     progress.end();
     if (interruption.signal.aborted) throw interruption.signal.reason;
@@ -127,37 +158,52 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
 }
 
 /**
- * NIGHT made if need be and locked; refused when it is a file, or would hold the exports or be
- * held by them. Work folders of a prepare killed outright are removed (the lock says none runs).
+ * The lock beside NIGHT taken (its parent made if need be); refused when NIGHT would hold the
+ * exports or be held by them, or another prepare holds it.
  */
-async function claimNight(night: string, inputDir: string): Promise<FileLock> {
+async function lockNight(night: string, inputDir: string): Promise<FileLock> {
   const inside = (child: string, parent: string) => child === parent || child.startsWith(`${parent}${path.sep}`);
   if (inside(inputDir, night) || inside(night, inputDir)) {
     throw new UserError(`--out ${night} and --input ${inputDir} overlap: prepare writes its shard folders into --out, which must be a folder of its own (e.g. --out night)`);
   }
+  try {
+    fs.mkdirSync(path.dirname(night), { recursive: true });
+  } catch (error) {
+    throw new UserError(`--out ${night} cannot be made (${messageOf(error)})`, undefined, { cause: error });
+  }
+  const lock = await FileLock.tryAcquire(lockFileOf(night));
+  if (lock === null) throw new UserError(`--out ${night} is being prepared by another prepare; run again when it has ended`, EXIT_BUSY);
+  return lock;
+}
+
+/**
+ * NIGHT made if need be; refused when it is a file. Work folders of a prepare killed outright are
+ * removed (the lock says none runs).
+ */
+function claimNight(night: string): void {
   try {
     fs.mkdirSync(night, { recursive: true });
   } catch (error) {
     throw new UserError(`--out ${night} cannot be made (${messageOf(error)})`, undefined, { cause: error });
   }
   if (!fs.statSync(night).isDirectory()) throw new UserError(`--out ${night} is not a folder: prepare writes one folder per shard into it`);
-  const lock = await FileLock.tryAcquire(path.join(night, LOCK_FILE));
-  if (lock === null) throw new UserError(`--out ${night} is being prepared by another prepare; run again when it has ended`, EXIT_BUSY);
   for (const name of fs.readdirSync(night)) {
     if (name.startsWith(WORK_PREFIX)) fs.rmSync(path.join(night, name), { recursive: true, force: true });
   }
-  return lock;
 }
 
 /**
  * The new shard folders replace those of an earlier prepare of NIGHT (of any shard count), each
- * moved by one rename once every one is complete, so a shard folder is always whole. A kill while
- * they move leaves NIGHT with only some of them: prepare again.
+ * moved by one rename once every one is complete, so a shard folder is always whole. The night's
+ * record goes first and is written again last: a kill while they move leaves NIGHT with no record,
+ * which a later `--since` takes for a night to make whole, and NIGHT to be prepared again.
  */
 async function moveIntoPlace(work: string, night: string, shards: number): Promise<string[]> {
+  await fsp.rm(path.join(night, NIGHT_FILE), { force: true });
   for (const name of await fsp.readdir(night)) {
     if (PREPARED_FOLDER_NAME.test(name)) await fsp.rm(path.join(night, name), { recursive: true, force: true });
   }
+  await fsp.rename(path.join(work, INPUT_DAYS_FILE), path.join(night, INPUT_DAYS_FILE));
   const folders: string[] = [];
   for (let index = 1; index <= shards; index++) {
     const name = preparedFolderName({ index, count: shards });

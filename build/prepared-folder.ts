@@ -6,6 +6,9 @@
  *                        itself sealed by the sha256 of its own content
  *   <table>.parquet      one per table the shard's stages read (PREPARED_TABLES): its wallets'
  *                        rows, and the small tables every shard shares
+ *   points_history_days.<n>.parquet
+ *                        the points histories' days, in segments of days (each night writes the
+ *                        days it computed, and keeps the earlier nights' segments it can reuse)
  *
  * A shard's build reads nothing else: the folder can be copied anywhere without its siblings.
  * Every file is hashed through the descriptor DuckDB then reads, so a file altered after
@@ -41,9 +44,12 @@ export interface PreparedTable {
   columns: readonly (readonly [name: string, type: string])[];
   /**
    * SQL over the night's tables giving the rows and a `shard` column (`shardOf` gives the SQL of an
-   * address's shard); null: the table as it is, in every shard.
+   * address's shard; `from`, the first day a night computed, or null for the whole history); null:
+   * the table as it is, in every shard.
    */
-  cut: ((shardOf: (address: string) => string) => string) | null;
+  cut: ((shardOf: (address: string) => string, from: number | null) => string) | null;
+  /** Written in segments of days (HISTORY_SEGMENT_FILE), which later nights may reuse. */
+  segmented?: true;
 }
 
 export const PREPARED_TABLES: readonly PreparedTable[] = [
@@ -81,8 +87,11 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
   {
     name: 'points_history_days',
     columns: [['wallet', 'INTEGER'], ['day', 'INTEGER'], ['points', 'DOUBLE'], ['total_points', 'DOUBLE'], ['rank', 'INTEGER']],
-    // The shard of each wallet-season once, not of each of its days (an md5 per row of about 365M at 1M wallets).
-    cut: (shardOf) => `SELECT d.*, s.shard FROM points_history_days d JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM points_history_wallets) s ON s.wallet = d.wallet`,
+    // The shard of each wallet-season once, not of each of its days (an md5 per row of about 365M at
+    // 1M wallets); an incremental night writes the days it computed only.
+    cut: (shardOf, from) => `SELECT d.*, s.shard FROM points_history_days d JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM points_history_wallets) s ON s.wallet = d.wallet
+          ${from === null ? '' : `WHERE d.day >= ${from}`}`,
+    segmented: true,
   },
   { name: 'tokens', columns: [['chain_id', 'BIGINT'], ['token', 'VARCHAR'], ['decimals', 'BIGINT'], ['token_index', 'TINYINT']], cut: null },
   { name: 'token_names', columns: [['token', 'VARCHAR'], ['token_index', 'TINYINT']], cut: null },
@@ -91,6 +100,10 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
 ];
 
 export const tableFile = (table: PreparedTable) => `${table.name}.parquet`;
+
+/** The n-th segment of the points histories' days in a shard folder. */
+export const historySegmentFile = (n: number) => `points_history_days.${n}.parquet`;
+const HISTORY_SEGMENT_FILE = /^points_history_days\.[1-9][0-9]*\.parquet$/;
 
 /** The tables a prepared folder carries: what `load prepared` makes, and the night must have made. */
 export const PREPARED_TABLE_NAMES = PREPARED_TABLES.map((table) => table.name);
@@ -108,8 +121,22 @@ export function loadedColumnsSql(table: PreparedTable): string {
   return table.columns.map(([name, type]) => `CAST(${name} AS ${type}) AS ${name}`).join(', ');
 }
 
-/** The folder's layout: 2 keeps the points histories' days apart from their wallets' addresses. */
-export const PREPARED_FORMAT = 2;
+/**
+ * The folder's layout: 2 kept the points histories' days apart from their wallets' addresses; 3
+ * writes those days in segments, keyed by wallet-season keys that last from night to night.
+ */
+export const PREPARED_FORMAT = 3;
+
+const HistorySegmentSchema = z
+  .object({
+    file: z.string().regex(HISTORY_SEGMENT_FILE),
+    /** The days its rows may hold, as days since 1970-01-01, both included. */
+    from: z.number().int(),
+    to: z.number().int(),
+  })
+  .strict();
+
+export type HistorySegment = z.infer<typeof HistorySegmentSchema>;
 
 const ShardSchema = z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict();
 
@@ -128,6 +155,8 @@ export const PreparedFactsSchema = z
     seasonsIndex: SeasonsIndexSchema,
     /** Each season's participants among the shard's wallets on each of the night summary's days. */
     participantsByDay: z.record(z.string().regex(/^[1-9][0-9]*$/), z.array(z.number().int().min(0))),
+    /** The segments of the points histories' days, oldest days first. */
+    historySegments: z.array(HistorySegmentSchema),
     /** The sha256 of every Parquet file of the folder, by name. */
     files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
     /** The sha256 of this object's JSON without `seal`: an edit of the facts is refused like an edit of a file. */
@@ -159,8 +188,8 @@ export async function sha256OfFile(file: string): Promise<string> {
 export interface OpenedPreparedFolder {
   folder: string;
   facts: PreparedFacts;
-  /** The path DuckDB reads each table from: the descriptor that was hashed (Linux), else the file. */
-  readPaths: Map<string, string>;
+  /** The paths DuckDB reads each table from (a segmented table's segments): the descriptors hashed (Linux), else the files. */
+  readPaths: Map<string, string[]>;
   close(): Promise<void>;
 }
 
@@ -195,24 +224,28 @@ export async function openPreparedFolder(folder: string): Promise<OpenedPrepared
   if (sealOf(rest) !== seal) throw new UserError(`${factsFile} was altered after prepare wrote it (its content no longer matches its seal); run prepare again`);
   // The folder may have been copied under another name: the shard is the one its facts name.
   const facts = result.data;
-  const expected = new Set(PREPARED_TABLES.map(tableFile));
+  const expected = new Map<string, string>();
+  for (const table of PREPARED_TABLES) {
+    if (table.segmented) for (const segment of facts.historySegments) expected.set(segment.file, table.name);
+    else expected.set(tableFile(table), table.name);
+  }
   for (const name of await fsp.readdir(folder)) {
     if (name !== PREPARED_FACTS_FILE && !expected.has(name)) throw new UserError(`${path.join(folder, name)} was not written by prepare: a prepared folder holds ${PREPARED_FACTS_FILE} and its Parquet files only`);
   }
   const handles: fsp.FileHandle[] = [];
-  const readPaths = new Map<string, string>();
+  const readPaths = new Map<string, string[]>(PREPARED_TABLES.map((table) => [table.name, []]));
   try {
-    for (const table of PREPARED_TABLES) {
-      const file = path.join(folder, tableFile(table));
-      const want = facts.files[tableFile(table)];
-      if (want === undefined) throw new UserError(`${factsFile} names no sha256 for ${tableFile(table)}: run prepare again`);
+    for (const [name, table] of expected) {
+      const file = path.join(folder, name);
+      const want = facts.files[name];
+      if (want === undefined) throw new UserError(`${factsFile} names no sha256 for ${name}: run prepare again`);
       const handle = await fsp.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
         throw new UserError(`${file} ${error.code === 'ENOENT' ? 'is missing' : `cannot be read (${error.message})`}: the prepared folder is incomplete; run prepare again`, undefined, { cause: error });
       });
       handles.push(handle);
       const got = await sha256OfHandle(handle);
       if (got !== want) throw new UserError(`${file} was altered after prepare wrote it (sha256 ${got}, prepare wrote ${want}); run prepare again`);
-      readPaths.set(table.name, FD_PATHS ? `/proc/self/fd/${handle.fd}` : file);
+      readPaths.get(table)!.push(FD_PATHS ? `/proc/self/fd/${handle.fd}` : file);
     }
   } catch (error) {
     await Promise.all(handles.map((handle) => handle.close()));
@@ -225,4 +258,9 @@ async function sha256OfHandle(handle: fsp.FileHandle): Promise<string> {
   const hash = crypto.createHash('sha256');
   await hashThroughHandle(handle, hash);
   return hash.digest('hex');
+}
+
+/** The facts of a folder whose files were checked already (a previous night, checked whole by build/night-state.ts). */
+export async function readPreparedFacts(folder: string): Promise<PreparedFacts> {
+  return PreparedFactsSchema.parse(JSON.parse(await fsp.readFile(path.join(folder, PREPARED_FACTS_FILE), 'utf8')));
 }

@@ -4,6 +4,7 @@
  */
 import type { BuildSummary } from './index.ts';
 import type { PrepareSummary } from './prepare.ts';
+import { describeNightKind } from '../schemas/night-kind.ts';
 import { BuildSummaryJsonSchema, type BuildSummaryJson } from '../schemas/build-summary.ts';
 import { PrepareSummaryJsonSchema, type PrepareSummaryJson } from '../schemas/prepare-summary.ts';
 import { countOf, formatBytes, formatSeconds } from '../core/format.ts';
@@ -34,6 +35,7 @@ export function formatPrepareSummary(summary: PrepareSummary): string {
   const lines = [
     `prepared ${summary.night}: ${countOf(summary.shards, 'shard')}, ${formatBytes(summary.bytes)} in ${formatSeconds(summary.seconds)}, peak RSS ${formatBytes(summary.peakRssBytes)}`,
     `now: ${summary.now} (last closed day ${summary.lastClosedDay})`,
+    `night: ${describeNightKind(summary.nightKind)}`,
     ...nightLines(summary),
     ...summary.folders.map((folder) => `shard: ${folder} (build it with: wallet-snapshot build --prepared ${folder})`),
   ];

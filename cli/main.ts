@@ -7,7 +7,6 @@
  * stack); 75 another build holds --out (try again later); 130 interrupted (SIGINT, SIGTERM), 129
  * (SIGHUP).
  */
-import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_USAGE, UserError, messageOf } from '../core/errors.ts';
 import { buildCommand } from './build.ts';
@@ -17,8 +16,8 @@ import { publishCommand } from './publish.ts';
 import { prepareCommand } from './prepare.ts';
 import { initCommand } from './init.ts';
 import { stopWhenOrphaned } from '../core/signals.ts';
+import { RELEASE as version } from '../core/release.ts';
 
-const { version } = JSON.parse(fs.readFileSync(packageManifest(), 'utf8')) as { version: string };
 
 const program = new Command('wallet-snapshot')
   .description('Static JSON snapshots of wallet portfolios and points leaderboards, from Parquet exports')
@@ -70,10 +69,4 @@ function printCauses(cause: unknown, indent: string): void {
     process.stderr.write(`${indent}caused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`);
     if (cause instanceof AggregateError) for (const each of cause.errors) printCauses(each, `${indent}  `);
   }
-}
-
-/** The package's package.json: one folder up from the sources (cli/), two from the compiled dist/cli/. */
-function packageManifest(): URL {
-  const beside = new URL('../package.json', import.meta.url);
-  return fs.existsSync(beside) ? beside : new URL('../../package.json', import.meta.url);
 }

@@ -19,9 +19,11 @@ export function prepareCommand(): Command {
     .option('--threads <n>', `DuckDB's threads, at most ${MAX_THREADS} (or the cores, if more)`, positiveInteger, 2)
     .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 1GB or 512MiB (it spills to disk beyond it)', memorySize, '1GB')
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
+    .option('--since <night>', "the previous night's folder as prepare wrote it: its unchanged days are reused (a missing or unusable one makes a full night, and the summary says why)")
+    .option('--full', 'compute the whole history, whatever --since names', false)
     .option('--summary-json <file>', 'also write the closing summary as JSON (schemas/prepare-summary.ts; docs/cli.md), once the shard folders are in place')
-    .action(async (options: { input: string; out: string; shards: number; now?: string; threads: number; memoryLimit: string; progress: ProgressMode; allowEmpty: boolean; allowDistantNow: boolean; summaryJson?: string }) => {
-      const config = { ...resolveBuildConfig(options), shards: options.shards };
+    .action(async (options: { input: string; out: string; shards: number; now?: string; threads: number; memoryLimit: string; progress: ProgressMode; allowEmpty: boolean; allowDistantNow: boolean; summaryJson?: string; since?: string; full: boolean }) => {
+      const config = { ...resolveBuildConfig(options), shards: options.shards, since: options.full ? null : (options.since ?? null) };
       const writeSummaryJson = options.summaryJson ? summaryJsonWriter<PrepareSummaryJson>(options.summaryJson, "the night's shard folders were written") : null;
       const summary = await prepareNight(config);
       process.stdout.write(formatPrepareSummary(summary));

@@ -1,27 +1,8 @@
 import { z } from 'zod';
 import { DateStringSchema } from './common.ts';
 import { SeasonCloseSchema } from './build-summary.ts';
+import { NightKindSchema } from './night-kind.ts';
 
-/**
- * What kind of night a prepare made: the whole history computed (`full`), or the previous
- * night's folder reused up to a day and the days from it recomputed (`incremental`); `why` says
- * in words what decided it.
- */
-export const NightKindSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('full'), why: z.string() }).strict(),
-  z
-    .object({
-      kind: z.literal('incremental'),
-      /** The previous night (`--since`) whose unchanged days were reused. */
-      from: z.string(),
-      daysRecomputed: z.number().int().min(0),
-      /** The first day recomputed. */
-      fromDay: DateStringSchema,
-      why: z.string(),
-    })
-    .strict(),
-]);
-export type NightKind = z.infer<typeof NightKindSchema>;
 
 /** `prepare --summary-json FILE`: written once every shard folder is in place (docs/cli.md). */
 export const PrepareSummaryJsonSchema = z

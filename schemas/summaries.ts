@@ -4,6 +4,7 @@
  * from the prose the command prints (docs/cli.md, "Machine-readable summaries").
  */
 export { BuildSummaryJsonSchema, type BuildSummaryJson } from './build-summary.ts';
-export { NightKindSchema, PrepareSummaryJsonSchema, type NightKind, type PrepareSummaryJson } from './prepare-summary.ts';
+export { PrepareSummaryJsonSchema, type PrepareSummaryJson } from './prepare-summary.ts';
+export { NightKindSchema, type NightKind } from './night-kind.ts';
 export { VerifySummaryJsonSchema, type VerifySummaryJson } from './verify-summary.ts';
 export { PublishSummaryJsonSchema, type PublishSummaryJson } from './publish-summary.ts';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { A, B, C, SUB, balance, buildReusingThreads, PINNED_NOW as now, tempDir, thrown, treeHashes, writeInputs, type Tables } from './helpers/fixtures.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { prepareNight } from '../build/prepare.ts';
-import { openPreparedFolder, PREPARED_FACTS_FILE, sealOf } from '../build/prepared-folder.ts';
+import { openPreparedFolder, PREPARED_FACTS_FILE, PREPARED_FORMAT, sealOf } from '../build/prepared-folder.ts';
 import { UserError } from '../core/errors.ts';
 import { shardOf } from '../core/shard.ts';
 import { verifyTree } from '../tree/verify.ts';
@@ -108,7 +108,7 @@ test('a prepared folder that was altered is refused, naming the file', async () 
   delete format1.seal;
   format1.format = 1;
   fs.writeFileSync(olderFacts, JSON.stringify({ ...format1, seal: sealOf(format1) }));
-  assert.match(await refusal(older), `${olderFacts} was written by another version of wallet-snapshot (prepared folder format 1; this version reads format 2)`);
+  assert.match(await refusal(older), `${olderFacts} was written by another version of wallet-snapshot (prepared folder format 1; this version reads format ${PREPARED_FORMAT})`);
 
   const missing = fresh('missing');
   fs.rmSync(path.join(missing, 'participants.parquet'));

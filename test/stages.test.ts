@@ -9,13 +9,13 @@ import * as assert from 'uvu/assert';
 import { NIGHT_STAGES, SHARD_STAGES, STAGES } from '../build/stages/index.ts';
 import { loadPrepared } from '../build/stages/load-prepared.ts';
 import { splitIntoShards } from '../build/stages/split-into-shards.ts';
-import { runStages, type Stage, type StageContext } from '../build/stages/stage.ts';
+import { runStages, type AnyStage, type StageContext } from '../build/stages/stage.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { Progress } from '../core/progress.ts';
 import { scratchDatabase, thrown } from './helpers/fixtures.ts';
 
 /** The first read of each side that no earlier stage of that side wrote (or dropped before it). */
-function unmetReads(stages: readonly Stage[]): string[] {
+function unmetReads(stages: readonly AnyStage[]): string[] {
   const made = new Set<string>();
   const unmet: string[] = [];
   for (const stage of stages) {
@@ -50,8 +50,27 @@ test('the prepared folder carries what the night made and the shard needs, and t
   assert.equal(unmetReads(STAGES.filter((stage) => stage !== loadPrepared)), []);
 });
 
+/** The first value each side's stages need that no earlier stage of that side makes. */
+function unmetNeeds(stages: readonly AnyStage[]): string[] {
+  const made = new Set<string>();
+  const unmet: string[] = [];
+  for (const stage of stages) {
+    for (const value of stage.needs) if (!made.has(value)) unmet.push(`${stage.name} needs ${value}`);
+    for (const value of stage.makes) made.add(value);
+  }
+  return unmet;
+}
+
+test('every value a stage needs is made by an earlier stage of its side (the shard side: from the prepared folder)', () => {
+  assert.equal(unmetNeeds(NIGHT_STAGES), []);
+  assert.equal(unmetNeeds(SHARD_STAGES), []);
+  // build --input: the night's values reach the shard's side; probe export facts (sharded) or read
+  // export facts (whole) make the facts, and find changed days (prepare only) the night's kind.
+  assert.equal(unmetNeeds(STAGES.filter((stage) => stage !== loadPrepared)), []);
+});
+
 test('a stage that reads a table made later on the list is caught', () => {
-  const early: Stage = { name: 'early', side: 'shard', reads: ['snapshots'], writes: [], run: async () => {} };
+  const early: AnyStage = { name: 'early', side: 'shard', reads: ['snapshots'], writes: [], needs: [], makes: [], run: async () => ({}) };
   assert.equal(unmetReads([early, ...SHARD_STAGES]), ['early reads snapshots']);
 });
 
@@ -68,8 +87,11 @@ test('the runner holds each stage to its declaration, in DuckDB\'s catalog', asy
     values: {},
     inputsDigest: Promise.resolve('0'.repeat(64)),
   };
-  const make = (name: string, reads: string[], writes: string[], sql: string | null): Stage => ({
-    name, side: 'night', reads, writes, run: async () => { if (sql) await db.run(sql); },
+  const make = (name: string, reads: string[], writes: string[], sql: string | null): AnyStage => ({
+    name, side: 'night', reads, writes, needs: [], makes: [], run: async (stageContext) => {
+      if (sql) await stageContext.db.run(sql);
+      return {};
+    },
   });
   try {
     await runStages([make('make a', [], ['a'], 'CREATE TABLE a AS SELECT 1 AS x'), make('read a', ['a'], [], null)], context);
@@ -77,6 +99,30 @@ test('the runner holds each stage to its declaration, in DuckDB\'s catalog', asy
     assert.is(unmade.message, 'stage "claims b" writes b, which it did not make');
     const unread = await thrown(() => runStages([make('reads c', ['c'], [], null)], context));
     assert.is(unread.message, 'stage "reads c" reads c, which no earlier stage made');
+    // A table read without being declared is refused before the statement runs, on a second connection too.
+    const undeclared = await thrown(() => runStages([make('reads a quietly', [], [], 'SELECT x FROM a')], context));
+    assert.is(undeclared.message, 'stage "reads a quietly" reads a, which it does not declare in its reads');
+    const sideways: AnyStage = { ...make('joins a elsewhere', [], [], null), run: async (stageContext) => {
+      const other = await stageContext.db.connect();
+      try {
+        await other.run('SELECT 1 FROM (SELECT 1) t JOIN a ON true');
+      } finally {
+        other.disconnectSync();
+      }
+      return {};
+    } };
+    assert.is((await thrown(() => runStages([sideways], context))).message, 'stage "joins a elsewhere" reads a, which it does not declare in its reads');
+    // A value a stage needs that no stage made; a value a stage declares and does not return.
+    const needy: AnyStage = { ...make('needs prices', [], [], null), needs: ['prices'] };
+    assert.is((await thrown(() => runStages([needy], context))).message, 'stage "needs prices" needs prices, which no earlier stage made');
+    const idle: AnyStage = { ...make('makes prices', [], [], null), makes: ['prices'] };
+    assert.is((await thrown(() => runStages([idle], context))).message, 'stage "makes prices" declares it makes prices, and did not');
+    // A null value is a value: "no asOf" is given as null, not refused as missing.
+    let given: unknown = 'unset';
+    const nullMaker: AnyStage = { ...make('no asOf', [], [], null), makes: ['dailyAsOf'], run: async () => ({ dailyAsOf: null }) };
+    const nullTaker: AnyStage = { ...make('takes asOf', [], [], null), needs: ['dailyAsOf'], run: async (_c, values) => ((given = values.dailyAsOf), {}) };
+    await runStages([nullMaker, nullTaker], context);
+    assert.is(given, null);
   } finally {
     db.close();
   }

@@ -30,7 +30,19 @@ const MAX_BIN_SPREAD = 5;
 const MAX_ROWS = 2 ** 23;
 const MIN_LOWEST_BIN = -127;
 
-export async function computePointsHistory(db: Database): Promise<void> {
+/**
+ * Where an incremental night starts (docs/incremental-nights.md): the day from which every
+ * wallet-season's days are computed again (`from`, a day number), the days before it being the
+ * previous night's; and the table of the previous night's wallet-season keys (address, season, key),
+ * which the wallet-seasons keep so that its rows can be reused as they are. Null: the whole history.
+ */
+export interface HistoryResume {
+  from: number;
+  previousKeys: string;
+  nextKey: number;
+}
+
+export async function computePointsHistory(db: Database, resume: HistoryResume | null = null): Promise<void> {
   // A wallet's lowest and highest bin are those of its smallest and largest non-zero |points|:
   // each row's exponent is only needed for those two (log2 per row costs more than the rest).
   const lowestBin = binnedPartsSql('min_magnitude').bin;
@@ -47,6 +59,16 @@ export async function computePointsHistory(db: Database): Promise<void> {
       FROM points p JOIN season_days d ON d.season = p.season AND p.date <= d.day
       GROUP BY p.season, p.address_as_written
     )`);
+  // A wallet-season the previous night held keeps its key; the others get new ones, above every
+  // key that night's rows may hold.
+  const walletKey = resume
+    ? `coalesce(k.key, ${resume.nextKey} + (row_number() OVER (PARTITION BY k.key IS NULL ORDER BY w.address, w.season)) - 1)::INTEGER`
+    : '(row_number() OVER (ORDER BY w.address, w.season))::INTEGER';
+  // The days computed: from F, or, resuming, from the day the night starts at (the day A alone for a
+  // season whose A is earlier: the leaderboards and ranks read it there).
+  const firstDay = "(w.first_date - DATE '1970-01-01')";
+  const lastDay = "(d.day - DATE '1970-01-01')";
+  const startDay = resume ? `least(greatest(${firstDay}, ${resume.from}), ${lastDay})` : firstDay;
   // Each wallet-season (rows in several letter cases are one wallet) gets an integer key in
   // address then season order, the order of the documents' rows, so that the large steps below
   // join and sort integers. Its days run from F to A; `fits` says whether its sums are done in
@@ -58,13 +80,16 @@ export async function computePointsHistory(db: Database): Promise<void> {
              sum(row_count) AS row_count, min(first_date) AS first_date
       FROM history_written GROUP BY season, lower(address_as_written)
     )
-    SELECT w.season, w.address, (row_number() OVER (ORDER BY w.address, w.season))::INTEGER AS wallet, w.lowest_bin,
+    SELECT w.season, w.address, ${walletKey} AS wallet, w.lowest_bin,
            (w.first_date - DATE '1970-01-01')::INTEGER AS first_day, (d.day - DATE '1970-01-01')::INTEGER AS last_day,
+           ${startDay}::INTEGER AS start_day,
            w.highest_bin - w.lowest_bin <= ${MAX_BIN_SPREAD} AND w.row_count <= ${MAX_ROWS} AND w.lowest_bin >= ${MIN_LOWEST_BIN} AS fits
-    FROM wallets w JOIN season_days d ON d.season = w.season`);
+    FROM wallets w JOIN season_days d ON d.season = w.season
+    ${resume ? `LEFT JOIN ${resume.previousKeys} k ON k.address = w.address AND k.season = w.season` : ''}`);
+
   await db.run(`
     CREATE TABLE history_written_keys AS
-    SELECT h.season, h.address_as_written, w.wallet, w.lowest_bin, w.fits
+    SELECT h.season, h.address_as_written, w.wallet, w.lowest_bin, w.fits, w.start_day
     FROM history_written h JOIN history_wallets w ON w.season = h.season AND w.address = lower(h.address_as_written)`);
 
   // Rule: `points` of day d = the sum of the wallet's rows dated d (rows repeating (season, date,
@@ -79,7 +104,47 @@ export async function computePointsHistory(db: Database): Promise<void> {
   // (points 0, the same total).
   await db.run(`
     CREATE TABLE history_totals AS
-    WITH parts AS (
+    WITH ${resume ? RESUMED_RUNNING_SQL : WHOLE_RUNNING_SQL},
+    rounded AS (
+      SELECT wallet, day, next_day, coalesce(single_value, ${nearestDouble('day_sum')}, 0) AS points, ${nearestDouble('running_sum')} AS total_points
+      FROM running
+    ),
+    expanded AS (
+      SELECT wallet, day AS first_day, unnest(range(day, next_day))::INTEGER AS day, points, total_points FROM rounded
+    )
+    SELECT wallet, day, CASE WHEN day = first_day THEN points ELSE 0 END AS points, total_points
+    FROM expanded`);
+  await appendWideSums(db);
+  // Every day of every wallet-season must be there (build/stream.ts).
+  const [{ days, totals } = { days: 0, totals: 0 }] = await db.rows<{ days: number | null; totals: number }>(
+    'SELECT (SELECT sum(last_day - start_day + 1) FROM history_wallets)::DOUBLE AS days, (SELECT count(*) FROM history_totals)::DOUBLE AS totals',
+  );
+  expectStreamReached(totals, days ?? 0, 'points history days (of every wallet-season)');
+
+  const [{ infinite } = { infinite: 0 }] = await db.rows<{ infinite: number }>(
+    'SELECT count(*)::INTEGER AS infinite FROM history_totals WHERE NOT isfinite(points) OR NOT isfinite(total_points)',
+  );
+  if (infinite > 0) throw new UserError('points.parquet: column "points": a wallet\'s points in one season add up beyond the largest JSON number');
+}
+
+/**
+ * The double nearest to the exact sum h in units of the wallet-season's lowest bin (exact-sum.ts);
+ * MIN_LOWEST_BIN keeps it a normal double.
+ */
+function nearestDouble(h: string): string {
+  return nearestDoubleSql(h, `${BIN_BITS} * lowest_bin`);
+}
+
+/**
+ * Each day of a wallet-season that has rows, with the sums of its rows (`day_rows`, `single_value`
+ * when there is one, `day_sum` when there are more) and the running sum of the rows up to it, and
+ * the next day with rows (or A + 1): the whole history. One window over the rows, in wallet and day
+ * order, gives both sums at each row (the day's rows are its peers), and the day's last row stands
+ * for the day: no grouping of the rows by wallet-day before the window sorts them (that grouping
+ * spilled at 1,000,000 wallets).
+ */
+const WHOLE_RUNNING_SQL = `
+    parts AS (
       SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS day, k.lowest_bin, p.points,
              (p.points * pow(2::DOUBLE, -8 * k.lowest_bin))::HUGEINT AS part
       FROM points p
@@ -104,36 +169,42 @@ export async function computePointsHistory(db: Database): Promise<void> {
              coalesce(w.next_row_day, h.last_day + 1) AS next_day
       FROM windowed w JOIN history_wallets h ON h.wallet = w.wallet
       WHERE w.next_row_day IS DISTINCT FROM w.day
-    ),
-    rounded AS (
-      SELECT wallet, day, next_day, coalesce(single_value, ${nearestDouble('day_sum')}) AS points, ${nearestDouble('running_sum')} AS total_points
-      FROM running
-    ),
-    expanded AS (
-      SELECT wallet, day AS first_day, unnest(range(day, next_day))::INTEGER AS day, points, total_points FROM rounded
-    )
-    SELECT wallet, day, CASE WHEN day = first_day THEN points ELSE 0 END AS points, total_points
-    FROM expanded`);
-  await appendWideSums(db);
-  // Every day of every wallet-season must be there (build/stream.ts).
-  const [{ days, totals } = { days: 0, totals: 0 }] = await db.rows<{ days: number | null; totals: number }>(
-    'SELECT (SELECT sum(last_day - first_day + 1) FROM history_wallets)::DOUBLE AS days, (SELECT count(*) FROM history_totals)::DOUBLE AS totals',
-  );
-  expectStreamReached(totals, days ?? 0, 'points history days (of every wallet-season)');
-
-  const [{ infinite } = { infinite: 0 }] = await db.rows<{ infinite: number }>(
-    'SELECT count(*)::INTEGER AS infinite FROM history_totals WHERE NOT isfinite(points) OR NOT isfinite(total_points)',
-  );
-  if (infinite > 0) throw new UserError('points.parquet: column "points": a wallet\'s points in one season add up beyond the largest JSON number');
-}
+    )`;
 
 /**
- * The double nearest to the exact sum h in units of the wallet-season's lowest bin (exact-sum.ts);
- * MIN_LOWEST_BIN keeps it a normal double.
+ * The same days and sums from each wallet-season's start day on (an incremental night): the rows
+ * before it are added up into the start day's running sum (a grouping that keeps one group per
+ * wallet-season for the past, and one per new day), so that only the new days are windowed and
+ * expanded. A start day without rows of its own has points 0 (no rows: `day_rows` 0).
  */
-function nearestDouble(h: string): string {
-  return nearestDoubleSql(h, `${BIN_BITS} * lowest_bin`);
-}
+const RESUMED_RUNNING_SQL = `
+    parts AS (
+      SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS row_day, k.start_day, k.lowest_bin, p.points,
+             (p.points * pow(2::DOUBLE, -8 * k.lowest_bin))::HUGEINT AS part
+      FROM points p
+      JOIN history_written_keys k ON k.season = p.season AND k.address_as_written = p.address_as_written
+      JOIN season_days d ON d.season = p.season AND p.date <= d.day
+      WHERE k.fits
+    ),
+    grouped AS (
+      SELECT wallet, greatest(row_day, start_day) AS day, any_value(lowest_bin) AS lowest_bin,
+             count(*) FILTER (WHERE row_day >= start_day) AS day_rows,
+             any_value(points) FILTER (WHERE row_day >= start_day) AS any_points,
+             sum(part) FILTER (WHERE row_day >= start_day) AS day_total,
+             sum(part) AS group_sum
+      FROM parts GROUP BY wallet, greatest(row_day, start_day)
+    ),
+    windowed AS (
+      SELECT *, sum(group_sum) OVER by_day AS running_sum, lead(day) OVER by_day AS next_row_day
+      FROM grouped
+      WINDOW by_day AS (PARTITION BY wallet ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    ),
+    running AS (
+      SELECT w.wallet, w.day, w.lowest_bin, CASE WHEN w.day_rows = 1 THEN w.any_points END AS single_value,
+             CASE WHEN w.day_rows > 1 THEN w.day_total END AS day_sum, w.running_sum,
+             coalesce(w.next_row_day, h.last_day + 1) AS next_day
+      FROM windowed w JOIN history_wallets h ON h.wallet = w.wallet
+    )`;
 
 /**
  * The rows of the points history documents, cut to the participants of the shard (`inShard`,
@@ -184,7 +255,7 @@ async function appendWideSums(db: Database): Promise<void> {
   const appender = await appending.createAppender('history_wide_totals');
   const { bin, part } = binnedPartsSql('p.points');
   const result = await db.connection.stream(`
-    SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS day, w.first_day, w.last_day,
+    SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS day, w.first_day, w.last_day, w.start_day,
            CASE WHEN p.points <> 0 THEN ${bin} END AS bin, CASE WHEN p.points <> 0 THEN ${part} ELSE 0 END AS part
     FROM points p
     JOIN history_written_keys k ON k.season = p.season AND k.address_as_written = p.address_as_written
@@ -194,12 +265,15 @@ async function appendWideSums(db: Database): Promise<void> {
     ORDER BY k.wallet, day, bin`);
   let wallet = -1;
   let lastDay = 0;
+  /** The wallet-season's first day written: its start day (days before it are the previous night's). */
+  let startDay = 0;
   let nextDay = 0;
   /** The wallet-season's running sum per bin, and the current day's. */
   let running = new Map<number, bigint>();
   let today = new Map<number, bigint>();
   let todayNumber: number | null = null;
   const append = (day: number, points: number, total: number) => {
+    if (day < startDay) return;
     appender.appendInteger(wallet);
     appender.appendInteger(day);
     appender.appendDouble(points);
@@ -223,8 +297,9 @@ async function appendWideSums(db: Database): Promise<void> {
   };
   try {
     await forEachChunk(result, null, async (chunk, rows) => {
-      const [wallets, days, firstDays, lastDays, bins, parts] = [0, 1, 2, 3, 4, 5].map((column) => chunk.getColumnVector(column)) as [
-        DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number | null>, DuckDBVector<bigint>,
+      const [wallets, days, firstDays, lastDays, startDays, bins, parts] = [0, 1, 2, 3, 4, 5, 6].map((column) => chunk.getColumnVector(column)) as [
+        DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number | null>,
+        DuckDBVector<bigint>,
       ];
       for (let row = 0; row < rows; row++) {
         const rowWallet = wallets.getItem(row)!;
@@ -233,6 +308,7 @@ async function appendWideSums(db: Database): Promise<void> {
           if (wallet !== -1) closeDaysBefore(lastDay + 1);
           wallet = rowWallet;
           lastDay = lastDays.getItem(row)!;
+          startDay = startDays.getItem(row)!;
           nextDay = firstDays.getItem(row)!;
           running = new Map();
         }

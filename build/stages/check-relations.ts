@@ -3,14 +3,17 @@
  * settings (--now, empty exports) (build/input/check.ts).
  */
 import { checkInputRelations } from '../input/check.ts';
-import { need, type Stage } from './stage.ts';
+import { defineStage } from './stage.ts';
 
-export const checkRelations: Stage = {
+export const checkRelations = defineStage({
   name: 'check relations',
   side: 'night',
   reads: ['repeated_balance_rows', 'addresses', 'token_names', 'every_balance_row', 'tokens', 'prices', 'venue_b_accounts', 'seasons', 'points', 'multipliers', 'input_balances'],
   writes: [],
-  async run(context) {
-    await checkInputRelations(context.db, need(context, 'inputFiles'), context.config);
+  needs: ['inputFiles'],
+  makes: [],
+  async run(context, { inputFiles }) {
+    await checkInputRelations(context.db, inputFiles, context.config);
+    return {};
   },
-};
+});

@@ -4,15 +4,18 @@
  */
 import { checkSummedBalances as check } from '../compute/history.ts';
 import { balanceRowsOfWalletsSql } from '../input/load.ts';
-import { isSharded, type Stage } from './stage.ts';
+import { defineStage, isSharded } from './stage.ts';
 
-export const checkSummedBalances: Stage = {
+export const checkSummedBalances = defineStage({
   name: 'check summed balances',
   side: 'night',
   reads: ['every_balance_row', 'venue_b_accounts', 'balance_written', 'balance_address_ids', 'chains'],
   writes: [],
+  needs: [],
+  makes: [],
   when: isSharded,
   async run(context) {
     await check(context.db, context.config.nowSeconds, balanceRowsOfWalletsSql);
+    return {};
   },
-};
+});

@@ -4,16 +4,17 @@
  */
 import { computeLeaderboards as leaderboardsOf } from '../compute/leaderboards.ts';
 import { computeSeasonsIndex } from '../compute/seasons.ts';
-import type { Stage } from './stage.ts';
+import { defineStage } from './stage.ts';
 
-export const computeLeaderboards: Stage = {
+export const computeLeaderboards = defineStage({
   name: 'compute leaderboards',
   side: 'night',
   reads: ['seasons', 'season_days', 'history_wallets', 'history_totals', 'multipliers'],
   writes: ['participants'],
+  needs: [],
+  makes: ['leaderboards', 'seasonsIndex'],
   async run(context) {
     const leaderboards = await leaderboardsOf(context.db);
-    context.values.leaderboards = leaderboards;
-    context.values.seasonsIndex = await computeSeasonsIndex(context.db, leaderboards);
+    return { leaderboards, seasonsIndex: await computeSeasonsIndex(context.db, leaderboards) };
   },
-};
+});

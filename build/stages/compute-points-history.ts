@@ -1,13 +1,33 @@
-/** Night: every wallet-season's days, exact day sums and running totals (build/compute/points-history.ts). */
+/**
+ * Night: every wallet-season's days, exact day sums and running totals (build/compute/points-history.ts);
+ * an incremental night computes the days from its first day on, its wallet-seasons keeping the keys
+ * the previous night's shard folders gave them.
+ */
+import path from 'node:path';
 import { computePointsHistory as pointsHistoryOf } from '../compute/points-history.ts';
-import type { Stage } from './stage.ts';
+import { literalPathSql } from '../database.ts';
+import { PREPARED_TABLES, preparedFolderName, tableFile } from '../prepared-folder.ts';
+import { defineStage } from './stage.ts';
 
-export const computePointsHistory: Stage = {
+export const computePointsHistory = defineStage({
   name: 'compute points history',
   side: 'night',
   reads: ['points', 'season_days'],
   writes: ['history_written', 'history_wallets', 'history_written_keys', 'history_totals'],
+  needs: [],
+  makes: [],
   async run(context) {
-    await pointsHistoryOf(context.db);
+    // An incremental night's first day (find-changed-days.ts), made in `prepare` only.
+    const resume = context.values.resume ?? null;
+    if (resume === null || context.mode.kind !== 'prepare') {
+      await pointsHistoryOf(context.db);
+      return {};
+    }
+    const { shards } = context.mode;
+    const wallets = tableFile(PREPARED_TABLES.find((table) => table.name === 'points_history_wallets')!);
+    const files = Array.from({ length: shards }, (_, i) => literalPathSql(path.join(resume.previousNight, preparedFolderName({ index: i + 1, count: shards }), wallets)));
+    await context.db.run(`CREATE TABLE previous_history_keys AS SELECT address, season, wallet AS key FROM read_parquet([${files.join(', ')}])`);
+    await pointsHistoryOf(context.db, { from: resume.from, previousKeys: 'previous_history_keys', nextKey: resume.nextKey });
+    return {};
   },
-};
+});

@@ -4,15 +4,17 @@
  * shard's counts are made here, and a shard's build only writes its own into its summary.
  */
 import { participantsByDayOfShards } from '../compute/night-summary.ts';
-import type { Stage } from './stage.ts';
+import { defineStage } from './stage.ts';
 
-export const countParticipantsByDay: Stage = {
+export const countParticipantsByDay = defineStage({
   name: 'count participants by day',
   side: 'night',
   reads: ['history_totals', 'history_wallets'],
   writes: [],
+  needs: [],
+  makes: ['participantsByDay'],
   async run(context) {
     const shards = context.mode.kind === 'prepare' ? context.mode.shards : (context.config.shard?.count ?? 1);
-    context.values.participantsByDay = await participantsByDayOfShards(context.db, context.config.lastClosedDay, shards);
+    return { participantsByDay: await participantsByDayOfShards(context.db, context.config.lastClosedDay, shards) };
   },
-};
+});

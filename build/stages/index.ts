@@ -5,7 +5,7 @@
  * (split-into-shards.ts), which `build --prepared` starts from (load-prepared.ts): every table a
  * stage reads is made by an earlier stage on its own side (test/stages.test.ts).
  */
-import type { Stage } from './stage.ts';
+import type { AnyStage } from './stage.ts';
 import { readInputs } from './read-inputs.ts';
 import { checkValues } from './check-values.ts';
 import { loadInputs } from './load-inputs.ts';
@@ -14,6 +14,7 @@ import { numberChains } from './number-chains.ts';
 import { checkSummedBalances } from './check-summed-balances.ts';
 import { checkValueReach } from './check-value-reach.ts';
 import { probeExportFacts } from './probe-export-facts.ts';
+import { findChangedDays } from './find-changed-days.ts';
 import { findSeasonDays } from './find-season-days.ts';
 import { computeLeaderboards } from './compute-leaderboards.ts';
 import { computePointsHistory } from './compute-points-history.ts';
@@ -31,7 +32,7 @@ import { findUnpriced } from './find-unpriced.ts';
 import { summariseNight } from './summarise-night.ts';
 import { writeSharedFiles } from './write-shared-files.ts';
 
-export const STAGES: readonly Stage[] = [
+export const STAGES: readonly AnyStage[] = [
   readInputs,
   checkValues,
   loadInputs,
@@ -40,6 +41,7 @@ export const STAGES: readonly Stage[] = [
   checkValueReach,
   checkSummedBalances,
   probeExportFacts,
+  findChangedDays,
   findSeasonDays,
   computePointsHistory,
   computeLeaderboards,

@@ -1,10 +1,10 @@
 /** Night: the checked exports into the normalised tables every later stage reads (build/input/load.ts). */
 import { loadInputs as loadInputTables } from '../input/load.ts';
-import { need, type Stage } from './stage.ts';
+import { defineStage } from './stage.ts';
 import { INPUT_VIEWS } from './read-inputs.ts';
 import { DISTINCT_ADDRESS_TABLES } from './check-values.ts';
 
-export const loadInputs: Stage = {
+export const loadInputs = defineStage({
   name: 'load inputs',
   side: 'night',
   reads: [...INPUT_VIEWS, ...DISTINCT_ADDRESS_TABLES],
@@ -13,7 +13,10 @@ export const loadInputs: Stage = {
     'repeated_balance_keys', 'repeated_balance_rows', 'prices', 'multipliers', 'seasons', 'points', ...DISTINCT_ADDRESS_TABLES,
   ],
   drops: DISTINCT_ADDRESS_TABLES,
-  async run(context) {
-    await loadInputTables(context.db, need(context, 'inputFiles'), context.config.shard);
+  needs: ['inputFiles'],
+  makes: [],
+  async run(context, { inputFiles }) {
+    await loadInputTables(context.db, inputFiles, context.config.shard);
+    return {};
   },
-};
+});

@@ -1,29 +1,49 @@
 /**
  * Shard, `build --prepared` only: the tables and facts of a folder `prepare` wrote, each file read
  * through the descriptor that was hashed when the folder was opened (build/prepared-folder.ts).
+ * The points histories' rows come keyed by wallet-season keys that last from night to night: here
+ * each participant's key becomes its place in (address, season) order, the order of the documents,
+ * and the segments' rows of wallet-seasons that are no longer participants are left behind.
  */
 import { loadedColumnsSql, PREPARED_TABLE_NAMES, PREPARED_TABLES } from '../prepared-folder.ts';
-import type { Stage } from './stage.ts';
+import { defineStage, type Made } from './stage.ts';
 import { literalPathSql } from '../database.ts';
 
-export const loadPrepared: Stage = {
+export const loadPrepared = defineStage({
   name: 'load prepared',
   side: 'shard',
   reads: [],
   writes: PREPARED_TABLE_NAMES,
+  needs: [],
+  makes: ['dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay'],
   when: (context) => context.mode.kind === 'prepared',
-  async run(context) {
-    if (context.mode.kind !== 'prepared') return;
+  async run(context): Promise<Made<'dailyAsOf' | 'exampleWallet' | 'leaderboards' | 'seasonsIndex' | 'participantsByDay'>> {
+    if (context.mode.kind !== 'prepared') throw new Error('load prepared runs in build --prepared only');
     const prepared = context.mode.folder;
+    const files = (name: string) => `[${prepared.readPaths.get(name)!.map(literalPathSql).join(', ')}]`;
     for (const table of PREPARED_TABLES) {
-      await context.db.run(`CREATE TABLE ${table.name} AS SELECT ${loadedColumnsSql(table)} FROM read_parquet(${literalPathSql(prepared.readPaths.get(table.name)!)})`);
+      if (table.name === 'points_history_wallets' || table.name === 'points_history_days') continue;
+      await context.db.run(`CREATE TABLE ${table.name} AS SELECT ${loadedColumnsSql(table)} FROM read_parquet(${files(table.name)})`);
     }
+    const [wallets, days] = ['points_history_wallets', 'points_history_days'].map((name) => PREPARED_TABLES.find((table) => table.name === name)!);
+    await context.db.run(`
+      CREATE TABLE points_history_wallets AS
+      SELECT (row_number() OVER (ORDER BY address, season))::INTEGER AS wallet, key, address, season
+      FROM (SELECT ${loadedColumnsSql(wallets!)} FROM read_parquet(${files(wallets!.name)})) AS keyed (key, address, season)`);
+    await context.db.run(`
+      CREATE TABLE points_history_days AS
+      SELECT w.wallet, d.day, d.points, d.total_points, d.rank
+      FROM (SELECT ${loadedColumnsSql(days!)} FROM read_parquet(${files(days!.name)})) d
+      JOIN points_history_wallets w ON w.key = d.wallet`);
+    await context.db.run('ALTER TABLE points_history_wallets DROP COLUMN key');
     const { facts } = prepared;
-    context.values.dailyAsOf = facts.dailyAsOf;
-    context.values.exampleWallet = facts.exampleWallet;
-    context.values.leaderboards = facts.leaderboards;
-    context.values.seasonsIndex = facts.seasonsIndex;
     const bySeason = new Map(Object.entries(facts.participantsByDay).map(([season, counts]) => [Number(season), counts]));
-    context.values.participantsByDay = new Map([[facts.shard.index, bySeason]]);
+    return {
+      dailyAsOf: facts.dailyAsOf,
+      exampleWallet: facts.exampleWallet,
+      leaderboards: facts.leaderboards,
+      seasonsIndex: facts.seasonsIndex,
+      participantsByDay: new Map([[facts.shard.index, bySeason]]),
+    };
   },
-};
+});

@@ -6,14 +6,17 @@
  */
 import { rankPointsHistory as rank } from '../compute/points-history.ts';
 import { shardFilterSql } from '../../core/shard.ts';
-import type { Stage } from './stage.ts';
+import { defineStage } from './stage.ts';
 
-export const rankPointsHistory: Stage = {
+export const rankPointsHistory = defineStage({
   name: 'rank points history',
   side: 'night',
   reads: ['history_totals', 'history_wallets', 'participants'],
   writes: ['points_history_wallets', 'points_history_days'],
+  needs: [],
+  makes: [],
   async run(context) {
     await rank(context.db, shardFilterSql(context.config.shard, 'w.address'));
+    return {};
   },
-};
+});

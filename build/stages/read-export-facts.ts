@@ -4,17 +4,18 @@
  * instead (probe-export-facts.ts), as no shard holds every wallet's snapshots.
  */
 import { factsOfSnapshots } from '../compute/export-facts.ts';
-import { isSharded, type Stage } from './stage.ts';
+import { defineStage, isSharded } from './stage.ts';
 
-export const readExportFacts: Stage = {
+export const readExportFacts = defineStage({
   name: 'read export facts',
   side: 'shard',
   reads: ['snapshots', 'addresses', 'venue_b_accounts'],
   writes: [],
+  needs: [],
+  makes: ['dailyAsOf', 'exampleWallet'],
   when: (context) => !isSharded(context),
   async run(context) {
     const facts = await factsOfSnapshots(context.db, 'snapshots', context.config.lastClosedDay);
-    context.values.dailyAsOf = facts.dailyAsOf;
-    context.values.exampleWallet = facts.exampleWallet;
+    return { dailyAsOf: facts.dailyAsOf, exampleWallet: facts.exampleWallet };
   },
-};
+});

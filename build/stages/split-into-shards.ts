@@ -2,39 +2,67 @@
  * Night, `prepare` only: the night cut into one folder per shard (build/prepared-folder.ts): each
  * shard's rows of the tables its build reads, written in one pass per table (DuckDB's partitioned
  * Parquet writer), the small shared tables copied into every folder, and the night's facts.
+ *
+ * The points histories' days are written in segments of days: a full night writes one; an
+ * incremental night writes the days it computed, and keeps the previous night's segments of the
+ * days before (linked as they are, or cut at the first day computed), merging them when they
+ * grow many (docs/incremental-nights.md).
  */
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { literalPathSql } from '../database.ts';
-import { shardNumberSql } from '../compute/shard-filter.ts';
+import { shardNumberSql } from '../../core/shard.ts';
+import { dayNumber, dayText } from '../compute/days.ts';
+import { countOf } from '../../core/format.ts';
+import { IncrementalNightImpossible } from '../night-state.ts';
 import {
   PREPARED_FORMAT,
   PREPARED_TABLES,
+  historySegmentFile,
   preparedFolderName,
+  readPreparedFacts,
   sha256OfFile,
   storedColumnsSql,
   PREPARED_TABLE_NAMES,
   tableFile,
   writePreparedFacts,
+  type HistorySegment,
   type PreparedTable,
 } from '../prepared-folder.ts';
-import { need, type Stage, type StageContext } from './stage.ts';
+import { defineStage, type StageContext } from './stage.ts';
+import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
 
-export const splitIntoShards: Stage = {
+/** A shard folder holds at most this many segments of days: more are merged into one. */
+const MAX_HISTORY_SEGMENTS = 8;
+/** The first day of a full night's segment: every day. */
+const EVERY_DAY = -(2 ** 31);
+
+export const splitIntoShards = defineStage({
   name: 'split into shards',
   side: 'night',
-  reads: [...PREPARED_TABLE_NAMES, 'addresses', 'venue_b_accounts'],
+  reads: [...PREPARED_TABLE_NAMES, 'addresses', 'venue_b_accounts', 'history_wallets'],
   writes: ['address_shards'],
+  needs: ['resume', 'dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay'],
+  makes: [],
   when: (context) => context.mode.kind === 'prepare',
-  async run(context) {
-    if (context.mode.kind !== 'prepare') return;
+  async run(context, given) {
+    if (context.mode.kind !== 'prepare') throw new Error('split into shards runs in prepare only');
     const { shards, night } = context.mode;
+    const { resume } = given;
     const { db } = context;
     await checkTypes(context);
     const shardOf = (address: string) => shardNumberSql(shards, address);
+    const from = resume?.from ?? null;
+    if (resume) await expectNoHistoryBefore(context, resume.from, resume.nextKey);
     await db.run(`CREATE TABLE address_shards AS SELECT id, ${shardOf('address')} AS shard FROM addresses`);
     const folders = Array.from({ length: shards }, (_, i) => path.join(night, preparedFolderName({ index: i + 1, count: shards })));
     for (const folder of folders) await fsp.mkdir(folder, { recursive: true });
+    // Each shard's reused segments first: the new segment's number follows theirs.
+    const segments: { list: HistorySegment[]; hashes: Record<string, string> }[] = [];
+    for (let index = 1; index <= shards; index++) {
+      segments.push(resume ? await reuseSegments(context, resume.previousNight, from!, index, folders[index - 1]!) : { list: [], hashes: {} });
+    }
     const parts = path.join(night, 'parts');
     await fsp.mkdir(parts, { recursive: true });
     for (const table of PREPARED_TABLES) {
@@ -48,39 +76,133 @@ export const splitIntoShards: Stage = {
         continue;
       }
       const partitioned = path.join(parts, table.name);
-      await db.run(`COPY (SELECT ${columns}, shard FROM (${table.cut(shardOf)})) TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard))`);
-      for (let index = 1; index <= shards; index++) await gatherShard(context, table, partitioned, index, folders[index - 1]!);
+      if (!table.segmented) {
+        await db.run(`COPY (SELECT ${columns}, shard FROM (${table.cut(shardOf, from)})) TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard))`);
+        for (let index = 1; index <= shards; index++) await gatherShard(context, table, path.join(partitioned, `shard=${index}`), path.join(folders[index - 1]!, tableFile(table)));
+        continue;
+      }
+      // The days computed, in two segments cut at the first of the night summary's days: the next
+      // night, which computes from its own summary's first day (a day later), then keeps the
+      // older segment as it is, and cuts only the newer one.
+      const last = dayNumber(context.config.lastClosedDay);
+      const recent = last - SUMMARY_DAYS + 1;
+      const ranges = [
+        { part: 0, from: from ?? EVERY_DAY, to: recent - 1 },
+        { part: 1, from: Math.max(from ?? EVERY_DAY, recent), to: last },
+      ].filter((range) => range.from <= range.to);
+      await db.run(`
+        COPY (SELECT ${columns}, shard, (day >= ${recent})::INTEGER AS part FROM (${table.cut(shardOf, from)}))
+        TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard, part))`);
+      for (let index = 1; index <= shards; index++) {
+        const { list } = segments[index - 1]!;
+        for (const range of ranges) {
+          const name = historySegmentFile(list.length + 1);
+          await gatherShard(context, table, path.join(partitioned, `shard=${index}`, `part=${range.part}`), path.join(folders[index - 1]!, name));
+          list.push({ file: name, from: range.from, to: range.to });
+        }
+      }
     }
     await fsp.rm(parts, { recursive: true, force: true });
     const inputs = await context.inputsDigest;
     for (let index = 1; index <= shards; index++) {
       const folder = folders[index - 1]!;
+      const { list, hashes } = segments[index - 1]!;
       const files: Record<string, string> = {};
-      for (const table of PREPARED_TABLES) files[tableFile(table)] = await sha256OfFile(path.join(folder, tableFile(table)));
+      for (const name of [...PREPARED_TABLES.filter((table) => !table.segmented).map(tableFile), ...list.map((segment) => segment.file)]) {
+        files[name] = hashes[name] ?? (await sha256OfFile(path.join(folder, name)));
+      }
       await writePreparedFacts(folder, {
         format: PREPARED_FORMAT,
         shard: { index, count: shards },
         now: context.config.nowIso,
         lastClosedDay: context.config.lastClosedDay,
         inputs,
-        dailyAsOf: context.values.dailyAsOf ?? null,
-        exampleWallet: context.values.exampleWallet ?? null,
-        leaderboards: need(context, 'leaderboards'),
-        seasonsIndex: need(context, 'seasonsIndex'),
-        participantsByDay: Object.fromEntries(need(context, 'participantsByDay').get(index) ?? []),
+        dailyAsOf: given.dailyAsOf,
+        exampleWallet: given.exampleWallet,
+        leaderboards: given.leaderboards,
+        seasonsIndex: given.seasonsIndex,
+        participantsByDay: Object.fromEntries(given.participantsByDay.get(index) ?? []),
+        historySegments: list,
         files,
       });
     }
+    return {};
   },
-};
+});
 
 /**
- * Shard K's part of a partitioned table as one file: DuckDB writes `shard=K/data_0.parquet` (more
- * files when a partition is large); a shard with no rows gets an empty file of the same columns.
+ * Shard K's segments of the previous night that hold days before `from`: a segment wholly before
+ * it is linked as it is (its sha256 known from the previous night's facts, checked whole when that
+ * night was opened); one that reaches `from` is cut there. Beyond MAX_HISTORY_SEGMENTS, all but
+ * the oldest are merged into one. Rewritten segments keep the rows of today's participants only.
  */
-async function gatherShard(context: StageContext, table: PreparedTable, partitioned: string, index: number, folder: string): Promise<void> {
-  const destination = path.join(folder, tableFile(table));
-  const partition = path.join(partitioned, `shard=${index}`);
+async function reuseSegments(context: StageContext, previousNight: string, from: number, index: number, folder: string): Promise<{ list: HistorySegment[]; hashes: Record<string, string> }> {
+  const { db } = context;
+  const shards = context.mode.kind === 'prepare' ? context.mode.shards : 1;
+  const previous = path.join(previousNight, preparedFolderName({ index, count: shards }));
+  const facts = await readPreparedFacts(previous);
+  // Prepared into the previous night's own folder (`--out` is `--since`), whose files go once this night is in place.
+  const inPlace = context.mode.kind === 'prepare' && path.resolve(previousNight) === path.dirname(context.mode.night);
+  const older = facts.historySegments.filter((segment) => segment.from < from);
+  const groups: HistorySegment[][] = older.length + 1 > MAX_HISTORY_SEGMENTS ? [[older[0]!], older.slice(1)] : older.map((segment) => [segment]);
+  const table = PREPARED_TABLES.find((candidate) => candidate.segmented)!;
+  const list: HistorySegment[] = [];
+  const hashes: Record<string, string> = {};
+  for (const group of groups) {
+    const name = historySegmentFile(list.length + 1);
+    const destination = path.join(folder, name);
+    const to = Math.min(Math.max(...group.map((segment) => segment.to)), from - 1);
+    if (group.length === 1 && group[0]!.to < from) {
+      await reuseFile(path.join(previous, group[0]!.file), destination, inPlace);
+      hashes[name] = facts.files[group[0]!.file]!;
+    } else {
+      const sources = group.map((segment) => literalPathSql(path.join(previous, segment.file))).join(', ');
+      await db.run(`
+        COPY (SELECT ${storedColumnsSql(table)} FROM read_parquet([${sources}])
+              WHERE day < ${from} AND wallet IN (SELECT wallet FROM points_history_wallets WHERE ${shardNumberSql(shards, 'address')} = ${index}))
+        TO ${literalPathSql(destination)} (FORMAT parquet)`);
+    }
+    list.push({ file: name, from: group[0]!.from, to });
+  }
+  return { list, hashes };
+}
+
+/**
+ * A wallet-season that became a participant tonight (a key the previous night did not give) with
+ * days before `from` has no rows to reuse, and its rank on those days needs every wallet's totals
+ * of those days, which an incremental night does not compute: the night is made whole (rare: its
+ * total was at most 0 on the previous night's day A, and is above 0 now).
+ */
+async function expectNoHistoryBefore(context: StageContext, from: number, nextKey: number): Promise<void> {
+  const [{ joined } = { joined: 0 }] = await context.db.rows<{ joined: number }>(`
+    SELECT count(*)::INTEGER AS joined FROM points_history_wallets w JOIN history_wallets h ON h.wallet = w.wallet
+    WHERE w.wallet >= ${nextKey} AND h.start_day > h.first_day`);
+  if (joined > 0) throw new IncrementalNightImpossible(`${countOf(joined, 'wallet-season')} became participants with days before ${dayText(from)}, whose ranks need the whole history`);
+}
+
+/**
+ * A segment kept as it is. Into the previous night's own folder, a hard link (its bytes are not
+ * written again, and the previous night's name for it goes when this night moves into place);
+ * into another folder, a copy, so that the two nights never share a file (an edit of one would
+ * alter the other).
+ */
+async function reuseFile(source: string, destination: string, inPlace: boolean): Promise<void> {
+  if (inPlace) {
+    try {
+      await fsp.link(source, destination);
+      return;
+    } catch {
+      // A file system without hard links: copied below.
+    }
+  }
+  await fsp.copyFile(source, destination, fs.constants.COPYFILE_FICLONE);
+}
+
+/**
+ * One partition of a partitioned table as one file: DuckDB writes `shard=K/data_0.parquet` (more
+ * files when a partition is large); a partition with no rows gets an empty file of the same columns.
+ */
+async function gatherShard(context: StageContext, table: PreparedTable, partition: string, destination: string): Promise<void> {
   const files = (await fsp.readdir(partition).catch(() => [] as string[])).filter((name) => name.endsWith('.parquet'));
   if (files.length === 1) {
     await fsp.rename(path.join(partition, files[0]!), destination);

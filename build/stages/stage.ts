@@ -26,6 +26,8 @@ import type { UnpricedSeries } from '../compute/unpriced.ts';
 import type { OpenedPreparedFolder } from '../prepared-folder.ts';
 import type { NightFigures } from '../compute/night-summary.ts';
 import type { NightSummary } from '../../schemas/night-summary.ts';
+import type { PreviousNight } from '../night-state.ts';
+import type { NightKind } from '../../schemas/night-kind.ts';
 
 export type Side = 'night' | 'shard';
 
@@ -33,8 +35,11 @@ export type Side = 'night' | 'shard';
 export type BuildMode =
   /** `build --input`: every wallet, or with `--shard` one shard's, both sides in one process. */
   | { kind: 'input' }
-  /** `prepare --shards N`: the night's side once, then one folder per shard. */
-  | { kind: 'prepare'; shards: number; night: string }
+  /**
+   * `prepare --shards N`: the night's side once, then one folder per shard; `previous` is the night
+   * `--since` names, checked (build/night-state.ts), null without `--since` or with `--full`.
+   */
+  | { kind: 'prepare'; shards: number; night: string; previous: PreviousNight | null }
   /** `build --prepared FOLDER`: the shard's side from a folder `prepare` wrote, opened and checked. */
   | { kind: 'prepared'; folder: OpenedPreparedFolder };
 
@@ -47,27 +52,39 @@ export interface NightFacts {
 }
 
 /**
- * What the stages share besides DuckDB's tables: set by the stage that makes each value, read by
- * later ones (a value read before it is set is a bug: `need` says which).
+ * What the stages hand each other besides DuckDB's tables: each value is made by the stage that
+ * declares it in `makes` (returned from its `run`), and given to the stages that declare it in
+ * `needs`. A value is there or not (a null value is a value: "no asOf" is not "not computed"); the
+ * runner refuses a stage whose needs no earlier stage made.
  */
 export interface StageValues {
-  inputFiles?: InputFile[];
-  dailyAsOf?: string | null;
-  exampleWallet?: string | null;
-  leaderboards?: Leaderboard[];
-  seasonsIndex?: SeasonsIndex;
-  prices?: PriceBook;
-  balanceRows?: number;
-  wallets?: WalletWriteResult;
-  points?: PointsWriteResult;
-  pointsHistory?: PointsWriteResult;
-  unpriced?: UnpricedSeries[];
-  sharedFiles?: TreeWriter;
+  inputFiles: InputFile[];
+  dailyAsOf: string | null;
+  exampleWallet: string | null;
+  leaderboards: Leaderboard[];
+  seasonsIndex: SeasonsIndex;
+  prices: PriceBook;
+  balanceRows: number;
+  wallets: WalletWriteResult;
+  points: PointsWriteResult;
+  pointsHistory: PointsWriteResult;
+  unpriced: UnpricedSeries[];
+  sharedFiles: TreeWriter;
   /** Shard index -> season -> participants on each of the night summary's days (the night's side). */
-  participantsByDay?: Map<number, Map<number, number[]>>;
-  nightFigures?: NightFigures;
-  night?: NightSummary;
+  participantsByDay: Map<number, Map<number, number[]>>;
+  nightFigures: NightFigures;
+  night: NightSummary;
+  /** Which kind of night `prepare` makes (full, or incremental from a previous night), and why. */
+  nightKind: NightKind;
+  /** An incremental night: the first day computed again, and the previous night it reuses; null for a full night. */
+  resume: { from: number; previousNight: string; nextKey: number } | null;
 }
+
+export type ValueName = keyof StageValues;
+/** The values a stage is given: each one made by an earlier stage. */
+export type Given<N extends ValueName> = { readonly [K in N]: StageValues[K] };
+/** The values a stage makes. */
+export type Made<M extends ValueName> = { [K in M]: StageValues[K] };
 
 export interface StageContext {
   readonly config: BuildConfig;
@@ -78,31 +95,48 @@ export interface StageContext {
   readonly inputs: OpenedInput[];
   /** The tree's folder, the writer pool and the tree's own manifest (absent in `prepare`). */
   readonly tree: { root: string; pool: () => WriterPool; record: TreeManifest } | null;
-  readonly values: StageValues;
+  /** The values made so far (the runner's; a stage reads its `needs` as its parameter). */
+  readonly values: Partial<StageValues>;
   /** The inputs' fingerprint (build/input/fingerprint.ts), hashed while the stages run. */
   readonly inputsDigest: Promise<string>;
 }
 
-export interface Stage {
+export interface Stage<N extends ValueName = ValueName, M extends ValueName = ValueName> {
   /** As progress and the closing summary show it. */
   name: string;
   side: Side;
-  /** Tables and views read: each must exist when the stage starts. */
+  /** Tables and views read: each must exist when the stage starts, and no other table may be read. */
   reads: readonly string[];
   /** Tables and views made: each must exist when the stage ends (unless it also drops it). */
   writes: readonly string[];
   /** Tables of earlier stages this one drops once it has read them. */
   drops?: readonly string[];
-  /** When the stage runs (default: always, on its side). */
+  /** The values of earlier stages it is given. */
+  needs: readonly N[];
+  /** The values it makes, returned from `run`. */
+  makes: readonly M[];
+  /** When the stage runs (default: always, on its side): decided before its needs are taken. */
   when?: (context: StageContext) => boolean;
-  run(context: StageContext): Promise<void>;
+  run(context: StageContext, given: Given<N>): Promise<Made<M>>;
 }
 
-/** A value a stage needs from an earlier one. */
-export function need<K extends keyof StageValues>(context: StageContext, key: K): NonNullable<StageValues[K]> {
-  const value = context.values[key];
-  if (value === undefined) throw new Error(`no ${key} yet: a stage that makes it must run first`);
-  return value as NonNullable<StageValues[K]>;
+/** A stage, its needs and makes inferred from its lists. */
+export function defineStage<const N extends ValueName = never, const M extends ValueName = never>(stage: Stage<N, M>): Stage<N, M> {
+  return stage;
+}
+
+/** A stage of any needs and makes, as the list holds them. */
+// biome-ignore lint/suspicious/noExplicitAny: the list holds stages of every needs and makes.
+export type AnyStage = Stage<any, any>;
+
+/** The values `keys` of `values`, each present (a null value is present), or an error naming the first missing. */
+export function take<N extends ValueName>(values: Partial<StageValues>, keys: readonly N[], who: string): Given<N> {
+  const given = {} as Record<N, unknown>;
+  for (const key of keys) {
+    if (!(key in values)) throw new Error(`${who} needs ${key}, which no earlier stage made`);
+    given[key] = values[key];
+  }
+  return given as Given<N>;
 }
 
 /** The tree a stage writes into: a build's, never prepare's. */
@@ -116,26 +150,63 @@ export function isSharded(context: StageContext): boolean {
   return context.config.shard !== null || context.mode.kind !== 'input';
 }
 
-/** Runs the stages of `side` that apply, in order. */
-export async function runStages(stages: readonly Stage[], context: StageContext): Promise<void> {
+/** Runs the stages that apply, in order, each given its needs and its returned values kept. */
+export async function runStages(stages: readonly AnyStage[], context: StageContext): Promise<void> {
   const profile = Boolean(process.env.WALLET_SNAPSHOT_PROFILE);
   // The catalog as the last stage left it, when it was read after that stage: nothing runs
   // between two stages, so the query that checks a stage's writes also checks the next one's reads
-  // (a query costs about 1 ms, and a whole build runs 20 of the 24 stages).
+  // (a query costs about 1 ms, and a whole build runs 20 stages).
   let catalog: Set<string> | null = null;
   for (const stage of stages) {
     if (stage.when && !stage.when(context)) continue;
+    const given = take(context.values, stage.needs, `stage "${stage.name}"`);
     if (context.signal.aborted) throw context.signal.reason;
-    if (stage.reads.length > 0) expectTables((catalog ??= await tablesOf(context.db)), stage, stage.reads, 'reads');
+    catalog ??= await tablesOf(context.db);
+    if (stage.reads.length > 0) expectTables(catalog, stage, stage.reads, 'reads');
     context.progress.start(stage.name);
     const started = performance.now();
+    const made = await stage.run({ ...context, db: declaredReadsOnly(context.db, stage, catalog) }, given);
     catalog = null;
-    await stage.run(context);
     if (profile) process.stderr.write(`[stage ${((performance.now() - started) / 1000).toFixed(2)}s] ${stage.name}\n`);
+    for (const key of stage.makes) {
+      if (!(key in made)) throw new Error(`stage "${stage.name}" declares it makes ${key}, and did not`);
+    }
+    Object.assign(context.values, made);
     const left = stage.writes.filter((table) => !stage.drops?.includes(table));
     if (left.length > 0) expectTables((catalog = await tablesOf(context.db)), stage, left, 'writes');
   }
   if (context.signal.aborted) throw context.signal.reason;
+}
+
+/**
+ * `db` for one stage: every statement it runs (through the database or a connection of it) that
+ * reads a table of the catalog the stage did not declare (in `reads`, `writes` or `drops`) is
+ * refused before it runs, so that the declarations cannot drift from the SQL. A table is read
+ * where a statement names it after FROM, JOIN or DESCRIBE.
+ */
+function declaredReadsOnly(db: Database, stage: AnyStage, catalog: Set<string>): Database {
+  const declared = new Set([...stage.reads, ...stage.writes, ...(stage.drops ?? [])]);
+  const check = (sql: unknown) => {
+    if (typeof sql !== 'string') return;
+    for (const match of sql.matchAll(/\b(?:FROM|JOIN|DESCRIBE)\s+([A-Za-z_][A-Za-z0-9_]*)/gi)) {
+      const table = match[1]!;
+      if (catalog.has(table) && !declared.has(table)) throw new Error(`stage "${stage.name}" reads ${table}, which it does not declare in its reads`);
+    }
+  };
+  const guarded = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(object, property, receiver) {
+        const value = Reflect.get(object, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          check(args[0]);
+          const result = value.apply(object, args);
+          // A second connection of the stage is guarded too.
+          return property === 'connect' && result instanceof Promise ? result.then((connection: object) => guarded(connection)) : result;
+        };
+      },
+    });
+  return { ...guarded(db), connection: guarded(db.connection) } as Database;
 }
 
 /** The tables and views in DuckDB's catalog. */
@@ -146,7 +217,7 @@ async function tablesOf(db: Database): Promise<Set<string>> {
 }
 
 /** A stage's declaration checked against DuckDB's catalog: a missing table is a bug of the declaration. */
-function expectTables(found: Set<string>, stage: Stage, tables: readonly string[], what: 'reads' | 'writes'): void {
+function expectTables(found: Set<string>, stage: AnyStage, tables: readonly string[], what: 'reads' | 'writes'): void {
   const missing = tables.filter((table) => !found.has(table));
   if (missing.length > 0) {
     throw new Error(`stage "${stage.name}" ${what} ${missing.join(', ')}, which ${what === 'reads' ? 'no earlier stage made' : 'it did not make'}`);

@@ -4,16 +4,18 @@
  * and those without a price; the participants by day come from the night's side.
  */
 import { computeNightFigures } from '../compute/night-summary.ts';
-import { need, type Stage } from './stage.ts';
+import { defineStage } from './stage.ts';
 
-export const summariseNight: Stage = {
+export const summariseNight = defineStage({
   name: 'summarise the night',
   side: 'shard',
   reads: ['snapshots', 'addresses', 'chains', 'tokens', 'prices'],
   writes: [],
-  async run(context) {
+  needs: ['participantsByDay'],
+  makes: ['nightFigures'],
+  async run(context, { participantsByDay }) {
     const figures = await computeNightFigures(context.db, context.config.lastClosedDay, context.config.shard);
-    const participants = need(context, 'participantsByDay').get(context.config.shard?.index ?? 1) ?? new Map<number, number[]>();
-    context.values.nightFigures = { ...figures, participantsByDay: participants };
+    const participants = participantsByDay.get(context.config.shard?.index ?? 1) ?? new Map<number, number[]>();
+    return { nightFigures: { ...figures, participantsByDay: participants } };
   },
-};
+});

@@ -1,18 +1,21 @@
 /** Shard: each participant's points standing (build/write/points.ts, its rows in build/compute/points.ts). */
 import { writePoints as writePointsFiles } from '../write/points.ts';
-import { need, treeOf, type Stage } from './stage.ts';
+import { defineStage, treeOf } from './stage.ts';
 
-export const writePoints: Stage = {
+export const writePoints = defineStage({
   name: 'write points',
   side: 'shard',
   reads: ['participants', 'addresses', 'snapshots'],
   writes: [],
-  async run(context) {
-    context.values.points = await writePointsFiles(context.db, treeOf(context).pool(), {
+  needs: ['leaderboards'],
+  makes: ['points'],
+  async run(context, { leaderboards }) {
+    const points = await writePointsFiles(context.db, treeOf(context).pool(), {
       shard: context.config.shard,
-      leaderboards: need(context, 'leaderboards'),
+      leaderboards,
       progress: context.progress,
       signal: context.signal,
     });
+    return { points };
   },
-};
+});

@@ -6,31 +6,32 @@
 import { TreeWriter } from '../write/tree-writer.ts';
 import { writeSharedFiles as writeShared } from '../write/shared.ts';
 import { writeNightSummary } from '../write/night-summary.ts';
-import { need, treeOf, type Stage } from './stage.ts';
+import { defineStage, treeOf } from './stage.ts';
 
-export const writeSharedFiles: Stage = {
+export const writeSharedFiles = defineStage({
   name: 'write shared files',
   side: 'shard',
   reads: [],
   writes: [],
-  async run(context) {
+  needs: ['leaderboards', 'seasonsIndex', 'dailyAsOf', 'exampleWallet', 'nightFigures'],
+  makes: ['night', 'sharedFiles'],
+  async run(context, { leaderboards, seasonsIndex, dailyAsOf, exampleWallet, nightFigures }) {
     const tree = treeOf(context);
-    const leaderboards = need(context, 'leaderboards');
     const writer = new TreeWriter(tree.root, (file, text) => tree.record.add(file, text));
-    await writeShared(writer, leaderboards, need(context, 'seasonsIndex'), {
+    await writeShared(writer, leaderboards, seasonsIndex, {
       format: 1,
       lastClosedDay: context.config.lastClosedDay,
-      dailyAsOf: context.values.dailyAsOf ?? null,
+      dailyAsOf,
       seasons: leaderboards.map((board) => board.season),
-      exampleWallet: context.values.exampleWallet ?? null,
+      exampleWallet,
     });
     // The night's summary (docs/reliability.md#the-nights-summary), recorded in the manifest like every file.
-    context.values.night = await writeNightSummary(
+    const night = await writeNightSummary(
       writer,
-      { shard: context.config.shard, lastClosedDay: context.config.lastClosedDay, dailyAsOf: context.values.dailyAsOf ?? null, leaderboards, seasonsIndex: need(context, 'seasonsIndex') },
-      need(context, 'nightFigures'),
+      { shard: context.config.shard, lastClosedDay: context.config.lastClosedDay, dailyAsOf, leaderboards, seasonsIndex },
+      nightFigures,
     );
-    context.values.sharedFiles = writer;
     await tree.record.close({ now: context.config.nowIso, inputs: await context.inputsDigest });
+    return { night, sharedFiles: writer };
   },
-};
+});

@@ -1,0 +1,76 @@
+/**
+ * Incremental nights (docs/incremental-nights.md): `prepare --since PREV` reuses the previous
+ * night's days that did not change, and every shard folder still builds the tree the whole build
+ * builds; what changed is found exactly; a previous night that cannot be trusted is never used.
+ * The long chain of nights (restatements, late events, a missed night, a backdated wallet, a
+ * changed shard count) is test/slow/incremental-chain.test.ts.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir, thrown } from './helpers/fixtures.ts';
+import { CHAIN_WALLETS, chainExport, expectShardTreesAsBuilt, prepareChainNight } from './helpers/chain.ts';
+import { UserError } from '../core/errors.ts';
+import { NIGHT_FILE } from '../build/night-state.ts';
+
+test('a night one day after its previous one reuses it, and a restated past day is recomputed from that day', async () => {
+  const root = tempDir();
+  const first = await prepareChainNight(root, 'n1', '2025-11-10', chainExport('2025-11-10'), { shards: 2 });
+  assert.equal(first.summary.nightKind, { kind: 'full', why: 'no --since given' });
+  // Nothing of the prepare but the night stays in NIGHT: no lock, no work folder.
+  assert.equal(fs.readdirSync(path.join(root, 'n1')).sort(), ['input-days.parquet', NIGHT_FILE, 'shard-1-of-2', 'shard-2-of-2']);
+
+  const second = await prepareChainNight(root, 'n2', '2025-11-11', chainExport('2025-11-11'), { shards: 2, since: path.join(root, 'n1') });
+  assert.equal(second.summary.nightKind, {
+    kind: 'incremental',
+    from: `${first.now}/${JSON.parse(fs.readFileSync(path.join(root, 'n1', NIGHT_FILE), 'utf8')).inputs.slice(0, 12)}`,
+    daysRecomputed: 35,
+    fromDay: '2025-10-08',
+    why: "1 new day; the night summary's 35 days",
+  });
+  await expectShardTreesAsBuilt(second);
+
+  // A points row of 2025-09-12 restated, a row of a season-1 day: recomputed from there, in place (--out is --since).
+  const restated = chainExport('2025-11-12', (t) => (t.points.find((row) => row.date === '2025-09-12')!.points = 1.375));
+  const third = await prepareChainNight(root, 'n2-again', '2025-11-12', restated, { shards: 2, since: path.join(root, 'n2'), out: path.join(root, 'n2') });
+  assert.equal(third.summary.nightKind.kind, 'incremental');
+  assert.equal(third.summary.nightKind.kind === 'incremental' && [third.summary.nightKind.fromDay, third.summary.nightKind.daysRecomputed], ['2025-09-12', 62]);
+  assert.match(third.summary.nightKind.why, /points\.parquet changed from 2025-09-12/);
+  await expectShardTreesAsBuilt(third);
+});
+
+test('a previous night that cannot be trusted: missing, of another shard count or a later --now, full; altered, refused by name', async () => {
+  const root = tempDir();
+  const base = await prepareChainNight(root, 'base', '2025-10-20', chainExport('2025-10-20'), { shards: 2 });
+  const missing = await prepareChainNight(root, 'a', '2025-10-21', chainExport('2025-10-21'), { shards: 2, since: path.join(root, 'nowhere') });
+  assert.equal(missing.summary.nightKind, { kind: 'full', why: `no previous night at ${path.join(root, 'nowhere')}` });
+  const otherCount = await prepareChainNight(root, 'b', '2025-10-21', chainExport('2025-10-21'), { shards: 3, since: path.join(root, 'base') });
+  assert.equal(otherCount.summary.nightKind, { kind: 'full', why: 'the previous night was cut into 2 shards, this one into 3' });
+  const earlier = await prepareChainNight(root, 'c', '2025-10-19', chainExport('2025-10-19'), { shards: 2, since: path.join(root, 'base') });
+  assert.equal(earlier.summary.nightKind, { kind: 'full', why: `the previous night's build instant ${base.now} is later than this one's ${earlier.now}` });
+  const tokens = await prepareChainNight(root, 'd', '2025-10-21', chainExport('2025-10-21', (t) => (t.tokens[0]!.decimals = 6)), { shards: 2, since: path.join(root, 'base') });
+  assert.equal(tokens.summary.nightKind, { kind: 'full', why: 'tokens.parquet changed: a change that belongs to no day' });
+
+  // Altered: a file changed, one added, one removed; refused before anything is written.
+  const alterations: [string, (night: string) => string][] = [
+    ['changed', (night) => { const file = path.join(night, 'shard-1-of-2', 'participants.parquet'); fs.appendFileSync(file, 'x'); return `${file} was changed`; }],
+    ['added', (night) => { const file = path.join(night, 'shard-2-of-2', 'notes.txt'); fs.writeFileSync(file, 'x'); return `${file} was not written by prepare`; }],
+    ['removed', (night) => { const file = path.join(night, 'input-days.parquet'); fs.rmSync(file); return `${file} is missing`; }],
+  ];
+  for (const [kind, alter] of alterations) {
+    const previous = path.join(tempDir(), kind);
+    fs.cpSync(path.join(root, 'base'), previous, { recursive: true });
+    const says = alter(previous);
+    const out = path.join(tempDir(), 'out');
+    const error = await thrown(() => prepareChainNight(root, `e-${kind}`, '2025-10-21', chainExport('2025-10-21'), { shards: 2, since: previous, out }));
+    assert.instance(error, UserError, kind);
+    assert.is((error as UserError).exitCode, 1);
+    assert.match(error.message, says);
+    assert.match(error.message, /--full/);
+    assert.not.ok(fs.existsSync(out), `${kind}: nothing written`);
+  }
+  assert.ok(CHAIN_WALLETS.length > 0);
+});
+
+test.run();
