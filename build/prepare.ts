@@ -74,7 +74,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
     inputsDigest.catch(() => {});
     lock = await lockNight(night, config.inputDir);
     // Checked before anything is written: an altered previous night is refused with NIGHT untouched.
-    let previous: PreviousNight | null = config.since ? await openPreviousNight(path.resolve(config.since), config) : null;
+    let previous: PreviousNight | null = config.since ? await openPreviousNight(config.since, config) : null;
     claimNight(night);
     for (;;) {
       work = path.join(night, `${WORK_PREFIX}${crypto.randomBytes(6).toString('hex')}`);

@@ -36,12 +36,14 @@ const HEADER_ONE = `# Nightly snapshot: fetch the seven Parquet exports, build t
 `;
 
 const HEADER_SHARDED = `# Nightly snapshot, sharded: prepare once, shard many (wallet-snapshot's docs/sharded-night.md).
-# - prepare: fetches the exports, reads and checks them once, writes one folder per shard and hands
-#   each to its shard job through the bucket (under PREFIX/_nights/RUN_ID/, removed after the commit);
+# - prepare: fetches the exports and the last published night's folder, reads and checks the exports
+#   once, reuses every past day whose rows did not change (prepare --since), writes one folder per
+#   shard and hands the night to its shard jobs through the bucket (under PREFIX/_nights/RUN_ID/);
 # - shard (a matrix, one job per shard, from prepare's summary): builds its shard from its folder,
 #   verifies it and stages it into the night's version (the pointer is not touched);
 # - commit: makes the version live once every shard is staged and the night's guard agrees, then
-#   proves the published version.
+#   proves the published version; the night's folder stays in the bucket for the next night
+#   (PREFIX/_nights/last names it) and the one before goes.
 # Written by \`npx wallet-snapshot init --sharded N\`; yours to change (SHARDS is the one place
 # the shard count is written). The secrets to set: the README's section.
 `;
@@ -179,18 +181,24 @@ jobs:
     outputs:
       shards: \${{ steps.prepare.outputs.shards }}
     steps:
-${SETUP}${FETCH_EXPORTS}      - name: Prepare the night (one build instant for every shard)
+${SETUP}${FETCH_EXPORTS}      - name: Fetch the last published night's folder (none, or an incomplete one, makes a full night)
+        run: |
+          if aws s3 cp "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/last" last-night --only-show-errors \\
+            \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}; then
+            aws s3 sync "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$(cat last-night)" night --only-show-errors \\
+              \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"} || rm -rf night
+          fi
+      - name: Prepare the night (one build instant for every shard; the unchanged past days reused)
         id: prepare
         run: |
-          npx wallet-snapshot prepare --input exports --out night --shards "$SHARDS" --now "\${NOW:-$(date -u +%FT%TZ)}" \\
-            --progress lines --summary-json summaries/prepare.json
+          npx wallet-snapshot prepare --input exports --out night --since night --shards "$SHARDS" \\
+            --now "\${NOW:-$(date -u +%FT%TZ)}" --progress lines --summary-json summaries/prepare.json
           echo "shards=$(jq -c '[range(1; .shards + 1)]' summaries/prepare.json)" >> "$GITHUB_OUTPUT"
-      - name: Hand each shard's folder to its job through the bucket
+          jq -r '"Prepared: \\(.night.kind) night (\\(.night.why))."' summaries/prepare.json >> "$GITHUB_STEP_SUMMARY"
+      - name: Hand the night to its shard jobs through the bucket
         run: |
-          jq -r '.folders[]' summaries/prepare.json | while IFS= read -r folder; do
-            aws s3 sync "$folder" "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID/$(basename "$folder")" \\
-              --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
-          done
+          aws s3 sync night "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID" --delete --only-show-errors \\
+            \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
 
   shard:
     needs: prepare
@@ -237,8 +245,20 @@ ${SETUP}${publishStep(
   `        env:
           VERSION: \${{ needs.shard.outputs.version }}
 `,
-)}${SCRUB}      - name: Remove the night's shard folders from the bucket
-        if: always()
+)}${SCRUB}      - name: Keep this night's folder for the next night, remove the one before
+        run: |
+          echo "$GITHUB_RUN_ID" > last-night
+          aws s3 cp last-night "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/last" --only-show-errors \\
+            \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
+          nights=$(aws s3api list-objects-v2 --bucket "$SNAPSHOT_BUCKET" --prefix "$SNAPSHOT_PREFIX/_nights/" --delimiter / \\
+            --query 'CommonPrefixes[].Prefix' --output text \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"})
+          for older in $nights; do
+            if [ "$older" != "$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID/" ] && [ "$older" != None ]; then
+              aws s3 rm "s3://$SNAPSHOT_BUCKET/$older" --recursive --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
+            fi
+          done
+      - name: Remove this night's folder from the bucket (the night did not go live)
+        if: failure() || cancelled()
         run: |
           aws s3 rm "s3://$SNAPSHOT_BUCKET/$SNAPSHOT_PREFIX/_nights/$GITHUB_RUN_ID" --recursive --only-show-errors \\
             \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}

@@ -4,11 +4,12 @@
  */
 import { checkInputRelations } from '../input/check.ts';
 import { defineStage } from './stage.ts';
+import { INPUT_VIEWS } from './read-inputs.ts';
 
 export const checkRelations = defineStage({
   name: 'check relations',
   side: 'night',
-  reads: ['repeated_balance_rows', 'addresses', 'token_names', 'every_balance_row', 'tokens', 'prices', 'venue_b_accounts', 'seasons', 'points', 'multipliers', 'input_balances'],
+  reads: ['repeated_balance_rows', 'addresses', 'token_names', 'every_balance_row', 'tokens', 'prices', 'venue_b_accounts', 'seasons', 'points', 'multipliers', ...INPUT_VIEWS],
   writes: [],
   needs: ['inputFiles'],
   makes: [],

@@ -14,6 +14,7 @@ import { parse } from 'yaml';
 interface Step {
   name?: string;
   id?: string;
+  if?: string;
   uses?: string;
   run?: string;
   env?: Record<string, string | number>;
@@ -41,6 +42,8 @@ export interface WorkflowRun {
   skip?: (step: Step) => boolean;
   /** Where the jobs' copies go. */
   work: string;
+  /** `GITHUB_RUN_ID` (and `github.run_id`): one per run of the workflow (default 4242). */
+  runId?: string;
 }
 
 export interface RanStep {
@@ -112,7 +115,8 @@ export function runWorkflow(text: string, run: WorkflowRun): RanStep[] {
   let runNumber = 0;
   for (const name of order) {
     const job = workflow.jobs[name]!;
-    const base: Context = { secrets: run.secrets, inputs: run.inputs, needs: jobOutputs, github: { run_id: '4242' } };
+    const runId = run.runId ?? '4242';
+    const base: Context = { secrets: run.secrets, inputs: run.inputs, needs: jobOutputs, github: { run_id: runId } };
     const matrix = job.strategy ? (substitute(String(job.strategy.matrix.shard), base) as unknown[]).map((shard) => ({ shard })) : [null];
     const outputs: Record<string, string> = {};
     for (const entry of matrix) {
@@ -122,7 +126,9 @@ export function runWorkflow(text: string, run: WorkflowRun): RanStep[] {
       const summary = path.join(workspace, '..', `${name}-${runNumber}.step-summary.md`);
       for (const [index, step] of job.steps.entries()) {
         const label = step.name ?? step.run ?? step.uses ?? `step ${index + 1}`;
-        if (step.uses || step.run === undefined || step.run.trim() === 'npm ci' || run.skip?.(step)) {
+        // A run that reaches a step has not failed: a step only for a failed or cancelled run is left out.
+        const onlyOnFailure = step.if !== undefined && /failure\(\)|cancelled\(\)/.test(step.if) && !/always\(\)|success\(\)/.test(step.if);
+        if (step.uses || step.run === undefined || step.run.trim() === 'npm ci' || onlyOnFailure || run.skip?.(step)) {
           ran.push({ job: name, matrix: entry, name: label, skipped: true, stdout: '', stderr: '' });
           continue;
         }
@@ -130,7 +136,7 @@ export function runWorkflow(text: string, run: WorkflowRun): RanStep[] {
         const outputFile = path.join(workspace, '..', `${name}-${runNumber}-${index}.output`);
         const env = {
           ...run.environment,
-          GITHUB_RUN_ID: '4242',
+          GITHUB_RUN_ID: runId,
           GITHUB_OUTPUT: outputFile,
           GITHUB_STEP_SUMMARY: summary,
           GITHUB_WORKSPACE: workspace,

@@ -19,6 +19,7 @@ import { PLACEHOLDERS } from '../../init/workflows.ts';
 import { WORKFLOW_PATH } from '../../init/write-repository.ts';
 import { createStorageClient } from '../../publish/storage.ts';
 import { readPointer } from '../../publish/live-pointer.ts';
+import { PrepareSummaryJsonSchema } from '../../schemas/prepare-summary.ts';
 import { PublishSummaryJsonSchema } from '../../schemas/publish-summary.ts';
 
 /** Every file under `dir` with its bytes and modification time. */
@@ -82,13 +83,35 @@ async function programme(args: string[]): Promise<string> {
   return dir;
 }
 
-async function runNight(args: string[]): Promise<{ steps: RanStep[]; work: string; live: string | null; leftOver: string[] }> {
+interface Night {
+  steps: RanStep[];
+  work: string;
+  live: string | null;
+  leftOver: string[];
+}
+
+/** The workflow `init ARGS` writes, run once per build instant of `nows` (a night each, a run id each) against one store. */
+async function runNights(args: string[], nows: string[] = [PINNED_NOW]): Promise<Night[]> {
   const s3 = await startS3Server(tempDir('ws-init-s3-'), PLACEHOLDERS.bucket);
   try {
     const repository = await programme(args);
+    const nights: Night[] = [];
+    for (const [index, now] of nows.entries()) nights.push(await runNightIn(repository, s3.endpoint, now, String(4242 + index)));
+    return nights;
+  } finally {
+    await s3.close();
+  }
+}
+
+const runNight = async (args: string[]): Promise<Night> => (await runNights(args))[0]!;
+
+async function runNightIn(repository: string, endpoint: string, now: string, runId: string): Promise<Night> {
+  const s3 = { endpoint };
+  {
     const work = tempDir('ws-init-jobs-');
     const text = fs.readFileSync(path.join(repository, WORKFLOW_PATH), 'utf8');
     const steps = runWorkflow(text, {
+      runId,
       repository,
       work,
       secrets: {
@@ -96,7 +119,7 @@ async function runNight(args: string[]): Promise<{ steps: RanStep[]; work: strin
         SNAPSHOT_ACCESS_KEY_ID: S3_CREDENTIALS.AWS_ACCESS_KEY_ID,
         SNAPSHOT_SECRET_ACCESS_KEY: S3_CREDENTIALS.AWS_SECRET_ACCESS_KEY,
       },
-      inputs: { accept: '', now: PINNED_NOW },
+      inputs: { accept: '', now },
       // No profile of this machine's: the AWS CLI and the SDK read the workflow's variables only.
       environment: {
         PATH: process.env.PATH!,
@@ -120,8 +143,6 @@ async function runNight(args: string[]): Promise<{ steps: RanStep[]; work: strin
     } finally {
       client.destroy();
     }
-  } finally {
-    await s3.close();
   }
 }
 
@@ -151,9 +172,10 @@ test("the one-runner workflow's run: steps, in order, publish the sample exports
   assert.is(live, published.version);
 });
 
-test("the sharded workflow (3 shards): prepare, each shard's job one after another, then the commit: a live version, the hand-over folders removed", async () => {
-  const { steps, work, live, leftOver } = await runNight(['--sharded', '3']);
-  const ran = steps.filter((step) => !step.skipped).map((step) => `${step.job}${step.matrix ? ` ${step.matrix.shard}` : ''}: ${step.name}`);
+test("the sharded workflow (3 shards), two nights: prepare, each shard's job one after another, then the commit; the second night reuses the first's folder", async () => {
+  const nextDay = new Date(Date.parse(PINNED_NOW) + 86_400_000).toISOString().replace('.000Z', 'Z');
+  const [first, second] = await runNights(['--sharded', '3'], [PINNED_NOW, nextDay]);
+  const ran = first!.steps.filter((step) => !step.skipped).map((step) => `${step.job}${step.matrix ? ` ${step.matrix.shard}` : ''}: ${step.name}`);
   const shardSteps = (k: number) => [
     `shard ${k}: Fetch this shard's folder`,
     `shard ${k}: Build the shard from its folder`,
@@ -162,19 +184,37 @@ test("the sharded workflow (3 shards): prepare, each shard's job one after anoth
   ];
   assert.equal(ran, [
     'prepare: Fetch the exports into exports/',
-    'prepare: Prepare the night (one build instant for every shard)',
-    "prepare: Hand each shard's folder to its job through the bucket",
+    "prepare: Fetch the last published night's folder (none, or an incomplete one, makes a full night)",
+    'prepare: Prepare the night (one build instant for every shard; the unchanged past days reused)',
+    'prepare: Hand the night to its shard jobs through the bucket',
     ...shardSteps(1),
     ...shardSteps(2),
     ...shardSteps(3),
     'commit: Commit (every shard staged and agreeing, and the guard on their sum), keeping a week of versions',
     ...(scrubAvailable ? ['commit: Scrub the published version (read back from the bucket and proved)'] : []),
-    "commit: Remove the night's shard folders from the bucket",
+    "commit: Keep this night's folder for the next night, remove the one before",
   ]);
-  const committed = publishSummary(work, 'commit', 'commit.json');
+  const committed = publishSummary(first!.work, 'commit', 'commit.json');
   assert.equal([committed.move, committed.outcome, committed.files, committed.already], ['commit', 'live', 183, false]);
-  assert.is(live, committed.version);
-  assert.equal(leftOver, []);
+  assert.is(first!.live, committed.version);
+  // The first night had no folder before it; the second reuses the first's, and publishes too.
+  const kind = (night: Night) => prepareSummary(night.work).night;
+  assert.equal(kind(first!), { kind: 'full', why: 'no previous night at night' });
+  const reused = kind(second!);
+  assert.is(reused.kind, 'incremental', JSON.stringify(reused));
+  assert.match(reused.why, /^1 new day/);
+  const recommitted = publishSummary(second!.work, 'commit', 'commit.json');
+  assert.equal([recommitted.outcome, second!.live], ['live', recommitted.version]);
+  assert.is.not(recommitted.version, committed.version);
+  // Only the second night's folder and the name of the last night stay in the bucket.
+  assert.ok(second!.leftOver.includes(`${PLACEHOLDERS.prefix}/_nights/last`));
+  assert.equal([...new Set(second!.leftOver.filter((key) => !key.endsWith('/last')).map((key) => key.split('/')[2]))], ['4243']);
 });
+
+/** prepare's JSON, from the workspace of the prepare job. */
+function prepareSummary(work: string) {
+  const workspace = fs.readdirSync(work).find((name) => name.startsWith('prepare-') && !name.includes('.'))!;
+  return PrepareSummaryJsonSchema.parse(JSON.parse(fs.readFileSync(path.join(work, workspace, 'summaries', 'prepare.json'), 'utf8')));
+}
 
 test.run();
