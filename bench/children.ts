@@ -40,8 +40,17 @@ export interface Measured {
 export const cpuSeconds = (usage: Usage | null): number | null => (usage === null ? null : usage.userSeconds + usage.systemSeconds);
 
 /** Starts a child in a process group of its own and tracks it until it exits. */
-export function startChild(name: string, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; stdio?: StdioOptions } = {}): ChildProcess {
-  const child = spawn(command, args, { stdio: options.stdio ?? ['ignore', 'inherit', 'inherit'], env: options.env ?? process.env, detached: true });
+export function startChild(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; stdio?: StdioOptions } = {},
+): ChildProcess {
+  const child = spawn(command, args, {
+    stdio: options.stdio ?? ['ignore', 'inherit', 'inherit'],
+    env: options.env ?? process.env,
+    detached: true,
+  });
   running.add(child);
   // Named on stderr, so that a user (and the bench's test) can see what a signal has to stop.
   process.stderr.write(`[bench] started pid ${child.pid}: ${name}\n`);
@@ -139,7 +148,9 @@ function newUsageFile() {
     sequence: () => record()?.sequence ?? 0,
     read: (): Usage | null => {
       const found = record();
-      return found === null ? null : { userSeconds: found.userSeconds, systemSeconds: found.systemSeconds, peakRssBytes: found.peakRssBytes };
+      return found === null
+        ? null
+        : { userSeconds: found.userSeconds, systemSeconds: found.systemSeconds, peakRssBytes: found.peakRssBytes };
     },
   };
 }

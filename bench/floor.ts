@@ -58,5 +58,8 @@ export async function measureFloor(files: { file: string; size: number }[], targ
 /** An empty target, and bytes enough for the largest file (set up before the clock starts). */
 function prepare(files: { file: string; size: number }[], target: string): Buffer {
   fs.rmSync(target, { recursive: true, force: true });
-  return Buffer.alloc(files.reduce((max, file) => Math.max(max, file.size), 0), 0x20);
+  return Buffer.alloc(
+    files.reduce((max, file) => Math.max(max, file.size), 0),
+    0x20,
+  );
 }

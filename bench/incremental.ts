@@ -49,13 +49,39 @@ export async function runIncremental(plan: IncrementalPlan): Promise<Incremental
     plan.log(`cutting the previous night's export (rows up to ${previousLast})...`);
     await cutExport(plan.input, previousInput, previousLast);
   }
-  const nights = { previous: path.join(plan.trees, 'night-previous'), full: path.join(plan.trees, 'night-full'), incremental: path.join(plan.trees, 'night-incremental') };
+  const nights = {
+    previous: path.join(plan.trees, 'night-previous'),
+    full: path.join(plan.trees, 'night-full'),
+    incremental: path.join(plan.trees, 'night-incremental'),
+  };
   for (const folder of Object.values(nights)) fs.rmSync(folder, { recursive: true, force: true });
   const prepare = async (name: string, input: string, out: string, now: string, extra: string[]) => {
     const summaryFile = path.join(plan.trees, `summary-${name}.json`);
     plan.log(`prepare (${name})...`);
-    const measured = await runMeasured(`prepare ${name}`, [], [plan.cli, 'prepare', '--input', input, '--out', out, '--shards', String(plan.shards), '--now', now, '--progress', 'lines', '--summary-json', summaryFile, ...plan.buildOptions, ...extra]);
-    if (measured.code !== 0) throw new Error(`prepare (${name}) failed with exit code ${measured.code ?? measured.signal}:\n${measured.stderr.slice(-2000)}`);
+    const measured = await runMeasured(
+      `prepare ${name}`,
+      [],
+      [
+        plan.cli,
+        'prepare',
+        '--input',
+        input,
+        '--out',
+        out,
+        '--shards',
+        String(plan.shards),
+        '--now',
+        now,
+        '--progress',
+        'lines',
+        '--summary-json',
+        summaryFile,
+        ...plan.buildOptions,
+        ...extra,
+      ],
+    );
+    if (measured.code !== 0)
+      throw new Error(`prepare (${name}) failed with exit code ${measured.code ?? measured.signal}:\n${measured.stderr.slice(-2000)}`);
     plan.log(`prepare (${name}): ${measured.wallSeconds.toFixed(1)} s, ${cpuSeconds(measured.usage)?.toFixed(1)} CPU-s`);
     return { measured, summary: JSON.parse(fs.readFileSync(summaryFile, 'utf8')) };
   };
@@ -65,7 +91,10 @@ export async function runIncremental(plan: IncrementalPlan): Promise<Incremental
   // As a nightly workflow does: the previous night fetched into the night folder (not timed), then
   // prepared in place.
   fs.cpSync(nights.previous, nights.incremental, { recursive: true });
-  const incremental = await prepare('tonight, --since the previous night', plan.input, nights.incremental, plan.now, ['--since', nights.incremental]);
+  const incremental = await prepare('tonight, --since the previous night', plan.input, nights.incremental, plan.now, [
+    '--since',
+    nights.incremental,
+  ]);
   plan.log('the floor: one scan that hashes every row...');
   const floor = await runMeasured('scan floor', ['--import', 'tsx'], [path.join(plan.root, 'bench/scan-floor.ts'), plan.input]);
   if (floor.code !== 0) throw new Error(`the scan floor failed: ${floor.stderr.slice(-2000)}`);
@@ -76,7 +105,11 @@ export async function runIncremental(plan: IncrementalPlan): Promise<Incremental
     shards: plan.shards,
     previous: step(previous.measured),
     full: { ...step(full.measured), stageSeconds: rounded(full.summary.stageSeconds) },
-    incremental: { ...step(incremental.measured), stageSeconds: rounded(incremental.summary.stageSeconds), night: describeKind(incremental.summary.nightKind) },
+    incremental: {
+      ...step(incremental.measured),
+      stageSeconds: rounded(incremental.summary.stageSeconds),
+      night: describeKind(incremental.summary.nightKind),
+    },
     floor: { ...step(floor), rows: Number(/rows (\d+)/.exec(floor.stdout)?.[1] ?? 0) },
     cpuRatio: fullCpu && incrementalCpu ? round(incrementalCpu / fullCpu, 3) : null,
     floorRatio: round(incremental.measured.wallSeconds / floor.wallSeconds, 2),
@@ -85,7 +118,10 @@ export async function runIncremental(plan: IncrementalPlan): Promise<Incremental
 
 export function formatIncremental(figures: IncrementalFigures): string {
   const usage = (step: StepFigures) => `${step.wallSeconds} s wall, ${step.cpuSeconds} CPU-s, peak RSS ${step.peakRssMB} MB`;
-  const stages = (seconds: Record<string, number>) => Object.entries(seconds).map(([stage, value]) => `${stage} ${value}s`).join(', ');
+  const stages = (seconds: Record<string, number>) =>
+    Object.entries(seconds)
+      .map(([stage, value]) => `${stage} ${value}s`)
+      .join(', ');
   return [
     `shards                  ${figures.shards}`,
     `previous night (whole)  ${usage(figures.previous)}`,
@@ -108,11 +144,17 @@ async function cutExport(input: string, out: string, last: string): Promise<void
   const instance = await DuckDBInstance.create(':memory:', { threads: '2', memory_limit: '2GB' });
   const db = await instance.connect();
   try {
-    const where: Record<string, string> = { balances: `timestamp < ${endOfLast}`, prices: `date <= DATE '${last}'`, points: `date <= DATE '${last}'` };
+    const where: Record<string, string> = {
+      balances: `timestamp < ${endOfLast}`,
+      prices: `date <= DATE '${last}'`,
+      points: `date <= DATE '${last}'`,
+    };
     for (const name of fs.readdirSync(input).filter((file) => file.endsWith('.parquet'))) {
       const table = name.replace('.parquet', '');
       const source = literalPathSql(path.join(input, name));
-      await db.run(`COPY (SELECT * FROM read_parquet(${source}) WHERE ${where[table] ?? 'true'}) TO ${literalPathSql(path.join(out, name))} (FORMAT parquet)`);
+      await db.run(
+        `COPY (SELECT * FROM read_parquet(${source}) WHERE ${where[table] ?? 'true'}) TO ${literalPathSql(path.join(out, name))} (FORMAT parquet)`,
+      );
     }
   } finally {
     db.disconnectSync();
@@ -121,11 +163,14 @@ async function cutExport(input: string, out: string, last: string): Promise<void
 }
 
 function describeKind(kind: { kind: string; why: string; fromDay?: string; daysRecomputed?: number; from?: string }): string {
-  return kind.kind === 'full' ? `full (${kind.why})` : `incremental from ${kind.from}: ${kind.daysRecomputed} days recomputed from ${kind.fromDay} (${kind.why})`;
+  return kind.kind === 'full'
+    ? `full (${kind.why})`
+    : `incremental from ${kind.from}: ${kind.daysRecomputed} days recomputed from ${kind.fromDay} (${kind.why})`;
 }
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
-const rounded = (seconds: Record<string, number>) => Object.fromEntries(Object.entries(seconds).map(([name, value]) => [name, round(value)]));
+const rounded = (seconds: Record<string, number>) =>
+  Object.fromEntries(Object.entries(seconds).map(([name, value]) => [name, round(value)]));
 
 function step(measured: Measured): StepFigures {
   return {

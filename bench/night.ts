@@ -70,7 +70,27 @@ export async function runNight(plan: NightPlan): Promise<NightFigures> {
   const night = path.join(plan.trees, 'night');
   plan.log(`preparing ${plan.shards} shards...`);
   const prepareSummaryFile = path.join(plan.trees, 'summary-prepare.json');
-  const prepare = await runMeasured('prepare', [], [plan.cli, 'prepare', '--input', plan.input, '--out', night, '--shards', String(plan.shards), '--now', plan.now, '--progress', 'lines', '--summary-json', prepareSummaryFile, ...plan.buildOptions]);
+  const prepare = await runMeasured(
+    'prepare',
+    [],
+    [
+      plan.cli,
+      'prepare',
+      '--input',
+      plan.input,
+      '--out',
+      night,
+      '--shards',
+      String(plan.shards),
+      '--now',
+      plan.now,
+      '--progress',
+      'lines',
+      '--summary-json',
+      prepareSummaryFile,
+      ...plan.buildOptions,
+    ],
+  );
   plan.log(`prepare ${describe(prepare)}`);
   if (prepare.code !== 0) throw new Error(`prepare failed with exit code ${prepare.code ?? prepare.signal}`);
   const preparedBytes = folderBytes(night);
@@ -85,31 +105,55 @@ export async function runNight(plan: NightPlan): Promise<NightFigures> {
 
   // The commit: with every shard staged it must make the version live; with only some, refuse it.
   const expected = plan.stage.length === plan.shards ? 'committed' : 'refused';
-  plan.log(`committing (${expected === 'committed' ? `all ${plan.shards} shards staged` : `${plan.shards - plan.stage.length} of ${plan.shards} shards missing: expecting a refusal`})...`);
+  plan.log(
+    `committing (${expected === 'committed' ? `all ${plan.shards} shards staged` : `${plan.shards - plan.stage.length} of ${plan.shards} shards missing: expecting a refusal`})...`,
+  );
   const serverBefore = await server.usageNow();
-  const commit = await runMeasured('publish --commit', [], [plan.cli, 'publish', '--commit', ...(version ? [version] : []), '--to', LOCATION, '--endpoint', endpoint, '--progress', 'lines'], S3_CREDENTIALS);
+  const commit = await runMeasured(
+    'publish --commit',
+    [],
+    [plan.cli, 'publish', '--commit', ...(version ? [version] : []), '--to', LOCATION, '--endpoint', endpoint, '--progress', 'lines'],
+    S3_CREDENTIALS,
+  );
   const serverAfter = await server.usageNow();
   plan.log(`commit ${describe(commit)}; S3 server ${cpuDelta(serverBefore, serverAfter)} CPU-s`);
   const committed = commit.code === 0 && /^committed version /m.test(commit.stdout);
   const outcome =
     commit.code === 0
       ? firstLine(commit.stdout)
-      : `exit ${commit.code ?? commit.signal}: ${firstLine(commit.stderr.split('\n').filter((line) => !line.startsWith('[')).join('\n'))}`;
+      : `exit ${commit.code ?? commit.signal}: ${firstLine(
+          commit.stderr
+            .split('\n')
+            .filter((line) => !line.startsWith('['))
+            .join('\n'),
+        )}`;
   if (expected === 'committed' && !committed) throw new Error(`the commit failed (${outcome})`);
-  if (expected === 'refused' && commit.code !== 1) throw new Error(`the commit of a version with missing shards should exit 1, not ${commit.code} (${outcome})`);
+  if (expected === 'refused' && commit.code !== 1)
+    throw new Error(`the commit of a version with missing shards should exit 1, not ${commit.code} (${outcome})`);
   const serverFinal = await server.stop();
   if (!plan.keep) fs.rmSync(night, { recursive: true, force: true });
   return {
     prepare: {
       ...step(prepare),
       bytes: preparedBytes,
-      stageSeconds: Object.fromEntries(Object.entries(prepareSummary.stageSeconds as Record<string, number>).map(([name, seconds]) => [name, round(seconds)])),
+      stageSeconds: Object.fromEntries(
+        Object.entries(prepareSummary.stageSeconds as Record<string, number>).map(([name, seconds]) => [name, round(seconds)]),
+      ),
       withinTime: prepare.wallSeconds <= BARS.prepareSeconds,
       withinMemory: prepare.usage !== null && prepare.usage.peakRssBytes <= BARS.prepareRssBytes,
     },
     shards,
-    commit: { ...step(commit), expected, outcome, serverCpuSeconds: cpuDelta(serverBefore, serverAfter), withinTime: commit.wallSeconds <= BARS.commitSeconds },
-    server: { cpuSeconds: serverFinal ? round(cpuSeconds(serverFinal)!) : null, peakRssMB: serverFinal ? megabytes(serverFinal.peakRssBytes) : null },
+    commit: {
+      ...step(commit),
+      expected,
+      outcome,
+      serverCpuSeconds: cpuDelta(serverBefore, serverAfter),
+      withinTime: commit.wallSeconds <= BARS.commitSeconds,
+    },
+    server: {
+      cpuSeconds: serverFinal ? round(cpuSeconds(serverFinal)!) : null,
+      peakRssMB: serverFinal ? megabytes(serverFinal.peakRssBytes) : null,
+    },
   };
 }
 
@@ -122,7 +166,11 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
 
   plan.log(`shard ${label}: building from its prepared folder...`);
   const folder = path.join(night, `shard-${shard}-of-${plan.shards}`);
-  const build = await runMeasured(`build --prepared ${folder}`, [], [plan.cli, 'build', '--prepared', folder, '--out', out, '--progress', 'lines', '--summary-json', summaryFile, ...plan.buildOptions]);
+  const build = await runMeasured(
+    `build --prepared ${folder}`,
+    [],
+    [plan.cli, 'build', '--prepared', folder, '--out', out, '--progress', 'lines', '--summary-json', summaryFile, ...plan.buildOptions],
+  );
   plan.log(`shard ${label}: build ${describe(build)}`);
   if (build.code !== 0) throw new Error(`the build of shard ${label} failed with exit code ${build.code ?? build.signal}`);
   const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
@@ -134,7 +182,12 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
 
   plan.log(`shard ${label}: staging...`);
   const serverBefore = await server.usageNow();
-  const stage = await runMeasured(`publish (stage) ${label}`, [], [plan.cli, 'publish', '--dir', out, '--to', LOCATION, '--endpoint', endpoint, '--progress', 'lines'], S3_CREDENTIALS);
+  const stage = await runMeasured(
+    `publish (stage) ${label}`,
+    [],
+    [plan.cli, 'publish', '--dir', out, '--to', LOCATION, '--endpoint', endpoint, '--progress', 'lines'],
+    S3_CREDENTIALS,
+  );
   const serverAfter = await server.usageNow();
   plan.log(`shard ${label}: stage ${describe(stage)}; S3 server ${cpuDelta(serverBefore, serverAfter)} CPU-s`);
   if (stage.code !== 0) throw new Error(`staging shard ${label} failed with exit code ${stage.code ?? stage.signal}`);
@@ -159,7 +212,9 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
       ...step(build),
       files: summary.files,
       bytes: summary.bytes,
-      stageSeconds: Object.fromEntries(Object.entries(summary.stageSeconds as Record<string, number>).map(([name, seconds]) => [name, round(seconds)])),
+      stageSeconds: Object.fromEntries(
+        Object.entries(summary.stageSeconds as Record<string, number>).map(([name, seconds]) => [name, round(seconds)]),
+      ),
     },
     verify: step(verify),
     stage: {
@@ -220,21 +275,26 @@ const megabytes = (bytes: number) => Math.round(bytes / 2 ** 20);
 /** The figures as the table `npm run bench` prints. */
 export function formatNight(figures: NightFigures): string {
   const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
-  const usage = (one: StepFigures) => `${one.wallSeconds} s wall, ${one.cpuSeconds ?? '?'} CPU-s (user ${one.userSeconds ?? '?'}, sys ${one.systemSeconds ?? '?'}), peak RSS ${one.peakRssMB ?? '?'} MB`;
+  const usage = (one: StepFigures) =>
+    `${one.wallSeconds} s wall, ${one.cpuSeconds ?? '?'} CPU-s (user ${one.userSeconds ?? '?'}, sys ${one.systemSeconds ?? '?'}), peak RSS ${one.peakRssMB ?? '?'} MB`;
   const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
   const lines: string[] = [];
   const prepare = figures.prepare;
   lines.push(
     `prepare                 ${usage(prepare)}; ${gib(prepare.bytes)} of shard folders (bar ${BARS.prepareSeconds} s: ${verdict(prepare.withinTime)}; ` +
       `${BARS.prepareRssBytes / 2 ** 20} MB: ${verdict(prepare.withinMemory)})`,
-    `    stages              ${Object.entries(prepare.stageSeconds).map(([stage, seconds]) => `${stage} ${round(seconds)}s`).join(', ')}`,
+    `    stages              ${Object.entries(prepare.stageSeconds)
+      .map(([stage, seconds]) => `${stage} ${round(seconds)}s`)
+      .join(', ')}`,
   );
   for (const shard of figures.shards) {
     const label = `shard ${shard.shard}/${shard.shards}`;
     lines.push(
       `${label.padEnd(24)}`,
       `  build                 ${usage(shard.build)}; ${shard.build.files} files, ${gib(shard.build.bytes)}`,
-      `    stages              ${Object.entries(shard.build.stageSeconds).map(([stage, seconds]) => `${stage} ${round(seconds)}s`).join(', ')}`,
+      `    stages              ${Object.entries(shard.build.stageSeconds)
+        .map(([stage, seconds]) => `${stage} ${round(seconds)}s`)
+        .join(', ')}`,
       `  verify                ${usage(shard.verify)}`,
       `  stage (publish)       ${usage(shard.stage)}`,
       `    S3 server           ${shard.stage.serverCpuSeconds ?? '?'} CPU-s (apart from the above); store now ${shard.stage.storeObjects} objects, ${gib(shard.stage.storeBytes)}`,

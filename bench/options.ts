@@ -37,7 +37,11 @@ export interface BenchOptions {
   serverSeconds: number;
   keep: boolean;
   /** Null: the unsharded bench (build and servers). */
-  night: null | { kind: 'one-shard'; shard: number; shards: number } | { kind: 'stage-all'; shards: number } | { kind: 'incremental'; shards: number };
+  night:
+    | null
+    | { kind: 'one-shard'; shard: number; shards: number }
+    | { kind: 'stage-all'; shards: number }
+    | { kind: 'incremental'; shards: number };
   /** Days of history in the dataset (default 365). */
   days: number;
   data: string | null;
@@ -98,10 +102,14 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
     generateMemory: values['generate-memory'] ?? '2GB',
     buildMemory: values['build-memory'] ?? null,
   };
-  for (const [name, size] of [['--generate-memory', options.generateMemory], ['--build-memory', options.buildMemory]] as const) {
+  for (const [name, size] of [
+    ['--generate-memory', options.generateMemory],
+    ['--build-memory', options.buildMemory],
+  ] as const) {
     if (size !== null && !/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(size)) throw new UsageError(`${name} "${size}" is not a size like 2GB`);
   }
-  if ([values.shard !== undefined, values['stage-all'], values.incremental].filter(Boolean).length > 1) throw new UsageError('--shard, --stage-all and --incremental exclude each other');
+  if ([values.shard !== undefined, values['stage-all'], values.incremental].filter(Boolean).length > 1)
+    throw new UsageError('--shard, --stage-all and --incremental exclude each other');
   if (values.shard !== undefined) {
     const match = /^(\d+)\/(\d+)$/.exec(values.shard);
     if (!match || Number(match[2]) < 1 || Number(match[1]) < 1 || Number(match[1]) > Number(match[2])) {

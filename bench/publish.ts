@@ -40,7 +40,10 @@ const client = await createStorageClient({ endpoint: proxy.endpoint, maxAttempts
 const location = parseLocation(`s3://${BUCKET}/bench`);
 const figures: Record<string, unknown>[] = [];
 try {
-  for (const [night, dir] of [['first', values.first], ['second', values.second]] as const) {
+  for (const [night, dir] of [
+    ['first', values.first],
+    ['second', values.second],
+  ] as const) {
     if (dir === undefined) continue;
     proxy.requests.length = 0;
     const cpuBefore = process.cpuUsage();
@@ -51,14 +54,27 @@ try {
     const sent = writeRequests(proxy.requests).reduce((sum, request) => sum + request.bytes, 0);
     const stored = summary.stage!.pack.storedBytes;
     const gb = stored / 1e9;
-    const price = (which: keyof typeof PRICES) => `$${((writes / 1e6) * PRICES[which].writes).toFixed(6)} writes, $${(gb * PRICES[which].gbMonth).toFixed(4)}/month stored`;
+    const price = (which: keyof typeof PRICES) =>
+      `$${((writes / 1e6) * PRICES[which].writes).toFixed(6)} writes, $${(gb * PRICES[which].gbMonth).toFixed(4)}/month stored`;
     process.stdout.write(
       `${night} night (${summary.version}): ${summary.seconds.toFixed(1)} s wall, ${cpuSeconds.toFixed(1)} CPU-s in publish; ` +
         `${summary.files} files (${formatBytes(summary.stage!.pack.rawBytes)} raw) in ${summary.stage!.record.pack.archives} archives; ` +
         `${writes} write requests (bound ${nightBound(proxy.requests)}), ${proxy.requests.length} requests in all, ${formatBytes(sent)} sent, ${formatBytes(stored)} stored; ` +
         `R2 ${price('r2')}; S3 ${price('s3')}; index window ${summary.stage!.record.pack.window} slots\n`,
     );
-    figures.push({ night, version: summary.version, seconds: summary.seconds, cpuSeconds, files: summary.files, rawBytes: summary.stage!.pack.rawBytes, writes, requests: proxy.requests.length, sentBytes: sent, storedBytes: stored, pack: summary.stage!.record.pack });
+    figures.push({
+      night,
+      version: summary.version,
+      seconds: summary.seconds,
+      cpuSeconds,
+      files: summary.files,
+      rawBytes: summary.stage!.pack.rawBytes,
+      writes,
+      requests: proxy.requests.length,
+      sentBytes: sent,
+      storedBytes: stored,
+      pack: summary.stage!.record.pack,
+    });
   }
 } finally {
   client.destroy();

@@ -12,7 +12,14 @@ if (file && isMainThread) {
   let sequence = 0;
   const write = (final) => {
     const usage = process.resourceUsage();
-    const record = { sequence: ++sequence, final, pid: process.pid, userSeconds: usage.userCPUTime / 1e6, systemSeconds: usage.systemCPUTime / 1e6, peakRssBytes: usage.maxRSS * 1024 };
+    const record = {
+      sequence: ++sequence,
+      final,
+      pid: process.pid,
+      userSeconds: usage.userCPUTime / 1e6,
+      systemSeconds: usage.systemCPUTime / 1e6,
+      peakRssBytes: usage.maxRSS * 1024,
+    };
     // Written whole then renamed, so the bench never reads half a record.
     fs.writeFileSync(`${file}.part`, JSON.stringify(record));
     fs.renameSync(`${file}.part`, file);

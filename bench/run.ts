@@ -69,9 +69,25 @@ let generateSeconds: number | null = null;
 let generate: { wallSeconds: number; cpuSeconds: number | null; peakRssMB: number | null; bytes: number } | null = null;
 if (!fs.existsSync(path.join(input, 'seasons.parquet'))) {
   log(`generating ${wallets} wallets (seed ${seed}) into ${input}...`);
-  const startDate = DateTime.fromISO(AS_OF, { zone: 'utc' }).minus({ days: options.days - 1 }).toISODate();
-  const dataset = { outDir: input, wallets, seed, startDate, days: options.days, seasonOneEnd: '2025-05-31', rowsPerWallet: 100, memoryLimit: options.generateMemory, keepExisting: true };
-  const generated = await runMeasured('generate', ['--import', 'tsx'], [path.join(ROOT, 'bench/generate-dataset.ts'), JSON.stringify(dataset)]);
+  const startDate = DateTime.fromISO(AS_OF, { zone: 'utc' })
+    .minus({ days: options.days - 1 })
+    .toISODate();
+  const dataset = {
+    outDir: input,
+    wallets,
+    seed,
+    startDate,
+    days: options.days,
+    seasonOneEnd: '2025-05-31',
+    rowsPerWallet: 100,
+    memoryLimit: options.generateMemory,
+    keepExisting: true,
+  };
+  const generated = await runMeasured(
+    'generate',
+    ['--import', 'tsx'],
+    [path.join(ROOT, 'bench/generate-dataset.ts'), JSON.stringify(dataset)],
+  );
   if (generated.code !== 0) throw new Error(`the generator failed with exit code ${generated.code ?? generated.signal}`);
   generateSeconds = generated.wallSeconds;
   generate = {
@@ -80,11 +96,23 @@ if (!fs.existsSync(path.join(input, 'seasons.parquet'))) {
     peakRssMB: generated.usage ? Math.round(generated.usage.peakRssBytes / 2 ** 20) : null,
     bytes: listTree(input).reduce((sum, file) => sum + file.size, 0),
   };
-  log(`generated in ${generate.wallSeconds} s, ${generate.cpuSeconds} CPU-s, peak RSS ${generate.peakRssMB} MB, ${(generate.bytes / 2 ** 30).toFixed(2)} GiB of Parquet`);
+  log(
+    `generated in ${generate.wallSeconds} s, ${generate.cpuSeconds} CPU-s, peak RSS ${generate.peakRssMB} MB, ${(generate.bytes / 2 ** 30).toFixed(2)} GiB of Parquet`,
+  );
 }
 
 if (options.night?.kind === 'incremental') {
-  const figures = await runIncremental({ cli: CLI, root: ROOT, input, trees, now: NOW, shards: options.night.shards, buildOptions: buildOptions(), keep, log });
+  const figures = await runIncremental({
+    cli: CLI,
+    root: ROOT,
+    input,
+    trees,
+    now: NOW,
+    shards: options.night.shards,
+    buildOptions: buildOptions(),
+    keep,
+    log,
+  });
   process.stdout.write(`\nwallets                 ${wallets}, ${options.days} days of history\n${formatIncremental(figures)}`);
   process.stdout.write(`${JSON.stringify({ wallets, seed, days: options.days, generate, incremental: figures })}\n`);
   process.exit(0);
@@ -110,7 +138,11 @@ if (leftovers.length > 0) {
 log('building...');
 fs.mkdirSync(trees, { recursive: true });
 const summaryFile = path.join(trees, 'summary.json');
-const built = await runMeasured('build', [], [CLI, 'build', '--input', input, '--out', out, '--now', NOW, '--progress', 'lines', '--summary-json', summaryFile, ...buildOptions()]);
+const built = await runMeasured(
+  'build',
+  [],
+  [CLI, 'build', '--input', input, '--out', out, '--now', NOW, '--progress', 'lines', '--summary-json', summaryFile, ...buildOptions()],
+);
 const buildSeconds = built.wallSeconds;
 if (built.code !== 0) throw new Error(`the build failed with exit code ${built.code ?? built.signal}`);
 const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
@@ -132,7 +164,12 @@ const loadTests: Record<'node' | 'workerd', { unfiltered: LoadFigures; filtered:
 for (const runtime of ['node', 'workerd'] as const) {
   log(`load-testing the ${runtime === 'node' ? 'Node server' : 'Worker in workerd'}...`);
   const dir = runtime === 'node' ? out : linkSampleTree(out, path.join(trees, 'worker-tree'), addresses);
-  const server = startChild(`serve --runtime ${runtime}`, process.execPath, [CLI, 'serve', '--dir', dir, '--port', '0', '--runtime', runtime], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = startChild(
+    `serve --runtime ${runtime}`,
+    process.execPath,
+    [CLI, 'serve', '--dir', dir, '--port', '0', '--runtime', runtime],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const base = await new Promise<string>((resolve, reject) => {
     server.stdout!.on('data', (data: Buffer) => {
       const match = /at (http:\/\/\S+)/.exec(String(data));
@@ -173,7 +210,9 @@ const figures = {
     files: summary.files,
     filesPerSecond: Math.round(summary.files / buildSeconds),
     bytes: summary.bytes,
-    stageSeconds: Object.fromEntries(Object.entries(summary.stageSeconds as Record<string, number>).map(([stage, seconds]) => [stage, round(seconds)])),
+    stageSeconds: Object.fromEntries(
+      Object.entries(summary.stageSeconds as Record<string, number>).map(([stage, seconds]) => [stage, round(seconds)]),
+    ),
   },
   floor: { syncSeconds: round(syncFloor.seconds), asyncSeconds: round(asyncFloor.seconds), seconds: round(floorSeconds) },
   buildOverFloor: round(buildSeconds / floorSeconds),
@@ -184,7 +223,9 @@ const figures = {
 process.stdout.write(`
 wallets                 ${wallets}
 build                   ${figures.build.wallSeconds} s, peak RSS ${figures.build.peakRssMB} MB
-  stages                ${Object.entries(figures.build.stageSeconds).map(([stage, seconds]) => `${stage} ${seconds}s`).join(', ')}
+  stages                ${Object.entries(figures.build.stageSeconds)
+    .map(([stage, seconds]) => `${stage} ${seconds}s`)
+    .join(', ')}
   throughput            ${figures.build.balanceRowsPerSecond} balance rows/s, ${figures.build.filesPerSecond} files/s, ${(summary.bytes / 2 ** 30).toFixed(2)} GiB
 filesystem floor        ${figures.floor.seconds} s (sync ${figures.floor.syncSeconds} s, async x64 ${figures.floor.asyncSeconds} s)
 build / floor           ${figures.buildOverFloor}
@@ -200,7 +241,8 @@ process.stdout.write(`${JSON.stringify(figures)}\n`);
 // this size removes the trees first.
 if (!keep) {
   log('removing the floor trees and the built tree...');
-  for (const target of [...floorTargets, ...builtTrees, path.join(trees, 'worker-tree')]) fs.rmSync(target, { recursive: true, force: true });
+  for (const target of [...floorTargets, ...builtTrees, path.join(trees, 'worker-tree')])
+    fs.rmSync(target, { recursive: true, force: true });
 }
 process.exit(0);
 
@@ -250,10 +292,26 @@ async function sharded(night: { kind: 'one-shard'; shard: number; shards: number
   const tmpfs = fs.existsSync('/dev/shm') ? '/dev/shm' : path.join(trees);
   const store = options.store ?? fs.mkdtempSync(path.join(tmpfs, 'ws-bench-s3-'));
   if (options.store === null) ownStore = store;
-  const figures = await runNight({ cli: CLI, input, trees, store, s3rverScript: path.join(ROOT, 'test/helpers/s3rver-process.mjs'), now: NOW, stage, shards, keep, log, buildOptions: buildOptions() });
-  process.stdout.write(`\nwallets                 ${wallets}, ${night.kind === 'one-shard' ? `shard ${night.shard} of ${shards}` : `all ${shards} shards`}\n`);
+  const figures = await runNight({
+    cli: CLI,
+    input,
+    trees,
+    store,
+    s3rverScript: path.join(ROOT, 'test/helpers/s3rver-process.mjs'),
+    now: NOW,
+    stage,
+    shards,
+    keep,
+    log,
+    buildOptions: buildOptions(),
+  });
+  process.stdout.write(
+    `\nwallets                 ${wallets}, ${night.kind === 'one-shard' ? `shard ${night.shard} of ${shards}` : `all ${shards} shards`}\n`,
+  );
   if (generate) {
-    process.stdout.write(`generate                ${generate.wallSeconds} s wall, ${generate.cpuSeconds} CPU-s, peak RSS ${generate.peakRssMB} MB, ${(generate.bytes / 2 ** 30).toFixed(2)} GiB of Parquet\n`);
+    process.stdout.write(
+      `generate                ${generate.wallSeconds} s wall, ${generate.cpuSeconds} CPU-s, peak RSS ${generate.peakRssMB} MB, ${(generate.bytes / 2 ** 30).toFixed(2)} GiB of Parquet\n`,
+    );
   }
   process.stdout.write(formatNight(figures));
   process.stdout.write(`${JSON.stringify({ wallets, seed, generate, night: figures })}\n`);

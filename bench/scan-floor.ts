@@ -15,7 +15,9 @@ const scans = fs
   .filter((name) => name.endsWith('.parquet'))
   .map((name) => `SELECT count(*) AS rows, sum(hash(t)) AS digest FROM read_parquet(${literalPathSql(path.join(input, name))}) t`);
 // The digests are printed: a digest nothing reads would be left out of the plan, and with it every hash.
-const reader = await db.runAndReadAll(`SELECT sum(rows)::BIGINT AS rows, sum(digest)::VARCHAR AS digest FROM (${scans.join(' UNION ALL ')})`);
+const reader = await db.runAndReadAll(
+  `SELECT sum(rows)::BIGINT AS rows, sum(digest)::VARCHAR AS digest FROM (${scans.join(' UNION ALL ')})`,
+);
 const [result] = reader.getRowObjects();
 process.stdout.write(`rows ${String(result!.rows)} digest ${String(result!.digest)}\n`);
 db.disconnectSync();

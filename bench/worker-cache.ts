@@ -31,13 +31,22 @@ for (const variant of variants) {
   try {
     await worker.loaded();
     const readsBefore = Number(await (await fetch(`${worker.url}/__r2-reads`)).text());
-    const result = await autocannon({ url: `${worker.url}${target}`, connections: 16, duration: seconds, headers: { 'accept-encoding': 'gzip' } });
+    const result = await autocannon({
+      url: `${worker.url}${target}`,
+      connections: 16,
+      duration: seconds,
+      headers: { 'accept-encoding': 'gzip' },
+    });
     const reads = Number(await (await fetch(`${worker.url}/__r2-reads`)).text()) - readsBefore;
     const requests = result.requests.total;
-    rows.push(`| ${variant.name} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} | ${result.latency.p99} | ${requests} | ${reads} | ${((reads / requests) * 1000).toFixed(1)} |`);
+    rows.push(
+      `| ${variant.name} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} | ${result.latency.p99} | ${requests} | ${reads} | ${((reads / requests) * 1000).toFixed(1)} |`,
+    );
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
   } finally {
     await worker.close();
   }
 }
-process.stdout.write(`GET ${target}, 16 connections, ${seconds} s each\n| variant | requests/s | p50 ms | p99 ms | requests | R2 reads | R2 reads per 1,000 requests |\n|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`);
+process.stdout.write(
+  `GET ${target}, 16 connections, ${seconds} s each\n| variant | requests/s | p50 ms | p99 ms | requests | R2 reads | R2 reads per 1,000 requests |\n|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`,
+);

@@ -89,7 +89,9 @@ export const maxThreads = () => Math.max(MAX_THREADS, os.availableParallelism())
 
 export function checkThreads(threads: number): number {
   if (!Number.isInteger(threads) || threads < 1 || threads > maxThreads()) {
-    throw new UserError(`--threads ${threads} is out of range: expected an integer from 1 to ${maxThreads()} (${MAX_THREADS}, or the machine's cores when more; this machine has ${os.availableParallelism()})`);
+    throw new UserError(
+      `--threads ${threads} is out of range: expected an integer from 1 to ${maxThreads()} (${MAX_THREADS}, or the machine's cores when more; this machine has ${os.availableParallelism()})`,
+    );
   }
   return threads;
 }
@@ -122,7 +124,9 @@ export function parseNow(text: string | undefined): DateTime {
   }
   const year = parsed.toUTC().year;
   if (year < NOW_YEARS[0] || year > NOW_YEARS[1]) {
-    throw new UserError(`--now "${text}" is in the year ${year} (UTC): a build instant must fall in the years ${NOW_YEARS[0]} to ${NOW_YEARS[1]}`);
+    throw new UserError(
+      `--now "${text}" is in the year ${year} (UTC): a build instant must fall in the years ${NOW_YEARS[0]} to ${NOW_YEARS[1]}`,
+    );
   }
   return parsed;
 }

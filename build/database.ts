@@ -34,7 +34,9 @@ export async function openDatabase(options: { file: string; threads: number; mem
     ? async <T>(sql: string, work: () => Promise<T>): Promise<T> => {
         const started = performance.now();
         const result = await work();
-        process.stderr.write(`[sql ${((performance.now() - started) / 1000).toFixed(2)}s] ${sql.replace(/\s+/g, ' ').trim().slice(0, 110)}\n`);
+        process.stderr.write(
+          `[sql ${((performance.now() - started) / 1000).toFixed(2)}s] ${sql.replace(/\s+/g, ' ').trim().slice(0, 110)}\n`,
+        );
         return result;
       }
     : <T>(_sql: string, work: () => Promise<T>) => work();

@@ -102,7 +102,17 @@ export async function buildSnapshot(options: BuildConfig, runtime: { threadCache
       signal: interruption.signal,
       inputs,
       // One pool writes every per-wallet file (build/write/writer-pool.ts).
-      tree: { root: work.tree, record, pool: () => (writers.pool ??= new WriterPool({ root: work.tree, documentThreads: config.threads, onManifestLines: (lines) => record.append(lines), threadCache: runtime.threadCache })) },
+      tree: {
+        root: work.tree,
+        record,
+        pool: () =>
+          (writers.pool ??= new WriterPool({
+            root: work.tree,
+            documentThreads: config.threads,
+            onManifestLines: (lines) => record.append(lines),
+            threadCache: runtime.threadCache,
+          })),
+      },
       values: {},
       inputsDigest,
     };
@@ -130,11 +140,17 @@ export async function buildSnapshot(options: BuildConfig, runtime: { threadCache
     progress.end();
 
     const { values } = context;
-    const made = take(values, ['wallets', 'points', 'pointsHistory', 'sharedFiles', 'leaderboards', 'dailyAsOf', 'balanceRows', 'night'], 'the build');
+    const made = take(
+      values,
+      ['wallets', 'points', 'pointsHistory', 'sharedFiles', 'leaderboards', 'dailyAsOf', 'balanceRows', 'night'],
+      'the build',
+    );
     const { wallets: written, points, pointsHistory, sharedFiles: shared, leaderboards } = made;
     const warnings: string[] = [...claimed.notes];
     if (written.positionsWithoutPrice > 0) {
-      warnings.push(`${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0): ${describeUnpriced(values.unpriced ?? [])}`);
+      warnings.push(
+        `${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0): ${describeUnpriced(values.unpriced ?? [])}`,
+      );
     }
     return {
       now: config.nowIso,

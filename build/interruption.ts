@@ -62,7 +62,9 @@ export class Interruption {
       try {
         this.forceCleanup();
       } finally {
-        process.stderr.write(`wallet-snapshot: ${reason.message} (the build did not stop within ${GRACE_MS / 1000} s: a read may be blocked; exiting)\n`);
+        process.stderr.write(
+          `wallet-snapshot: ${reason.message} (the build did not stop within ${GRACE_MS / 1000} s: a read may be blocked; exiting)\n`,
+        );
         this.dieBy(signal);
       }
     }, GRACE_MS).unref();

@@ -55,9 +55,7 @@ export class IncrementalNightImpossible extends Error {}
 export const nightIdOf = (now: string, inputs: string) => `${now}/${inputs.slice(0, 12)}`;
 
 /** What `--since PREV` gives: a night to reuse, or why the night is full. */
-export type PreviousNight =
-  | { usable: true; folder: string; record: NightRecord }
-  | { usable: false; why: string };
+export type PreviousNight = { usable: true; folder: string; record: NightRecord } | { usable: false; why: string };
 
 /**
  * The previous night at `folder`, checked: missing, of another release or shard count, or with a
@@ -67,9 +65,15 @@ export type PreviousNight =
 export async function openPreviousNight(folder: string, expect: { shards: number; nowIso: string }): Promise<PreviousNight> {
   const recordFile = path.join(folder, NIGHT_FILE);
   if (!fs.existsSync(folder)) return { usable: false, why: `no previous night at ${folder}` };
-  if (!fs.existsSync(recordFile)) return { usable: false, why: `${folder} holds no ${NIGHT_FILE} (a night prepared by an earlier release, or one whose prepare did not end)` };
+  if (!fs.existsSync(recordFile))
+    return {
+      usable: false,
+      why: `${folder} holds no ${NIGHT_FILE} (a night prepared by an earlier release, or one whose prepare did not end)`,
+    };
   const altered = (what: string) =>
-    new UserError(`--since ${folder}: ${what}; the previous night was altered after prepare wrote it, and is not reused: run prepare with --full (or --since a night left as prepare wrote it)`);
+    new UserError(
+      `--since ${folder}: ${what}; the previous night was altered after prepare wrote it, and is not reused: run prepare with --full (or --since a night left as prepare wrote it)`,
+    );
   let parsed: unknown;
   try {
     parsed = JSON.parse(await fsp.readFile(recordFile, 'utf8'));
@@ -82,12 +86,17 @@ export async function openPreviousNight(folder: string, expect: { shards: number
     return { usable: false, why: `the previous night was prepared by another release (${String(release)}; this is ${RELEASE})` };
   }
   const result = NightRecordSchema.safeParse(parsed);
-  if (!result.success) throw altered(`${recordFile} does not read as prepare wrote it (${result.error.issues[0]?.message ?? ''} at ${result.error.issues[0]?.path.join('.') ?? ''})`);
+  if (!result.success)
+    throw altered(
+      `${recordFile} does not read as prepare wrote it (${result.error.issues[0]?.message ?? ''} at ${result.error.issues[0]?.path.join('.') ?? ''})`,
+    );
   const { seal, ...rest } = result.data;
   if (sealOf(rest) !== seal) throw altered(`${recordFile} no longer matches its seal`);
   const record = result.data;
-  if (record.shards !== expect.shards) return { usable: false, why: `the previous night was cut into ${record.shards} shards, this one into ${expect.shards}` };
-  if (Date.parse(record.now) > Date.parse(expect.nowIso)) return { usable: false, why: `the previous night's build instant ${record.now} is later than this one's ${expect.nowIso}` };
+  if (record.shards !== expect.shards)
+    return { usable: false, why: `the previous night was cut into ${record.shards} shards, this one into ${expect.shards}` };
+  if (Date.parse(record.now) > Date.parse(expect.nowIso))
+    return { usable: false, why: `the previous night's build instant ${record.now} is later than this one's ${expect.nowIso}` };
   const found = await filesUnder(folder);
   for (const name of found) {
     if (!(name in record.files)) throw altered(`${path.join(folder, name)} was not written by prepare`);

@@ -23,7 +23,15 @@ import { FileLock } from './swap/lock.ts';
 import { PREPARED_FOLDER_NAME, preparedFolderName } from './prepared-folder.ts';
 import { runStages, take, type StageContext } from './stages/stage.ts';
 import { NIGHT_STAGES } from './stages/index.ts';
-import { IncrementalNightImpossible, INPUT_DAYS_FILE, NIGHT_FILE, nightIdOf, openPreviousNight, writeNightRecord, type PreviousNight } from './night-state.ts';
+import {
+  IncrementalNightImpossible,
+  INPUT_DAYS_FILE,
+  NIGHT_FILE,
+  nightIdOf,
+  openPreviousNight,
+  writeNightRecord,
+  type PreviousNight,
+} from './night-state.ts';
 import type { NightKind } from '../schemas/night-kind.ts';
 
 export interface PrepareConfig extends BuildConfig {
@@ -164,7 +172,9 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
 async function lockNight(night: string, inputDir: string): Promise<FileLock> {
   const inside = (child: string, parent: string) => child === parent || child.startsWith(`${parent}${path.sep}`);
   if (inside(inputDir, night) || inside(night, inputDir)) {
-    throw new UserError(`--out ${night} and --input ${inputDir} overlap: prepare writes its shard folders into --out, which must be a folder of its own (e.g. --out night)`);
+    throw new UserError(
+      `--out ${night} and --input ${inputDir} overlap: prepare writes its shard folders into --out, which must be a folder of its own (e.g. --out night)`,
+    );
   }
   try {
     fs.mkdirSync(path.dirname(night), { recursive: true });

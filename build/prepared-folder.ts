@@ -55,14 +55,26 @@ export interface PreparedTable {
 export const PREPARED_TABLES: readonly PreparedTable[] = [
   {
     name: 'balance_rows',
-    columns: [['chain_id', 'BIGINT'], ['block_number', 'BIGINT'], ['log_index', 'BIGINT'], ['account', 'INTEGER'], ['token_index', 'TINYINT'],
-      ['raw', 'HUGEINT'], ['tx', 'UBIGINT'], ['tx_hash', 'VARCHAR'], ['ts', 'BIGINT']],
+    columns: [
+      ['chain_id', 'BIGINT'],
+      ['block_number', 'BIGINT'],
+      ['log_index', 'BIGINT'],
+      ['account', 'INTEGER'],
+      ['token_index', 'TINYINT'],
+      ['raw', 'HUGEINT'],
+      ['tx', 'UBIGINT'],
+      ['tx_hash', 'VARCHAR'],
+      ['ts', 'BIGINT'],
+    ],
     // A row counts for its account's owner on the row's chain, else for its account (docs/semantics.md#attribution).
     cut: () => `SELECT b.*, s.shard FROM balance_rows b ${joinOwnerSql('b')} JOIN address_shards s ON s.id = ${walletOfRowSql('b')}`,
   },
   {
     name: 'addresses',
-    columns: [['address', 'VARCHAR'], ['id', 'INTEGER']],
+    columns: [
+      ['address', 'VARCHAR'],
+      ['id', 'INTEGER'],
+    ],
     // A shard's wallets, and the sub-accounts they own (a sub-account of owners in two shards is in both).
     cut: () => `SELECT a.address, a.id, s.shard FROM addresses a JOIN address_shards s ON s.id = a.id
           UNION
@@ -70,33 +82,92 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
   },
   {
     name: 'venue_b_accounts',
-    columns: [['chain_id', 'BIGINT'], ['account', 'VARCHAR'], ['owner', 'VARCHAR'], ['account_id', 'INTEGER'], ['owner_id', 'INTEGER']],
+    columns: [
+      ['chain_id', 'BIGINT'],
+      ['account', 'VARCHAR'],
+      ['owner', 'VARCHAR'],
+      ['account_id', 'INTEGER'],
+      ['owner_id', 'INTEGER'],
+    ],
     cut: () => 'SELECT v.*, s.shard FROM venue_b_accounts v JOIN address_shards s ON s.id = v.owner_id',
   },
   {
     name: 'participants',
-    columns: [['season', 'BIGINT'], ['address', 'VARCHAR'], ['total_points', 'DOUBLE'], ['daily_rate', 'DOUBLE'], ['rank', 'BIGINT'],
-      ['position_in_order', 'BIGINT'], ['total_participants', 'BIGINT']],
+    columns: [
+      ['season', 'BIGINT'],
+      ['address', 'VARCHAR'],
+      ['total_points', 'DOUBLE'],
+      ['daily_rate', 'DOUBLE'],
+      ['rank', 'BIGINT'],
+      ['position_in_order', 'BIGINT'],
+      ['total_participants', 'BIGINT'],
+    ],
     cut: (shardOf) => `SELECT p.*, ${shardOf('p.address')} AS shard FROM participants p`,
   },
   {
     name: 'points_history_wallets',
-    columns: [['wallet', 'INTEGER'], ['address', 'VARCHAR'], ['season', 'INTEGER']],
+    columns: [
+      ['wallet', 'INTEGER'],
+      ['address', 'VARCHAR'],
+      ['season', 'INTEGER'],
+    ],
     cut: (shardOf) => `SELECT w.*, ${shardOf('w.address')} AS shard FROM points_history_wallets w`,
   },
   {
     name: 'points_history_days',
-    columns: [['wallet', 'INTEGER'], ['day', 'INTEGER'], ['points', 'DOUBLE'], ['total_points', 'DOUBLE'], ['rank', 'INTEGER']],
+    columns: [
+      ['wallet', 'INTEGER'],
+      ['day', 'INTEGER'],
+      ['points', 'DOUBLE'],
+      ['total_points', 'DOUBLE'],
+      ['rank', 'INTEGER'],
+    ],
     // The shard of each wallet-season once, not of each of its days (an md5 per row of about 365M at
     // 1M wallets); an incremental night writes the days it computed only.
-    cut: (shardOf, from) => `SELECT d.*, s.shard FROM points_history_days d JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM points_history_wallets) s ON s.wallet = d.wallet
+    cut: (
+      shardOf,
+      from,
+    ) => `SELECT d.*, s.shard FROM points_history_days d JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM points_history_wallets) s ON s.wallet = d.wallet
           ${from === null ? '' : `WHERE d.day >= ${from}`}`,
     segmented: true,
   },
-  { name: 'tokens', columns: [['chain_id', 'BIGINT'], ['token', 'VARCHAR'], ['decimals', 'BIGINT'], ['token_index', 'TINYINT']], cut: null },
-  { name: 'token_names', columns: [['token', 'VARCHAR'], ['token_index', 'TINYINT']], cut: null },
-  { name: 'chains', columns: [['chain_id', 'BIGINT'], ['chain_index', 'INTEGER'], ['chain_text', 'VARCHAR']], cut: null },
-  { name: 'prices', columns: [['chain_id', 'BIGINT'], ['token', 'VARCHAR'], ['date', 'DATE'], ['usd_price', 'DOUBLE']], cut: null },
+  {
+    name: 'tokens',
+    columns: [
+      ['chain_id', 'BIGINT'],
+      ['token', 'VARCHAR'],
+      ['decimals', 'BIGINT'],
+      ['token_index', 'TINYINT'],
+    ],
+    cut: null,
+  },
+  {
+    name: 'token_names',
+    columns: [
+      ['token', 'VARCHAR'],
+      ['token_index', 'TINYINT'],
+    ],
+    cut: null,
+  },
+  {
+    name: 'chains',
+    columns: [
+      ['chain_id', 'BIGINT'],
+      ['chain_index', 'INTEGER'],
+      ['chain_text', 'VARCHAR'],
+    ],
+    cut: null,
+  },
+  {
+    name: 'prices',
+    columns: [
+      ['chain_id', 'BIGINT'],
+      ['token', 'VARCHAR'],
+      ['date', 'DATE'],
+      ['usd_price', 'DOUBLE'],
+    ],
+    cut: null,
+  },
 ];
 
 export const tableFile = (table: PreparedTable) => `${table.name}.parquet`;
@@ -193,18 +264,22 @@ export interface OpenedPreparedFolder {
   close(): Promise<void>;
 }
 
-
 /**
  * Opens `folder` (given as `--prepared`) and refuses, naming the file, anything `prepare` did not
  * write as it is: a missing or extra file, a file whose sha256 differs, facts that were edited.
  */
 export async function openPreparedFolder(folder: string): Promise<OpenedPreparedFolder> {
   const stat = await fsp.stat(folder).catch(() => null);
-  if (stat === null) throw new UserError(`--prepared ${folder} does not exist (give a shard-K-of-N folder that wallet-snapshot prepare wrote)`);
-  if (!stat.isDirectory()) throw new UserError(`--prepared ${folder} is not a folder (give a shard-K-of-N folder that wallet-snapshot prepare wrote)`);
+  if (stat === null)
+    throw new UserError(`--prepared ${folder} does not exist (give a shard-K-of-N folder that wallet-snapshot prepare wrote)`);
+  if (!stat.isDirectory())
+    throw new UserError(`--prepared ${folder} is not a folder (give a shard-K-of-N folder that wallet-snapshot prepare wrote)`);
   const factsFile = path.join(folder, PREPARED_FACTS_FILE);
   const text = await fsp.readFile(factsFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') throw new UserError(`--prepared ${folder} holds no ${PREPARED_FACTS_FILE}: it is not a folder that wallet-snapshot prepare wrote (give NIGHT/shard-K-of-N)`);
+    if (error.code === 'ENOENT')
+      throw new UserError(
+        `--prepared ${folder} holds no ${PREPARED_FACTS_FILE}: it is not a folder that wallet-snapshot prepare wrote (give NIGHT/shard-K-of-N)`,
+      );
     throw new UserError(`${factsFile} cannot be read (${error.message})`, undefined, { cause: error });
   });
   let parsed: unknown;
@@ -216,12 +291,18 @@ export async function openPreparedFolder(folder: string): Promise<OpenedPrepared
   // A folder of another release is named as such (its layout differs), not taken for an edited one.
   const format = (parsed as { format?: unknown } | null)?.format;
   if (typeof format === 'number' && format !== PREPARED_FORMAT) {
-    throw new UserError(`${factsFile} was written by another version of wallet-snapshot (prepared folder format ${format}; this version reads format ${PREPARED_FORMAT}): run prepare and the shards' builds with the same version`);
+    throw new UserError(
+      `${factsFile} was written by another version of wallet-snapshot (prepared folder format ${format}; this version reads format ${PREPARED_FORMAT}): run prepare and the shards' builds with the same version`,
+    );
   }
   const result = PreparedFactsSchema.safeParse(parsed);
-  if (!result.success) throw new UserError(`${factsFile} was altered after prepare wrote it, or was written by another version of wallet-snapshot: ${result.error.issues[0]?.message ?? ''} at ${result.error.issues[0]?.path.join('.') ?? ''}`);
+  if (!result.success)
+    throw new UserError(
+      `${factsFile} was altered after prepare wrote it, or was written by another version of wallet-snapshot: ${result.error.issues[0]?.message ?? ''} at ${result.error.issues[0]?.path.join('.') ?? ''}`,
+    );
   const { seal, ...rest } = result.data;
-  if (sealOf(rest) !== seal) throw new UserError(`${factsFile} was altered after prepare wrote it (its content no longer matches its seal); run prepare again`);
+  if (sealOf(rest) !== seal)
+    throw new UserError(`${factsFile} was altered after prepare wrote it (its content no longer matches its seal); run prepare again`);
   // The folder may have been copied under another name: the shard is the one its facts name.
   const facts = result.data;
   const expected = new Map<string, string>();
@@ -230,7 +311,10 @@ export async function openPreparedFolder(folder: string): Promise<OpenedPrepared
     else expected.set(tableFile(table), table.name);
   }
   for (const name of await fsp.readdir(folder)) {
-    if (name !== PREPARED_FACTS_FILE && !expected.has(name)) throw new UserError(`${path.join(folder, name)} was not written by prepare: a prepared folder holds ${PREPARED_FACTS_FILE} and its Parquet files only`);
+    if (name !== PREPARED_FACTS_FILE && !expected.has(name))
+      throw new UserError(
+        `${path.join(folder, name)} was not written by prepare: a prepared folder holds ${PREPARED_FACTS_FILE} and its Parquet files only`,
+      );
   }
   const handles: fsp.FileHandle[] = [];
   const readPaths = new Map<string, string[]>(PREPARED_TABLES.map((table) => [table.name, []]));
@@ -240,11 +324,16 @@ export async function openPreparedFolder(folder: string): Promise<OpenedPrepared
       const want = facts.files[name];
       if (want === undefined) throw new UserError(`${factsFile} names no sha256 for ${name}: run prepare again`);
       const handle = await fsp.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-        throw new UserError(`${file} ${error.code === 'ENOENT' ? 'is missing' : `cannot be read (${error.message})`}: the prepared folder is incomplete; run prepare again`, undefined, { cause: error });
+        throw new UserError(
+          `${file} ${error.code === 'ENOENT' ? 'is missing' : `cannot be read (${error.message})`}: the prepared folder is incomplete; run prepare again`,
+          undefined,
+          { cause: error },
+        );
       });
       handles.push(handle);
       const got = await sha256OfHandle(handle);
-      if (got !== want) throw new UserError(`${file} was altered after prepare wrote it (sha256 ${got}, prepare wrote ${want}); run prepare again`);
+      if (got !== want)
+        throw new UserError(`${file} was altered after prepare wrote it (sha256 ${got}, prepare wrote ${want}); run prepare again`);
       readPaths.get(table)!.push(FD_PATHS ? `/proc/self/fd/${handle.fd}` : file);
     }
   } catch (error) {

@@ -18,7 +18,6 @@ import { initCommand } from './init.ts';
 import { stopWhenOrphaned } from '../core/signals.ts';
 import { RELEASE as version } from '../core/release.ts';
 
-
 const program = new Command('wallet-snapshot')
   .description('Static JSON snapshots of wallet portfolios and points leaderboards, from Parquet exports')
   .version(version, '-V, --version', 'print the version and exit')
@@ -32,7 +31,9 @@ const program = new Command('wallet-snapshot')
 for (const command of [buildCommand(), prepareCommand(), verifyCommand(), serveCommand(), publishCommand(), initCommand()]) {
   // addCommand does not pass these settings down the way .command() does; --debug is accepted
   // after the command too, as it always was.
-  program.addCommand(command.option('--debug', 'print the stack of unexpected errors').exitOverride().showHelpAfterError('(run with --help for usage)'));
+  program.addCommand(
+    command.option('--debug', 'print the stack of unexpected errors').exitOverride().showHelpAfterError('(run with --help for usage)'),
+  );
 }
 
 // Started through npx or an npm script, this process stops when npm does (core/signals.ts).

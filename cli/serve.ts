@@ -13,18 +13,32 @@ export function serveCommand(): Command {
     .option('--dir <dir>', 'the tree to serve', 'public')
     .option('--port <n>', 'port (0 picks a free one)', port, 8080)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .addOption(new Option('--runtime <runtime>', 'node: the Node server; workerd: the Cloudflare Worker over a local R2 bucket loaded from --dir').choices(['node', 'workerd']).default('node'))
-    .option('--from <s3-url>', 'with --runtime workerd: serve what publish wrote to s3://BUCKET[/PREFIX] (copied into the local bucket, following later publishes)')
+    .addOption(
+      new Option('--runtime <runtime>', 'node: the Node server; workerd: the Cloudflare Worker over a local R2 bucket loaded from --dir')
+        .choices(['node', 'workerd'])
+        .default('node'),
+    )
+    .option(
+      '--from <s3-url>',
+      'with --runtime workerd: serve what publish wrote to s3://BUCKET[/PREFIX] (copied into the local bucket, following later publishes)',
+    )
     .option('--endpoint <url>', 'with --from: the S3-compatible endpoint (R2, MinIO, a local server)')
     .action(async (options: { dir: string; port: number; host: string; runtime: 'node' | 'workerd'; from?: string; endpoint?: string }) => {
       if (options.from !== undefined) {
         checkFrom(options.from);
-        if (options.runtime !== 'workerd') throw new UserError('--from serves a published bucket through the Worker: give --runtime workerd');
+        if (options.runtime !== 'workerd')
+          throw new UserError('--from serves a published bucket through the Worker: give --runtime workerd');
         const { startWorkerdFromBucket } = await import('../preview/workerd.ts');
         let worker;
         try {
           // Each switch to another version (a publish, a rollback) is logged: when, which, and the copy's time.
-          worker = await startWorkerdFromBucket({ from: options.from, endpoint: options.endpoint, port: options.port, host: options.host, log: (line) => process.stdout.write(`${line}\n`) });
+          worker = await startWorkerdFromBucket({
+            from: options.from,
+            endpoint: options.endpoint,
+            port: options.port,
+            host: options.host,
+            log: (line) => process.stdout.write(`${line}\n`),
+          });
         } catch (error) {
           throw error instanceof UserError ? error : new UserError(`cannot serve ${options.from}: ${(error as Error).message}`);
         }
@@ -43,9 +57,10 @@ export function serveCommand(): Command {
       }
       // Loaded here, not at the top: Miniflare alone takes about half a second to import, which
       // every other command would pay at startup.
-      const start = options.runtime === 'workerd'
-        ? (await import('../preview/workerd.ts')).startWorkerd
-        : (await import('../server/index.ts')).startPreviewServer;
+      const start =
+        options.runtime === 'workerd'
+          ? (await import('../preview/workerd.ts')).startWorkerd
+          : (await import('../server/index.ts')).startPreviewServer;
       let running: { url: string; close(): Promise<void> };
       try {
         running = await start({ dir, port: options.port, host: options.host });
@@ -54,7 +69,9 @@ export function serveCommand(): Command {
         if (error instanceof UserError) throw error;
         throw new UserError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, undefined, { cause: error });
       }
-      process.stdout.write(`serving ${dir} at ${running.url}${options.runtime === 'workerd' ? ' (Cloudflare Worker in workerd, R2 loaded from the folder)' : ''}\n`);
+      process.stdout.write(
+        `serving ${dir} at ${running.url}${options.runtime === 'workerd' ? ' (Cloudflare Worker in workerd, R2 loaded from the folder)' : ''}\n`,
+      );
       printExamples(dir, running.url);
       const stop = async () => {
         await running.close();
@@ -67,7 +84,8 @@ export function serveCommand(): Command {
 
 /** `--from` names what `publish --to` was given, and is refused before anything starts, naming `--from`. */
 function checkFrom(text: string): void {
-  if (!/^s3:\/\/[^/]+/.test(text)) throw new UserError(`--from ${text}: expected s3://BUCKET[/PREFIX], the location publish --to was given`);
+  if (!/^s3:\/\/[^/]+/.test(text))
+    throw new UserError(`--from ${text}: expected s3://BUCKET[/PREFIX], the location publish --to was given`);
   parseLocation(text, '--from');
 }
 

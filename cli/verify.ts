@@ -25,23 +25,31 @@ interface VerifyOptions {
 
 export function verifyCommand(): Command {
   return new Command('verify')
-    .description('check a whole tree against the response schemas and its cross-file invariants; with --from, prove a version published in object storage')
+    .description(
+      'check a whole tree against the response schemas and its cross-file invariants; with --from, prove a version published in object storage',
+    )
     .option('--dir <dir>', 'the tree to check', 'public')
     .option('--shard <k/n>', 'the tree is shard K of N of a sharded build (its participants only)')
-    .option('--from <s3://bucket/prefix>', 'prove the live version published there instead: the pointer, every index and archive, every member\'s bytes (sha256)')
+    .option(
+      '--from <s3://bucket/prefix>',
+      "prove the live version published there instead: the pointer, every index and archive, every member's bytes (sha256)",
+    )
     .option('--endpoint <url>', 'with --from: an S3-compatible endpoint (R2, MinIO, a local server)')
     .option('--version <id>', 'with --from: a committed version other than the live one')
     .option('--sample <n>', 'with --from: read N members drawn at random (by range) instead of every archive whole', positiveInteger)
-    .option('--seed <n>', 'with --sample: the draw\'s seed (printed by every run; a random one when absent)', seed)
+    .option('--seed <n>', "with --sample: the draw's seed (printed by every run; a random one when absent)", seed)
     .option('--max-attempts <n>', 'with --from: attempts per request before giving up (default 8)', positiveInteger)
     .option('--stall-timeout <seconds>', 'with --from: a request silent this long is abandoned and retried (default 30)', seconds)
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
     .option('--summary-json <file>', 'also write the outcome as JSON (schemas/verify-summary.ts; docs/cli.md), passed or failed')
     .action(async (options: VerifyOptions, command: Command) => {
       const started = performance.now();
-      const writeSummaryJson = options.summaryJson ? summaryJsonWriter<VerifySummaryJson>(options.summaryJson, 'the tree was verified') : null;
+      const writeSummaryJson = options.summaryJson
+        ? summaryJsonWriter<VerifySummaryJson>(options.summaryJson, 'the tree was verified')
+        : null;
       if (options.from !== undefined) {
-        if (command.getOptionValueSource('dir') === 'cli' || options.shard !== undefined) throw new UserError('--from proves a version in object storage and takes no --dir or --shard');
+        if (command.getOptionValueSource('dir') === 'cli' || options.shard !== undefined)
+          throw new UserError('--from proves a version in object storage and takes no --dir or --shard');
         // Loaded here: the S3 client is only for this use of the command.
         const { scrubFrom, formatScrub } = await import('../publish/scrub.ts');
         const interrupt = abortOnSignals();
@@ -79,7 +87,11 @@ export function verifyCommand(): Command {
         }
         return;
       }
-      for (const name of ['endpoint', 'version', 'sample', 'seed', 'maxAttempts', 'stallTimeout'] as const) if (options[name] !== undefined) throw new UserError(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} goes with --from (a version in object storage)`);
+      for (const name of ['endpoint', 'version', 'sample', 'seed', 'maxAttempts', 'stallTimeout'] as const)
+        if (options[name] !== undefined)
+          throw new UserError(
+            `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} goes with --from (a version in object storage)`,
+          );
       const shard = options.shard === undefined ? null : parseShard(options.shard);
       const result = await verifyTree(options.dir, { shard, progress: new Progress(options.progress) });
       writeSummaryJson?.(
@@ -99,14 +111,19 @@ export function verifyCommand(): Command {
       );
       if (result.failures.length > 0) {
         const shown = result.failures.map((failure) => `  - ${failure}`).join('\n');
-        throw new UserError(`${options.dir} fails verification (${result.truncated ? `${result.failures.length}+ problems` : countOf(result.failures.length, 'problem')}, first listed):\n${shown}`);
+        throw new UserError(
+          `${options.dir} fails verification (${result.truncated ? `${result.failures.length}+ problems` : countOf(result.failures.length, 'problem')}, first listed):\n${shown}`,
+        );
       }
-      process.stdout.write(`verified ${options.dir}: ${result.coverage} as the build recorded it (every file present, none extra, every byte as written); ${result.files} documents conform to their schemas and invariants\n`);
+      process.stdout.write(
+        `verified ${options.dir}: ${result.coverage} as the build recorded it (every file present, none extra, every byte as written); ${result.files} documents conform to their schemas and invariants\n`,
+      );
     });
 }
 
 function seed(text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 0 || value >= 2 ** 31) throw new InvalidArgumentError('expected a whole number from 0 to 2147483647');
+  if (!Number.isInteger(value) || value < 0 || value >= 2 ** 31)
+    throw new InvalidArgumentError('expected a whole number from 0 to 2147483647');
   return value;
 }

@@ -53,7 +53,8 @@ export interface CrossingError {
 }
 
 export function toCrossing(error: unknown): CrossingError {
-  if (!(error instanceof Error)) return { name: 'Error', message: String(error), stack: undefined, exitCode: null, code: undefined, cause: undefined };
+  if (!(error instanceof Error))
+    return { name: 'Error', message: String(error), stack: undefined, exitCode: null, code: undefined, cause: undefined };
   const code = (error as NodeJS.ErrnoException).code;
   return {
     name: error.name,
@@ -72,9 +73,10 @@ export function toCrossing(error: unknown): CrossingError {
  */
 export function fromCrossing(sent: CrossingError, where?: string): Error {
   const cause = sent.cause === undefined ? undefined : fromCrossing(sent.cause);
-  const error = sent.exitCode !== null
-    ? new UserError(sent.message, sent.exitCode, { cause })
-    : new Error(where === undefined ? sent.message : `${where}: ${sent.message}`, cause === undefined ? undefined : { cause });
+  const error =
+    sent.exitCode !== null
+      ? new UserError(sent.message, sent.exitCode, { cause })
+      : new Error(where === undefined ? sent.message : `${where}: ${sent.message}`, cause === undefined ? undefined : { cause });
   error.name = sent.name;
   if (sent.stack !== undefined) error.stack = sent.stack;
   if (sent.code !== undefined) (error as NodeJS.ErrnoException).code = sent.code;
@@ -91,7 +93,10 @@ export function messageOf(error: unknown): string {
  * Exit 130 for Ctrl-C and SIGTERM, 129 for SIGHUP.
  */
 export class InterruptedError extends UserError {
-  constructor(readonly signal: string, afterPublishing = false) {
+  constructor(
+    readonly signal: string,
+    afterPublishing = false,
+  ) {
     super(
       afterPublishing
         ? `interrupted by ${signal} after the new tree was published (older trees beside it are removed by the next build)`

@@ -17,7 +17,10 @@ export class Progress {
   private lastPrint = 0;
   private readonly mode: Exclude<ProgressMode, 'auto'>;
 
-  constructor(mode: ProgressMode, private readonly stream: NodeJS.WriteStream = process.stderr) {
+  constructor(
+    mode: ProgressMode,
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+  ) {
     this.mode = mode === 'auto' ? (stream.isTTY ? 'tty' : 'lines') : mode;
   }
 

@@ -65,7 +65,9 @@ export async function generateDataset(options: DatasetOptions): Promise<void> {
       // Written under another name and renamed once whole: a file that exists is complete.
       const partial = `${file}.part`;
       await withProgress(table, partial, tempDirectory, options, () =>
-        db.run(`COPY (SELECT * FROM ${table}${key === null ? '' : ` ORDER BY ${key}`}) TO ${sqlString(partial)} (FORMAT parquet, COMPRESSION zstd)`),
+        db.run(
+          `COPY (SELECT * FROM ${table}${key === null ? '' : ` ORDER BY ${key}`}) TO ${sqlString(partial)} (FORMAT parquet, COMPRESSION zstd)`,
+        ),
       );
       fs.renameSync(partial, file);
     }
@@ -94,16 +96,27 @@ const ORDER: Record<string, string | null> = {
  * Runs one COPY, reporting its time, what DuckDB has spilled so far and the bytes of the file
  * written so far (DuckDB's own percentage stays at 0 for a query over `range()` of a lateral size).
  */
-async function withProgress(table: string, file: string, tempDirectory: string, options: DatasetOptions, write: () => Promise<unknown>): Promise<void> {
+async function withProgress(
+  _table: string,
+  file: string,
+  tempDirectory: string,
+  options: DatasetOptions,
+  write: () => Promise<unknown>,
+): Promise<void> {
   const report = options.onProgress;
   const started = performance.now();
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
   report?.(`${path.basename(file)}: writing...`);
   const timer =
     report &&
-    setInterval(() => {
-      report(`${path.basename(file)}: ${elapsed()}, spilled ${formatBytes(folderBytes(tempDirectory))}, written ${formatBytes(fileBytes(file))}`);
-    }, (options.progressSeconds ?? 5) * 1000);
+    setInterval(
+      () => {
+        report(
+          `${path.basename(file)}: ${elapsed()}, spilled ${formatBytes(folderBytes(tempDirectory))}, written ${formatBytes(fileBytes(file))}`,
+        );
+      },
+      (options.progressSeconds ?? 5) * 1000,
+    );
   try {
     await write();
   } finally {

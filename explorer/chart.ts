@@ -20,7 +20,15 @@ const LABEL_GAP = 5;
 /** Colours and dash patterns of the lines after the first; tests look for the first line's colour. */
 export const FIRST_STROKE = '#1d4ed8';
 export const STROKES = ['#b45309', '#047857', '#7c3aed', '#be123c', '#0e7490', '#4d7c0f', '#475569'];
-export const DASHES = [[8, 4], [2, 3], [12, 3, 2, 3], [4, 4], [1, 5], [16, 4], [6, 2, 2, 2]];
+export const DASHES = [
+  [8, 4],
+  [2, 3],
+  [12, 3, 2, 3],
+  [4, 4],
+  [1, 5],
+  [16, 4],
+  [6, 2, 2, 2],
+];
 
 export interface Line {
   label: string;
@@ -91,12 +99,28 @@ function swatch(line: Line): SVGElement {
   svg.setAttribute('aria-hidden', 'true');
   svg.setAttribute('class', 'swatch');
   const path = document.createElementNS('http://www.w3.org/2000/svg', 'line');
-  for (const [name, value] of Object.entries({ x1: '1', y1: '6', x2: '35', y2: '6', stroke: line.stroke ?? FIRST_STROKE, 'stroke-width': String(line.width ?? 2) })) path.setAttribute(name, value);
+  for (const [name, value] of Object.entries({
+    x1: '1',
+    y1: '6',
+    x2: '35',
+    y2: '6',
+    stroke: line.stroke ?? FIRST_STROKE,
+    'stroke-width': String(line.width ?? 2),
+  }))
+    path.setAttribute(name, value);
   if (line.dash) path.setAttribute('stroke-dasharray', line.dash.join(' '));
   svg.append(path);
   if (line.points) {
     const dot = document.createElementNS('http://www.w3.org/2000/svg', 'circle');
-    for (const [name, value] of Object.entries({ cx: '18', cy: '6', r: '3', fill: '#fff', stroke: line.stroke ?? FIRST_STROKE, 'stroke-width': '1.5' })) dot.setAttribute(name, value);
+    for (const [name, value] of Object.entries({
+      cx: '18',
+      cy: '6',
+      r: '3',
+      fill: '#fff',
+      stroke: line.stroke ?? FIRST_STROKE,
+      'stroke-width': '1.5',
+    }))
+      dot.setAttribute(name, value);
     svg.append(dot);
   }
   return svg;
@@ -122,7 +146,14 @@ export function drawLineChart(container: HTMLElement, spec: ChartSpec): LineChar
       auto: true,
       dir: axis.inverted ? -1 : 1,
       // Whole numbers (ranks) get half a step of room around them, and never go below 0.
-      ...(axis.integer ? { range: (_u: uPlot, min: number, max: number): uPlot.Range.MinMax => [Math.max(0.5, min - Math.max(0.5, (max - min) * 0.05)), max + Math.max(0.5, (max - min) * 0.05)] } : {}),
+      ...(axis.integer
+        ? {
+            range: (_u: uPlot, min: number, max: number): uPlot.Range.MinMax => [
+              Math.max(0.5, min - Math.max(0.5, (max - min) * 0.05)),
+              max + Math.max(0.5, (max - min) * 0.05),
+            ],
+          }
+        : {}),
     };
   }
 
@@ -132,7 +163,9 @@ export function drawLineChart(container: HTMLElement, spec: ChartSpec): LineChar
 
   const legendRows = lines.map((line) => {
     const value = element('span', { class: 'legend-value' });
-    legend.append(element('li', { 'data-line': line.label }, swatch(line), element('span', { class: 'legend-label' }, `${line.label}:`), value));
+    legend.append(
+      element('li', { 'data-line': line.label }, swatch(line), element('span', { class: 'legend-label' }, `${line.label}:`), value),
+    );
     return value;
   });
   const dayRow = element('span', { class: 'legend-value', 'data-legend-day': '' });
@@ -175,7 +208,7 @@ export function drawLineChart(container: HTMLElement, spec: ChartSpec): LineChar
           const start = new Date(first * DAY_SECONDS * 1000);
           let month = start.getUTCFullYear() * 12 + start.getUTCMonth() + (start.getUTCDate() === 1 ? 0 : 1);
           month = Math.ceil(month / months) * months;
-          for (;; month += months) {
+          for (; ; month += months) {
             const seconds = Date.UTC(Math.floor(month / 12), month % 12, 1) / 1000;
             if (seconds > last * DAY_SECONDS) return ticks.length > 0 ? ticks : [first * DAY_SECONDS];
             ticks.push(seconds);
@@ -184,23 +217,30 @@ export function drawLineChart(container: HTMLElement, spec: ChartSpec): LineChar
         // ISO days, as every date of the page; a day's tick is at midnight UTC.
         values: (_u, ticks) => ticks.map((tick) => isoDay(tick)),
       },
-      ...axes.map((axis, index): uPlot.Axis => ({
-        scale: axis.scale,
-        side: axis.side === 'left' ? 3 : 1,
-        font: AXIS_FONT,
-        ticks: { size: TICK_SIZE },
-        gap: LABEL_GAP,
-        ...(axis.title ? { label: axis.title, labelFont: AXIS_FONT, labelSize: 18 } : {}),
-        grid: { show: index === 0 },
-        ...(axis.integer ? { incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 100_000, 1_000_000] } : {}),
-        values: (_u, ticks, _axisIndex, _space, increment) => {
-          const labels = axis.labels(ticks, increment);
-          drawn.set(index + 1, { splits: ticks, labels });
-          return labels;
-        },
-        // As wide as the widest label (measured in the axis's font), plus the tick and the gap.
-        size: (_u, values) => Math.ceil(Math.max(labelWidth(index + 1), ...(values ?? []).map(textWidth))) + TICK_SIZE + LABEL_GAP + 6 + (axis.title ? 18 : 0),
-      })),
+      ...axes.map(
+        (axis, index): uPlot.Axis => ({
+          scale: axis.scale,
+          side: axis.side === 'left' ? 3 : 1,
+          font: AXIS_FONT,
+          ticks: { size: TICK_SIZE },
+          gap: LABEL_GAP,
+          ...(axis.title ? { label: axis.title, labelFont: AXIS_FONT, labelSize: 18 } : {}),
+          grid: { show: index === 0 },
+          ...(axis.integer ? { incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 100_000, 1_000_000] } : {}),
+          values: (_u, ticks, _axisIndex, _space, increment) => {
+            const labels = axis.labels(ticks, increment);
+            drawn.set(index + 1, { splits: ticks, labels });
+            return labels;
+          },
+          // As wide as the widest label (measured in the axis's font), plus the tick and the gap.
+          size: (_u, values) =>
+            Math.ceil(Math.max(labelWidth(index + 1), ...(values ?? []).map(textWidth))) +
+            TICK_SIZE +
+            LABEL_GAP +
+            6 +
+            (axis.title ? 18 : 0),
+        }),
+      ),
     ],
     series: [
       { label: 'Day' },

@@ -43,20 +43,53 @@ export function table<Row>(name: string, caption: string, columns: Column<Row>[]
       'table',
       { 'data-table': name },
       element('caption', {}, caption),
-      element('thead', {}, element('tr', {}, columns.map((column) => element('th', { scope: 'col', class: numeric(column) }, column.heading)))),
-      element('tbody', {}, rows.map((row) => element('tr', {}, columns.map((column) => element('td', { class: numeric(column), 'data-column': column.heading }, column.cell(row)))))),
-      footer ? element('tfoot', {}, element('tr', {}, footer.map((cell, index) =>
-        index === 0
-          ? element('th', { scope: 'row', colspan: columns.length - footer.length + 1 }, cell)
-          : element('td', { class: 'number' }, cell),
-      ))) : null,
+      element(
+        'thead',
+        {},
+        element(
+          'tr',
+          {},
+          columns.map((column) => element('th', { scope: 'col', class: numeric(column) }, column.heading)),
+        ),
+      ),
+      element(
+        'tbody',
+        {},
+        rows.map((row) =>
+          element(
+            'tr',
+            {},
+            columns.map((column) => element('td', { class: numeric(column), 'data-column': column.heading }, column.cell(row))),
+          ),
+        ),
+      ),
+      footer
+        ? element(
+            'tfoot',
+            {},
+            element(
+              'tr',
+              {},
+              footer.map((cell, index) =>
+                index === 0
+                  ? element('th', { scope: 'row', colspan: columns.length - footer.length + 1 }, cell)
+                  : element('td', { class: 'number' }, cell),
+              ),
+            ),
+          )
+        : null,
     ),
   );
 }
 
 /** A message whose first word says what it is, so that it reads the same without colour. */
 export function message(kind: 'error' | 'notice', label: string, text: string): HTMLElement {
-  return element('p', { class: `message message-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, element('strong', {}, `${label}: `), text);
+  return element(
+    'p',
+    { class: `message message-${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+    element('strong', {}, `${label}: `),
+    text,
+  );
 }
 
 // Whether amounts show the JSON's exact text instead of their rounded form (the page's "Exact values" switch).
@@ -69,7 +102,12 @@ let exactValues = false;
 export function amount(shown: string, exact: string, note?: string): HTMLElement {
   return element(
     'span',
-    { class: note ? 'amount amount-note' : 'amount', 'data-exact': exact, 'data-shown': shown, title: `${note ? `${note}. ` : ''}Exact value: ${exact}` },
+    {
+      class: note ? 'amount amount-note' : 'amount',
+      'data-exact': exact,
+      'data-shown': shown,
+      title: `${note ? `${note}. ` : ''}Exact value: ${exact}`,
+    },
     exactValues ? exact : shown,
   );
 }
@@ -77,5 +115,6 @@ export function amount(shown: string, exact: string, note?: string): HTMLElement
 /** Switches every amount on the page, and those drawn later, between its rounded and exact text. */
 export function showExactValues(on: boolean): void {
   exactValues = on;
-  for (const node of document.querySelectorAll<HTMLElement>('[data-exact]')) node.textContent = (on ? node.dataset.exact : node.dataset.shown) ?? '';
+  for (const node of document.querySelectorAll<HTMLElement>('[data-exact]'))
+    node.textContent = (on ? node.dataset.exact : node.dataset.shown) ?? '';
 }

@@ -120,7 +120,10 @@ export function usdChange(startText: string, endText: string): UsdChange {
 export function sumDecimals(texts: string[]): string {
   const values = texts.map(parseDecimal);
   const exponent = Math.min(0, ...values.map((value) => value.exponent));
-  return decimalText(values.reduce((sum, value) => sum + unitsAt(value, exponent), 0n), exponent);
+  return decimalText(
+    values.reduce((sum, value) => sum + unitsAt(value, exponent), 0n),
+    exponent,
+  );
 }
 
 /** `units * 10^exponent` as plain decimal text, without an exponent or trailing zeros. */
@@ -151,7 +154,11 @@ export function formatCompactTicks(ticks: number[], increment: number, prefix = 
   let places = 0;
   while (places < 8 && increment > 0 && !wholeAt(increment / unit, places)) places++;
   // Every label with the same decimals, so that they line up and read as steps of one size.
-  return ticks.map((tick) => (Math.abs(tick) / unit < 0.5 * 10 ** -places ? `${prefix}0` : `${tick < 0 ? '-' : ''}${prefix}${(Math.abs(tick) / unit).toFixed(places)}${suffix}`));
+  return ticks.map((tick) =>
+    Math.abs(tick) / unit < 0.5 * 10 ** -places
+      ? `${prefix}0`
+      : `${tick < 0 ? '-' : ''}${prefix}${(Math.abs(tick) / unit).toFixed(places)}${suffix}`,
+  );
 }
 
 /** Whether `value` (positive) has at most `places` decimals, up to a double's noise. */

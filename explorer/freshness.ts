@@ -16,13 +16,28 @@ export async function renderFreshness(target: HTMLElement, facts: SnapshotFacts,
     element(
       'dl',
       { class: 'facts' },
-      element('div', {}, element('dt', {}, 'Last closed New York day'), element('dd', { 'data-fact': 'last-closed-day' }, facts.lastClosedDay)),
-      element('div', {}, element('dt', {}, 'Daily portfolios as of'), element('dd', { 'data-fact': 'daily-as-of' }, daily.asOf ?? 'none (no closed day has a balance)')),
-      element('div', {}, element('dt', {}, 'Known seasons'), element('dd', { 'data-fact': 'season-count' }, String(seasons.seasons.length))),
+      element(
+        'div',
+        {},
+        element('dt', {}, 'Last closed New York day'),
+        element('dd', { 'data-fact': 'last-closed-day' }, facts.lastClosedDay),
+      ),
+      element(
+        'div',
+        {},
+        element('dt', {}, 'Daily portfolios as of'),
+        element('dd', { 'data-fact': 'daily-as-of' }, daily.asOf ?? 'none (no closed day has a balance)'),
+      ),
+      element(
+        'div',
+        {},
+        element('dt', {}, 'Known seasons'),
+        element('dd', { 'data-fact': 'season-count' }, String(seasons.seasons.length)),
+      ),
     ),
     table(
       'seasons',
-      'Seasons: leaderboards and points standings are as of their season\'s day',
+      "Seasons: leaderboards and points standings are as of their season's day",
       [
         { heading: 'Season', cell: (row) => `Season ${row.season.value}` },
         { heading: 'Status', cell: (row) => (row.frozen ? 'frozen' : 'live') },

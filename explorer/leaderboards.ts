@@ -54,7 +54,11 @@ function leaderboardView(leaderboard: ExactLeaderboard): HTMLElement {
           `Season ${leaderboard.season.value} multipliers`,
           [
             { heading: 'Position', cell: (row) => row.position },
-            { heading: 'Multiplier', cell: (row) => amount(`\u00d7${formatAmount(row.multiplier.value)}`, row.multiplier.value), numeric: true },
+            {
+              heading: 'Multiplier',
+              cell: (row) => amount(`\u00d7${formatAmount(row.multiplier.value)}`, row.multiplier.value),
+              numeric: true,
+            },
             { heading: 'First day', cell: (row) => row.firstDay },
             { heading: 'Last day', cell: (row) => row.lastDay },
           ],
@@ -68,7 +72,11 @@ function leaderboardView(leaderboard: ExactLeaderboard): HTMLElement {
           [
             { heading: 'Rank', cell: (row) => row.rank.value, numeric: true },
             { heading: 'Wallet', cell: (row) => element('a', { href: `#address=${row.user}`, class: 'address' }, row.user) },
-            { heading: 'Total points', cell: (row) => amount(formatAmount(row.totalPoints.value, 2), row.totalPoints.value), numeric: true },
+            {
+              heading: 'Total points',
+              cell: (row) => amount(formatAmount(row.totalPoints.value, 2), row.totalPoints.value),
+              numeric: true,
+            },
             { heading: 'Daily rate', cell: (row) => amount(formatAmount(row.dailyRate.value, 2), row.dailyRate.value), numeric: true },
           ],
           leaderboard.entries,

@@ -67,7 +67,10 @@ nav.addEventListener('click', (event) => {
 exactSwitch.addEventListener('change', () => showExactValues(exactSwitch.checked));
 
 if (facts.exampleWallet) {
-  suggestion.replaceChildren('Example: ', element('a', { href: `#address=${facts.exampleWallet}`, class: 'address', 'data-example': '' }, facts.exampleWallet));
+  suggestion.replaceChildren(
+    'Example: ',
+    element('a', { href: `#address=${facts.exampleWallet}`, class: 'address', 'data-example': '' }, facts.exampleWallet),
+  );
 }
 
 try {

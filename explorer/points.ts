@@ -79,7 +79,8 @@ function seasonView(season: SeasonHistory): HTMLElement {
         width: 3,
         points: days.length < 40,
         values: days.map((day) => Number(day.totalPoints.value)),
-        legend: (index) => element('span', {}, points(days[index]!.totalPoints.value), ' (', points(days[index]!.points.value), ' that day)'),
+        legend: (index) =>
+          element('span', {}, points(days[index]!.totalPoints.value), ' (', points(days[index]!.points.value), ' that day)'),
       },
       {
         label: 'Rank (1 = top)',
@@ -102,7 +103,14 @@ function seasonView(season: SeasonHistory): HTMLElement {
         lines,
         axes: [
           { scale: 'points', side: 'left', title: 'Total points', labels: (ticks, increment) => formatCompactTicks(ticks, increment) },
-          { scale: 'rank', side: 'right', title: 'Rank', inverted: true, integer: true, labels: (ticks) => ticks.map((tick) => String(Math.round(tick))) },
+          {
+            scale: 'rank',
+            side: 'right',
+            title: 'Rank',
+            inverted: true,
+            integer: true,
+            labels: (ticks) => ticks.map((tick) => String(Math.round(tick))),
+          },
         ],
         description: `Season ${number}: total points and rank each day from ${days[0]!.date} to ${days[days.length - 1]!.date}. The legend below gives the values of one day; the table under it gives every day.`,
         selected: days.length - 1,

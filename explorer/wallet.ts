@@ -10,7 +10,17 @@ import { getDaily, getHistory, getPoints, getPointsHistory, type DayRange } from
 import { DASHES, STROKES, drawLineChart, type LineChart, type Line } from './chart.ts';
 import { amount, element, message, table } from './dom.ts';
 import type { ExactDayRow, ExactPortfolioHistory } from './documents.ts';
-import { chainName, formatAmount, formatCompactTicks, formatPrice, formatUsd, isUnpriced, sumDecimals, tokenName, usdChange } from './format.ts';
+import {
+  chainName,
+  formatAmount,
+  formatCompactTicks,
+  formatPrice,
+  formatUsd,
+  isUnpriced,
+  sumDecimals,
+  tokenName,
+  usdChange,
+} from './format.ts';
 import { pointsView } from './points.ts';
 
 type Breakdown = 'token' | 'chain';
@@ -34,7 +44,11 @@ export async function renderWallet(target: HTMLElement, links: HTMLElement, type
   links.replaceChildren();
   if (!ADDRESS_PATTERN.test(text)) {
     target.replaceChildren(
-      message('error', 'Not an address', `"${text.length > 80 ? `${text.slice(0, 77)}...` : text}" is not 0x followed by 40 hexadecimal digits (0-9, a-f, any case).`),
+      message(
+        'error',
+        'Not an address',
+        `"${text.length > 80 ? `${text.slice(0, 77)}...` : text}" is not 0x followed by 40 hexadecimal digits (0-9, a-f, any case).`,
+      ),
     );
     return;
   }
@@ -43,7 +57,10 @@ export async function renderWallet(target: HTMLElement, links: HTMLElement, type
   target.replaceChildren(element('p', { role: 'status' }, `Loading ${address}...`));
   try {
     // A wallet without points has no points history: it is asked for only when there are seasons to draw.
-    const pointsAndHistory = getPoints(address).then(async (points) => ({ points, pointsHistory: points.seasons.length > 0 ? await getPointsHistory(address) : { seasons: [] } }));
+    const pointsAndHistory = getPoints(address).then(async (points) => ({
+      points,
+      pointsHistory: points.seasons.length > 0 ? await getPointsHistory(address) : { seasons: [] },
+    }));
     const [history, daily, { points, pointsHistory }] = await Promise.all([getHistory(address), getDaily(address), pointsAndHistory]);
     if (search !== latestSearch) return;
     const heading = element('h3', { class: 'address', 'data-wallet': address }, address);
@@ -55,19 +72,20 @@ export async function renderWallet(target: HTMLElement, links: HTMLElement, type
       return;
     }
     const overview = element('div', { class: 'overview' });
-    const sections = daily.days.length === 0
-      ? [
-          overview,
-          message('notice', 'No balance history', `${address} held no token in this snapshot; it only has points.`),
-          section('wallet-points', 'Points', pointsView(points, pointsHistory)),
-          section('wallet-history', 'Balance history per chain and token', historyView(history)),
-        ]
-      : [
-          overview,
-          ...dailyView(address, daily.days, overview),
-          section('wallet-points', 'Points', pointsView(points, pointsHistory)),
-          section('wallet-history', 'Balance history per chain and token', historyView(history)),
-        ];
+    const sections =
+      daily.days.length === 0
+        ? [
+            overview,
+            message('notice', 'No balance history', `${address} held no token in this snapshot; it only has points.`),
+            section('wallet-points', 'Points', pointsView(points, pointsHistory)),
+            section('wallet-history', 'Balance history per chain and token', historyView(history)),
+          ]
+        : [
+            overview,
+            ...dailyView(address, daily.days, overview),
+            section('wallet-points', 'Points', pointsView(points, pointsHistory)),
+            section('wallet-history', 'Balance history per chain and token', historyView(history)),
+          ];
     target.replaceChildren(heading, ...sections);
     const present = WALLET_SECTIONS.filter(({ id }) => target.querySelector(`#${id}`));
     links.replaceChildren(...present.map(({ id, name }) => element('a', { href: `#${id}` }, name)));
@@ -80,7 +98,12 @@ export async function renderWallet(target: HTMLElement, links: HTMLElement, type
 
 /** A section of the wallet that the nav can jump to (focusable, so the keyboard lands there too). */
 function section(id: string, title: string, ...body: (Node | null)[]): HTMLElement {
-  return element('section', { id, tabindex: -1, 'aria-labelledby': `${id}-heading`, class: 'jump-target' }, element('h4', { id: `${id}-heading` }, title), ...body);
+  return element(
+    'section',
+    { id, tabindex: -1, 'aria-labelledby': `${id}-heading`, class: 'jump-target' },
+    element('h4', { id: `${id}-heading` }, title),
+    ...body,
+  );
 }
 
 /** How many of the day's positions have no price (their value counts as 0 in the total). */
@@ -95,7 +118,12 @@ function unpricedCount(day: ExactDayRow): number {
 function renderOverview(target: HTMLElement, latest: ExactDayRow, shown: ExactDayRow[]): void {
   const unpriced = unpricedCount(latest);
   const change = (() => {
-    if (shown.length < 2) return element('p', { class: 'change', 'data-change': '' }, shown.length === 1 ? `One day shown (${shown[0]!.date}): no change to show.` : 'No day in the chosen range.');
+    if (shown.length < 2)
+      return element(
+        'p',
+        { class: 'change', 'data-change': '' },
+        shown.length === 1 ? `One day shown (${shown[0]!.date}): no change to show.` : 'No day in the chosen range.',
+      );
     const first = shown[0]!;
     const last = shown[shown.length - 1]!;
     // Exact decimal arithmetic on the JSON's text: a double loses cents beyond 2^53 of them.
@@ -122,11 +150,21 @@ function renderOverview(target: HTMLElement, latest: ExactDayRow, shown: ExactDa
       'p',
       { class: 'headline' },
       element('span', { class: 'headline-label' }, `Worth on ${latest.date}, the latest day`),
-      element('span', { class: 'headline-value', 'data-headline': '' }, amount(formatUsd(latest.totalValueUsd.value), latest.totalValueUsd.value)),
+      element(
+        'span',
+        { class: 'headline-value', 'data-headline': '' },
+        amount(formatUsd(latest.totalValueUsd.value), latest.totalValueUsd.value),
+      ),
     ),
     change,
     ...(unpriced > 0
-      ? [element('p', { class: 'summary', 'data-unpriced-note': '' }, `${unpriced} ${unpriced === 1 ? 'position has' : 'positions have'} no price on ${latest.date} and ${unpriced === 1 ? 'counts' : 'count'} as $0 in this total.`)]
+      ? [
+          element(
+            'p',
+            { class: 'summary', 'data-unpriced-note': '' },
+            `${unpriced} ${unpriced === 1 ? 'position has' : 'positions have'} no price on ${latest.date} and ${unpriced === 1 ? 'counts' : 'count'} as $0 in this total.`,
+          ),
+        ]
       : []),
   );
 }
@@ -160,7 +198,9 @@ function partOf(day: ExactDayRow, breakdown: Breakdown, key: string): { value: n
 function chartLines(days: ExactDayRow[], breakdown: Breakdown): Line[] {
   const keys = new Set<string>();
   for (const day of days) for (const position of day.positions) keys.add(breakdown === 'token' ? position.token : position.chainId.value);
-  const ordered = [...keys].sort(breakdown === 'token' ? (a, b) => TOKEN_KEYS.indexOf(a as never) - TOKEN_KEYS.indexOf(b as never) : (a, b) => Number(a) - Number(b));
+  const ordered = [...keys].sort(
+    breakdown === 'token' ? (a, b) => TOKEN_KEYS.indexOf(a as never) - TOKEN_KEYS.indexOf(b as never) : (a, b) => Number(a) - Number(b),
+  );
   const total: Line = {
     label: 'Total',
     scale: 'usd',
@@ -173,26 +213,28 @@ function chartLines(days: ExactDayRow[], breakdown: Breakdown): Line[] {
       return unpriced === 0 ? shown : element('span', {}, shown, ` (${unpriced} without price)`);
     },
   };
-  const parts = ordered.map((key, index): Line => ({
-    label: breakdown === 'token' ? tokenName(key) : chainName(key),
-    scale: 'usd',
-    stroke: STROKES[index % STROKES.length],
-    dash: DASHES[index % DASHES.length],
-    width: 1.5,
-    // A day whose positions all lack a price is a gap, not a drop to zero.
-    values: days.map((day) => {
-      const part = partOf(day, breakdown, key);
-      return part.held > 0 && part.unpriced === part.held ? null : part.value;
+  const parts = ordered.map(
+    (key, index): Line => ({
+      label: breakdown === 'token' ? tokenName(key) : chainName(key),
+      scale: 'usd',
+      stroke: STROKES[index % STROKES.length],
+      dash: DASHES[index % DASHES.length],
+      width: 1.5,
+      // A day whose positions all lack a price is a gap, not a drop to zero.
+      values: days.map((day) => {
+        const part = partOf(day, breakdown, key);
+        return part.held > 0 && part.unpriced === part.held ? null : part.value;
+      }),
+      legend: (index) => {
+        const part = partOf(days[index]!, breakdown, key);
+        if (part.held > 0 && part.unpriced === part.held) return amount('no price', '0', 'No price on or before this day');
+        const exact = part.exact.length === 1 ? part.exact[0]! : part.exact.length === 0 ? '0' : `${part.exact.join(' + ')}`;
+        // Several positions (a chain's tokens) are summed exactly before rounding, like a single amount.
+        const shown = amount(formatUsd(part.exact.length === 0 ? '0' : sumDecimals(part.exact)), exact);
+        return part.unpriced > 0 ? element('span', {}, shown, ` + ${part.unpriced} without price`) : shown;
+      },
     }),
-    legend: (index) => {
-      const part = partOf(days[index]!, breakdown, key);
-      if (part.held > 0 && part.unpriced === part.held) return amount('no price', '0', 'No price on or before this day');
-      const exact = part.exact.length === 1 ? part.exact[0]! : part.exact.length === 0 ? '0' : `${part.exact.join(' + ')}`;
-      // Several positions (a chain's tokens) are summed exactly before rounding, like a single amount.
-      const shown = amount(formatUsd(part.exact.length === 0 ? '0' : sumDecimals(part.exact)), exact);
-      return part.unpriced > 0 ? element('span', {}, shown, ` + ${part.unpriced} without price`) : shown;
-    },
-  }));
+  );
   return [total, ...parts];
 }
 
@@ -282,9 +324,14 @@ function dailyView(address: string, allDays: ExactDayRow[], overview: HTMLElemen
   const fromInput = dateInput('range-from', 'from', firstDay);
   const toInput = dateInput('range-to', 'to', lastDay);
   const applyRange = async (range: DayRange) => {
-    for (const [name, value] of [['from', range.from], ['to', range.to]] as const) {
+    for (const [name, value] of [
+      ['from', range.from],
+      ['to', range.to],
+    ] as const) {
       if (value && !isCalendarDay(value)) {
-        rangeMessage.replaceChildren(message('error', 'Not a date', `"${name}" is "${value}"; write a calendar day as YYYY-MM-DD, e.g. ${lastDay}.`));
+        rangeMessage.replaceChildren(
+          message('error', 'Not a date', `"${name}" is "${value}"; write a calendar day as YYYY-MM-DD, e.g. ${lastDay}.`),
+        );
         return;
       }
     }
@@ -326,7 +373,14 @@ function dailyView(address: string, allDays: ExactDayRow[], overview: HTMLElemen
         void applyRange({ from: fromInput.value.trim() || null, to: toInput.value.trim() || null });
       },
     },
-    element('span', { class: 'presets', role: 'group', 'aria-label': 'Last days' }, preset('Last 30 days', 30), preset('90 days', 90), preset('1 year', 365), preset('All', null)),
+    element(
+      'span',
+      { class: 'presets', role: 'group', 'aria-label': 'Last days' },
+      preset('Last 30 days', 30),
+      preset('90 days', 90),
+      preset('1 year', 365),
+      preset('All', null),
+    ),
     element(
       'span',
       { class: 'dates' },
@@ -388,7 +442,11 @@ const NO_PRICE_NOTE = 'No price on or before this day: usdPerToken is 0 in the J
 
 function positionsView(day: ExactDayRow): HTMLElement {
   if (day.positions.length === 0) {
-    return element('div', { 'data-day': day.date }, message('notice', 'No positions', `every balance was zero at the end of ${day.date}; total value $0.00.`));
+    return element(
+      'div',
+      { 'data-day': day.date },
+      message('notice', 'No positions', `every balance was zero at the end of ${day.date}; total value $0.00.`),
+    );
   }
   const unpriced = unpricedCount(day);
   return element(
@@ -398,18 +456,31 @@ function positionsView(day: ExactDayRow): HTMLElement {
       'positions',
       `Positions at the end of ${day.date}`,
       [
-        { heading: 'Chain', cell: (row) => element('span', { title: `chain ID ${row.chainId.value}`, 'data-key': row.chainId.value }, chainName(row.chainId.value)) },
-        { heading: 'Token', cell: (row) => element('span', { title: `token key ${row.token}`, 'data-key': row.token }, tokenName(row.token)) },
+        {
+          heading: 'Chain',
+          cell: (row) =>
+            element('span', { title: `chain ID ${row.chainId.value}`, 'data-key': row.chainId.value }, chainName(row.chainId.value)),
+        },
+        {
+          heading: 'Token',
+          cell: (row) => element('span', { title: `token key ${row.token}`, 'data-key': row.token }, tokenName(row.token)),
+        },
         // The value first: on a phone it is the column still in view.
         {
           heading: 'Value (USD)',
-          cell: (row) => (isUnpriced(row) ? amount('no price', row.valueUsd.value, NO_PRICE_NOTE) : amount(formatUsd(row.valueUsd.value), row.valueUsd.value)),
+          cell: (row) =>
+            isUnpriced(row)
+              ? amount('no price', row.valueUsd.value, NO_PRICE_NOTE)
+              : amount(formatUsd(row.valueUsd.value), row.valueUsd.value),
           numeric: true,
         },
         { heading: 'Balance', cell: (row) => amount(formatAmount(row.balance.value), row.balance.value), numeric: true },
         {
           heading: 'Price (USD)',
-          cell: (row) => (isUnpriced(row) ? amount('no price', row.usdPerToken.value, NO_PRICE_NOTE) : amount(formatPrice(row.usdPerToken.value), row.usdPerToken.value)),
+          cell: (row) =>
+            isUnpriced(row)
+              ? amount('no price', row.usdPerToken.value, NO_PRICE_NOTE)
+              : amount(formatPrice(row.usdPerToken.value), row.usdPerToken.value),
           numeric: true,
         },
       ],
@@ -417,12 +488,22 @@ function positionsView(day: ExactDayRow): HTMLElement {
       ['Total value', element('span', { 'data-total': '' }, amount(formatUsd(day.totalValueUsd.value), day.totalValueUsd.value)), '', ''],
     ),
     unpriced > 0
-      ? element('p', { class: 'summary', 'data-unpriced-note': '' }, `"no price": the snapshot has no price for this token on or before ${day.date}, so ${unpriced === 1 ? 'its value counts' : 'their values count'} as $0 in the total.`)
+      ? element(
+          'p',
+          { class: 'summary', 'data-unpriced-note': '' },
+          `"no price": the snapshot has no price for this token on or before ${day.date}, so ${unpriced === 1 ? 'its value counts' : 'their values count'} as $0 in the total.`,
+        )
       : null,
   );
 }
 
-const NEW_YORK_TIME = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+const NEW_YORK_TIME = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'America/New_York',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
 
 /** Every chain and token with snapshots, one collapsible table each, in the JSON's order. */
 function historyView(history: ExactPortfolioHistory): HTMLElement {
@@ -460,7 +541,12 @@ function historyView(history: ExactPortfolioHistory): HTMLElement {
                     { heading: 'Date', cell: (row) => row.date },
                     {
                       heading: 'Time (New York)',
-                      cell: (row) => amount(NEW_YORK_TIME.format(new Date(Number(row.timestamp.value) * 1000)), row.timestamp.value, 'Unix time in seconds'),
+                      cell: (row) =>
+                        amount(
+                          NEW_YORK_TIME.format(new Date(Number(row.timestamp.value) * 1000)),
+                          row.timestamp.value,
+                          'Unix time in seconds',
+                        ),
                       numeric: true,
                     },
                     { heading: 'Balance', cell: (row) => amount(formatAmount(row.balance.value), row.balance.value), numeric: true },
@@ -469,7 +555,9 @@ function historyView(history: ExactPortfolioHistory): HTMLElement {
                 ),
               );
             }),
-            never.length > 0 ? element('p', { class: 'summary' }, `Never held on ${chainName(chain)}: ${never.map(tokenName).join(', ')}.`) : null,
+            never.length > 0
+              ? element('p', { class: 'summary' }, `Never held on ${chainName(chain)}: ${never.map(tokenName).join(', ')}.`)
+              : null,
           );
         }),
       );

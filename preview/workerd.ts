@@ -80,7 +80,13 @@ async function bundleWorker(entry?: string): Promise<string> {
  * stored, then the pointer; a publish or a rollback seen later is copied the same way, the
  * pointer last, so the Worker switches from one whole version to the next.
  */
-export async function startWorkerdFromBucket(options: { from: string; endpoint?: string; port: number; host: string; log?: (line: string) => void }): Promise<RunningWorker> {
+export async function startWorkerdFromBucket(options: {
+  from: string;
+  endpoint?: string;
+  port: number;
+  host: string;
+  log?: (line: string) => void;
+}): Promise<RunningWorker> {
   const location = parseLocation(options.from);
   const client = await createStorageClient({ endpoint: options.endpoint, maxAttempts: 4, concurrency: LOAD_CONCURRENCY });
   let mirrored: string | null = null;
@@ -120,9 +126,11 @@ export async function startWorkerdFromBucket(options: { from: string; endpoint?:
   }
   let following: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
-    following = following.then(() => mirror(bucket)).catch((error: unknown) => {
-      process.stderr.write(`wallet-snapshot serve: could not copy ${describe(location)}: ${(error as Error).message}\n`);
-    });
+    following = following
+      .then(() => mirror(bucket))
+      .catch((error: unknown) => {
+        process.stderr.write(`wallet-snapshot serve: could not copy ${describe(location)}: ${(error as Error).message}\n`);
+      });
   }, WATCH_INTERVAL_MS);
   timer.unref();
   return {
@@ -198,7 +206,8 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
     const previous = published;
     published = { ...identity, version };
     // The Worker reads the pointer again within seconds; the previous version goes once none reads it.
-    if (previous && previous.version !== version) setTimeout(() => void removeVersion(bucket, previous.version).catch(() => {}), 15_000).unref();
+    if (previous && previous.version !== version)
+      setTimeout(() => void removeVersion(bucket, previous.version).catch(() => {}), 15_000).unref();
   };
   try {
     await refresh();
@@ -241,13 +250,46 @@ export async function startWorkerd(options: { dir: string; port: number; host: s
  * with a plain-text 501, so the edge answers it with the handler's own 405.
  */
 const WORKERD_METHODS = new Set([
-  'ACL', 'CHECKOUT', 'COPY', 'DELETE', 'GET', 'HEAD', 'LOCK', 'MERGE', 'MKACTIVITY', 'MKCOL', 'MOVE', 'NOTIFY', 'OPTIONS', 'PATCH',
-  'POST', 'PROPFIND', 'PROPPATCH', 'PURGE', 'PUT', 'QUERY', 'REPORT', 'SEARCH', 'SUBSCRIBE', 'TRACE', 'UNLOCK', 'UNSUBSCRIBE',
+  'ACL',
+  'CHECKOUT',
+  'COPY',
+  'DELETE',
+  'GET',
+  'HEAD',
+  'LOCK',
+  'MERGE',
+  'MKACTIVITY',
+  'MKCOL',
+  'MOVE',
+  'NOTIFY',
+  'OPTIONS',
+  'PATCH',
+  'POST',
+  'PROPFIND',
+  'PROPPATCH',
+  'PURGE',
+  'PUT',
+  'QUERY',
+  'REPORT',
+  'SEARCH',
+  'SUBSCRIBE',
+  'TRACE',
+  'UNLOCK',
+  'UNSUBSCRIBE',
 ]);
 
 /** Headers about one connection or one body's framing, never forwarded (the edge sends no body). */
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'upgrade', 'content-length', 'expect', 'trailer', 'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'upgrade',
+  'content-length',
+  'expect',
+  'trailer',
+  'host',
 ]);
 
 /**
@@ -329,7 +371,11 @@ function treeIdentity(dir: string): { tree: string; meta: number } | null {
 /** The members of Miniflare's R2 bucket that loading a tree uses. */
 export interface LocalBucket {
   get(key: string): Promise<{ arrayBuffer(): Promise<ArrayBuffer> } | null>;
-  put(key: string, value: Uint8Array | string, options: { httpMetadata: Record<string, string>; customMetadata?: Record<string, string> }): Promise<unknown>;
+  put(
+    key: string,
+    value: Uint8Array | string,
+    options: { httpMetadata: Record<string, string>; customMetadata?: Record<string, string> },
+  ): Promise<unknown>;
   list(options: { prefix: string; cursor?: string }): Promise<{ objects: { key: string }[]; truncated: boolean; cursor?: string }>;
   delete(keys: string[]): Promise<void>;
 }
@@ -342,7 +388,7 @@ export interface LocalBucket {
  */
 export async function loadTree(
   bucket: Pick<LocalBucket, 'put'>,
-  dir: string,
+  _dir: string,
   shownDir: string,
 ): Promise<{ version: string; shards: PackedShard[] }> {
   const progress = new Progress('quiet');

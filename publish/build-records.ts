@@ -37,13 +37,17 @@ export async function readBuildRecords(dir: string, shownDir: string, taker: Tre
     if (!match) throw refuse(shownDir, `${MANIFEST_DIR}/${name} is not a record a build writes`);
     shards.set(`${match[1]}-of-${match[2]}`, { index: Number(match[1]), count: Number(match[2]) });
   }
-  if (shards.size === 0) throw refuse(shownDir, `${MANIFEST_DIR} is missing (the build's record of the files it wrote); build the tree again`);
+  if (shards.size === 0)
+    throw refuse(shownDir, `${MANIFEST_DIR} is missing (the build's record of the files it wrote); build the tree again`);
   const counts = new Set([...shards.values()].map((shard) => shard.count));
   if (counts.size > 1) throw refuse(shownDir, `${MANIFEST_DIR} holds records of different shard counts (${[...counts].join(', ')})`);
   const count = [...counts][0]!;
   if (shards.size > 1 && shards.size < count) {
     const held = [...shards.values()].map((shard) => shard.index).sort((a, b) => a - b);
-    throw refuse(shownDir, `it holds shards ${held.join(', ')} of ${count}: publish each shard's own tree (each is staged), or the union of all ${count}`);
+    throw refuse(
+      shownDir,
+      `it holds shards ${held.join(', ')} of ${count}: publish each shard's own tree (each is staged), or the union of all ${count}`,
+    );
   }
   const summaries: TreeManifest[] = [];
   const files = new Map<string, string>();
@@ -54,11 +58,15 @@ export async function readBuildRecords(dir: string, shownDir: string, taker: Tre
     try {
       summary = TreeManifestSchema.parse(JSON.parse(await fs.readFile(path.join(dir, ...summaryFile.split('/')), 'utf8')));
     } catch (error) {
-      throw refuse(shownDir, `${summaryFile} cannot be read as the build's record (${(error as Error).message.split('\n')[0]}); build the tree again`);
+      throw refuse(
+        shownDir,
+        `${summaryFile} cannot be read as the build's record (${(error as Error).message.split('\n')[0]}); build the tree again`,
+      );
     }
     const list = await fs.readFile(path.join(dir, ...listFile.split('/'))).catch(() => null);
     if (!list) throw refuse(shownDir, `${listFile} is missing`);
-    if (crypto.createHash('sha256').update(list).digest('hex') !== summary.sha256) throw refuse(shownDir, `${listFile} was edited (its sha256 is not the one ${summaryFile} records)`);
+    if (crypto.createHash('sha256').update(list).digest('hex') !== summary.sha256)
+      throw refuse(shownDir, `${listFile} was edited (its sha256 is not the one ${summaryFile} records)`);
     for (const line of list.toString('utf8').split('\n')) {
       if (line === '') continue;
       const parsed = parseManifestLine(line);
@@ -68,7 +76,8 @@ export async function readBuildRecords(dir: string, shownDir: string, taker: Tre
     summaries.push(summary);
   }
   const builds = new Set(summaries.map((summary) => `${summary.build.now} ${summary.build.inputs}`));
-  if (builds.size > 1) throw refuse(shownDir, `its ${summaries.length} shard records come from different builds (another --now or other inputs)`);
+  if (builds.size > 1)
+    throw refuse(shownDir, `its ${summaries.length} shard records come from different builds (another --now or other inputs)`);
   const whole = summaries.length === count;
   return { shard: whole ? { index: 1, count: 1 } : summaries[0]!.shard, summaries, files };
 }
@@ -110,12 +119,18 @@ export function checkAgainstRecords(
  * archives went before it (each only of checked files, into a version that is not staged).
  */
 export function editedSinceBuild(shownDir: string, treePath: string, taker: TreeTaker, sentBefore: number): UserError {
-  const where = sentBefore === 0 ? undefined : `the ${sentBefore} archive${sentBefore === 1 ? '' : 's'} sent before it hold only files checked against the build's record, in a version not staged that a publish of the tree as built resumes from and --keep removes,`;
+  const where =
+    sentBefore === 0
+      ? undefined
+      : `the ${sentBefore} archive${sentBefore === 1 ? '' : 's'} sent before it hold only files checked against the build's record, in a version not staged that a publish of the tree as built resumes from and --keep removes,`;
   return notAsBuilt(shownDir, [`${treePath}: edited since the build (its bytes are not the ones the build wrote)`], taker, where);
 }
 
 function notAsBuilt(shownDir: string, problems: string[], taker: TreeTaker, sent = 'nothing was sent'): UserError {
-  const shown = problems.slice(0, 5).map((problem) => `  - ${problem}`).join('\n');
+  const shown = problems
+    .slice(0, 5)
+    .map((problem) => `  - ${problem}`)
+    .join('\n');
   return new UserError(
     `--dir ${shownDir} is not the tree its build wrote (${problems.length} problem${problems.length === 1 ? '' : 's'}; ` +
       `${taker === 'publish' ? `${sent} and the live version is untouched` : 'serve --runtime workerd serves a tree only as its build wrote it'}):\n${shown}\n` +
@@ -124,5 +139,7 @@ function notAsBuilt(shownDir: string, problems: string[], taker: TreeTaker, sent
 }
 
 function refusal(shownDir: string, why: string, taker: TreeTaker): UserError {
-  return new UserError(taker === 'publish' ? `--dir ${shownDir} cannot be published: ${why}; nothing was sent` : `--dir ${shownDir} cannot be served: ${why}`);
+  return new UserError(
+    taker === 'publish' ? `--dir ${shownDir} cannot be published: ${why}; nothing was sent` : `--dir ${shownDir} cannot be served: ${why}`,
+  );
 }

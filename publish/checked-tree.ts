@@ -32,7 +32,10 @@ export interface CheckedTree {
 }
 
 /** `taker`: who takes the tree, for the refusals' words (build-records.ts). */
-export async function readCheckedTree(options: Pick<PublishOptions, 'dir' | 'progress' | 'abortSignal'>, taker: TreeTaker = 'publish'): Promise<CheckedTree> {
+export async function readCheckedTree(
+  options: Pick<PublishOptions, 'dir' | 'progress' | 'abortSignal'>,
+  taker: TreeTaker = 'publish',
+): Promise<CheckedTree> {
   const dir = realTree(options.dir);
   const meta = await readMeta(dir);
   const records = await readBuildRecords(dir, options.dir, taker);
@@ -53,8 +56,12 @@ const CHECK_TASKS_IN_FLIGHT = 2 * TREE_FILE_THREADS;
  * it, and without this a tree edited after its publish would be answered "nothing to send".
  * Refused as packing refuses, before anything is sent or moved.
  */
-export async function checkTreeBytes(options: Pick<PublishOptions, 'dir' | 'progress' | 'abortSignal'>, tree: CheckedTree, taker: TreeTaker = 'publish'): Promise<void> {
-  options.progress.start('check the tree against its build\'s records');
+export async function checkTreeBytes(
+  options: Pick<PublishOptions, 'dir' | 'progress' | 'abortSignal'>,
+  tree: CheckedTree,
+  taker: TreeTaker = 'publish',
+): Promise<void> {
+  options.progress.start("check the tree against its build's records");
   const batches: TreeFile[][] = [];
   for (let start = 0; start < tree.files.length; start += CHECK_BATCH) batches.push(tree.files.slice(start, start + CHECK_BATCH));
   let next = 0;
@@ -86,8 +93,10 @@ function realTree(dir: string): string {
       return null;
     }
   })();
-  if (real === null) throw new UserError(`--dir ${dir} is a link to ${fs.readlinkSync(dir)}, which does not exist (a removed build?): build again, or give the folder build --out wrote`);
+  if (real === null)
+    throw new UserError(
+      `--dir ${dir} is a link to ${fs.readlinkSync(dir)}, which does not exist (a removed build?): build again, or give the folder build --out wrote`,
+    );
   if (!fs.statSync(real).isDirectory()) throw new UserError(`--dir ${dir} is not a folder: give the folder build --out wrote`);
   return real;
 }
-

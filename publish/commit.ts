@@ -30,17 +30,34 @@ export interface CommitSummary {
   seconds: number;
 }
 
-export async function commitVersion(client: S3Client, location: Location, requested: string | undefined, abortSignal?: AbortSignal, guard?: GuardSettings): Promise<CommitSummary> {
+export async function commitVersion(
+  client: S3Client,
+  location: Location,
+  requested: string | undefined,
+  abortSignal?: AbortSignal,
+  guard?: GuardSettings,
+): Promise<CommitSummary> {
   const started = performance.now();
   const where = describe(location);
   const pointer = await readPointer(client, location, abortSignal);
   const version = requested ?? (await newestStaged(client, location, pointer?.version ?? null, abortSignal));
-  const summary: CommitSummary = { version, shards: 0, files: 0, replaced: pointer?.version ?? null, alreadyLive: pointer?.version === version, guard: null, seconds: 0 };
-  const refuse = (why: string) => new UserError(`--commit: version ${version} at ${where} cannot go live: ${why}; the live version ${pointer ? `(${pointer.version}) ` : ''}is untouched`);
+  const summary: CommitSummary = {
+    version,
+    shards: 0,
+    files: 0,
+    replaced: pointer?.version ?? null,
+    alreadyLive: pointer?.version === version,
+    guard: null,
+    seconds: 0,
+  };
+  const refuse = (why: string) =>
+    new UserError(
+      `--commit: version ${version} at ${where} cannot go live: ${why}; the live version ${pointer ? `(${pointer.version}) ` : ''}is untouched`,
+    );
 
   const staged = await listStagedShards(client, location, version, abortSignal);
   if (staged.length === 0) {
-    throw refuse('no shard of it is staged (is the id right? publish each shard\'s tree first)');
+    throw refuse("no shard of it is staged (is the id right? publish each shard's tree first)");
   }
   const counts = [...new Set(staged.map((shard) => shard.count))];
   if (counts.length > 1) throw refuse(`its staged shards come from builds of different shard counts (${counts.join(', ')})`);
@@ -48,7 +65,9 @@ export async function commitVersion(client: S3Client, location: Location, reques
   const have = new Set(staged.map((shard) => shard.index));
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !have.has(index));
   if (missing.length > 0) {
-    throw refuse(`${missing.length} of ${count} shards are not staged (shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; a stage that was stopped is not staged until it is run again to its end)`);
+    throw refuse(
+      `${missing.length} of ${count} shards are not staged (shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; a stage that was stopped is not staged until it is run again to its end)`,
+    );
   }
 
   const records: Commit['records'] = [];
@@ -60,12 +79,15 @@ export async function commitVersion(client: S3Client, location: Location, reques
     const sha256 = crypto.createHash('sha256').update(record.text).digest('hex');
     if (record.metadata.sha256 !== sha256) throw refuse(`the manifest of shard ${index} of ${count} is not the one its stage wrote`);
     const pack = packOf(record.metadata);
-    if (record.metadata.format !== STORAGE_FORMAT || !pack) throw refuse(`shard ${index} of ${count} was staged by another version of wallet-snapshot`);
-    if (build !== null && record.metadata.build !== build) throw refuse(`shard ${index} of ${count} comes from another build (${record.metadata.build}) than shard 1 (${build})`);
+    if (record.metadata.format !== STORAGE_FORMAT || !pack)
+      throw refuse(`shard ${index} of ${count} was staged by another version of wallet-snapshot`);
+    if (build !== null && record.metadata.build !== build)
+      throw refuse(`shard ${index} of ${count} comes from another build (${record.metadata.build}) than shard 1 (${build})`);
     build = record.metadata.build ?? null;
     const { sharedLines, sharedFiles, files, foreign } = readShardLines(record.text, index, count);
     if (foreign) throw refuse(`shard ${index} of ${count} holds ${foreign}, a wallet of another shard`);
-    if (shared !== null && sharedLines !== shared) throw refuse(`shard ${index} of ${count} disagrees with shard 1 on the files every shard writes alike (leaderboards, seasons, meta)`);
+    if (shared !== null && sharedLines !== shared)
+      throw refuse(`shard ${index} of ${count} disagrees with shard 1 on the files every shard writes alike (leaderboards, seasons, meta)`);
     shared = sharedLines;
     records.push({ shard: index, sha256, files, pack });
     // Shared files are counted once.
@@ -78,7 +100,14 @@ export async function commitVersion(client: S3Client, location: Location, reques
 
   if (!summary.alreadyLive) {
     // Before the pointer is written: all N shards are staged and agree.
-    await goLive(client, location, version, { format: STORAGE_FORMAT, shards: count, records, committedAt: new Date().toISOString() }, pointer, abortSignal);
+    await goLive(
+      client,
+      location,
+      version,
+      { format: STORAGE_FORMAT, shards: count, records, committedAt: new Date().toISOString() },
+      pointer,
+      abortSignal,
+    );
   }
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
@@ -88,7 +117,14 @@ export async function commitVersion(client: S3Client, location: Location, reques
  * A staged version made live: its commit (unless written already), then the pointer, naming each
  * shard's pack for the readers. `pointer`: the live one, which goes to the history.
  */
-export async function goLive(client: S3Client, location: Location, version: string, commit: Commit, pointer: LivePointer | null, abortSignal?: AbortSignal): Promise<void> {
+export async function goLive(
+  client: S3Client,
+  location: Location,
+  version: string,
+  commit: Commit,
+  pointer: LivePointer | null,
+  abortSignal?: AbortSignal,
+): Promise<void> {
   if (!(await readCommit(client, location, version, abortSignal))) await writeCommit(client, location, version, commit, abortSignal);
   await writePointer(
     client,
@@ -109,7 +145,11 @@ export function packsOf(commit: Commit): LivePointer['shards'] {
 }
 
 /** The shared files' lines (in order) and the count of files of one shard's manifest; a wallet of another shard, if any. */
-function readShardLines(text: string, index: number, count: number): { sharedLines: string; sharedFiles: number; files: number; foreign: string | null } {
+function readShardLines(
+  text: string,
+  index: number,
+  count: number,
+): { sharedLines: string; sharedFiles: number; files: number; foreign: string | null } {
   const shared: string[] = [];
   let files = 0;
   let foreign: string | null = null;
@@ -138,9 +178,18 @@ async function newestStaged(client: S3Client, location: Location, live: string |
     if (await readCommit(client, location, version, abortSignal)) continue;
     candidates.push(version);
   }
-  if (candidates.length === 0) throw new UserError(`--commit: no staged version waits at ${describe(location)} (stage each shard with publish --dir SHARD_TREE first)`);
-  const day = candidates.map((version) => version.slice(0, 10)).sort().at(-1)!;
+  if (candidates.length === 0)
+    throw new UserError(
+      `--commit: no staged version waits at ${describe(location)} (stage each shard with publish --dir SHARD_TREE first)`,
+    );
+  const day = candidates
+    .map((version) => version.slice(0, 10))
+    .sort()
+    .at(-1)!;
   const newest = candidates.filter((version) => version.startsWith(day));
-  if (newest.length > 1) throw new UserError(`--commit: ${newest.length} staged versions of ${day} wait at ${describe(location)} (${newest.join(', ')}); name one with --version ID`);
+  if (newest.length > 1)
+    throw new UserError(
+      `--commit: ${newest.length} staged versions of ${day} wait at ${describe(location)} (${newest.join(', ')}); name one with --version ID`,
+    );
   return newest[0]!;
 }

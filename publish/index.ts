@@ -54,27 +54,37 @@ export interface PublishCommandOptions {
  * `onSummary`: given the closing summary as its JSON document (`--summary-json`) when the command
  * ends with a decision: a version live, a shard staged, or a night the guard refused.
  */
-export async function runPublish(options: PublishCommandOptions, abortSignal?: AbortSignal, onSummary?: (summary: PublishSummaryJson) => void): Promise<string> {
+export async function runPublish(
+  options: PublishCommandOptions,
+  abortSignal?: AbortSignal,
+  onSummary?: (summary: PublishSummaryJson) => void,
+): Promise<string> {
   const started = performance.now();
   const location = parseLocation(options.to);
   const mode = options.rollback ? '--rollback' : options.commit !== undefined ? '--commit' : null;
-  if (options.rollback && options.commit !== undefined) throw new UserError('--rollback and --commit are two different moves of the pointer: give one');
+  if (options.rollback && options.commit !== undefined)
+    throw new UserError('--rollback and --commit are two different moves of the pointer: give one');
   if (mode && options.dir !== undefined) {
     throw new UserError(`${mode} moves the pointer of what is stored already and takes no --dir`);
   }
   if (!mode && options.dir === undefined) {
     throw new UserError('--dir is required: the built tree to publish (or give --commit or --rollback)');
   }
-  if (options.version !== undefined && options.commit === undefined) throw new UserError(`--version ${options.version} names the staged version to commit: give it with --commit`);
+  if (options.version !== undefined && options.commit === undefined)
+    throw new UserError(`--version ${options.version} names the staged version to commit: give it with --commit`);
   const requested = typeof options.commit === 'string' ? options.commit : options.version;
   if (typeof options.commit === 'string' && options.version !== undefined && options.commit !== options.version) {
     throw new UserError(`--commit ${options.commit} and --version ${options.version} name two versions: give one`);
   }
   if (requested !== undefined && !VERSION_ID_PATTERN.test(requested)) {
-    throw new UserError(`--commit: "${requested}" is not a version id (e.g. 2025-11-20-c94e01dfee2b395d, as publish printed it when staging)`);
+    throw new UserError(
+      `--commit: "${requested}" is not a version id (e.g. 2025-11-20-c94e01dfee2b395d, as publish printed it when staging)`,
+    );
   }
   if (options.keep !== undefined && options.keep < MIN_KEEP) {
-    throw new UserError(`--keep ${options.keep}: expected a whole number of at least ${MIN_KEEP} (the live version and the one --rollback returns to)`);
+    throw new UserError(
+      `--keep ${options.keep}: expected a whole number of at least ${MIN_KEEP} (the live version and the one --rollback returns to)`,
+    );
   }
   if (options.endpoint !== undefined) checkEndpoint(options.endpoint, location.bucket);
   const progress = new Progress(options.progress);
@@ -89,7 +99,11 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
     ...(options.stallTimeout === undefined ? {} : { stallTimeoutMs: options.stallTimeout * 1000 }),
   });
   /** The JSON's common part; `judged`: the guard's outcome when it judged the night (null otherwise). */
-  const base = (judged: GuardOutcome | null = null) => ({ target: describe(location), guard: guardJson(judged && judged.seconds !== null ? judged.judgement : null), keep: null });
+  const base = (judged: GuardOutcome | null = null) => ({
+    target: describe(location),
+    guard: guardJson(judged && judged.seconds !== null ? judged.judgement : null),
+    keep: null,
+  });
   try {
     let text: string;
     let json: PublishSummaryJson;
@@ -117,7 +131,9 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
       const night = await readTreeNightSummary(tree.dir, options.dir!, tree.records);
       if (tree.records.shard.count > 1) {
         if (options.keep !== undefined) {
-          throw new UserError(`--keep ${options.keep}: a shard's stage never removes versions (the other shards may be staging); give --keep to the --commit that follows`);
+          throw new UserError(
+            `--keep ${options.keep}: a shard's stage never removes versions (the other shards may be staging); give --keep to the --commit that follows`,
+          );
         }
         const stage = await stageShard(publishing, tree, undefined, night);
         const lines = stageSummaryLines(stage, location, options.endpoint);
@@ -144,7 +160,15 @@ export async function runPublish(options: PublishCommandOptions, abortSignal?: A
     // A refusal's report holds the rules' figures: the reason to read it.
     if (error instanceof NightRefused) report(error.title, [error.headline], error.outcome);
     // The guard's refusal is a decision too: the JSON says which rules refused and which version stays out.
-    if (error instanceof NightRefused) onSummary?.(refusedJson(options.commit !== undefined ? 'commit' : 'publish', error.context, base(error.outcome), (performance.now() - started) / 1000));
+    if (error instanceof NightRefused)
+      onSummary?.(
+        refusedJson(
+          options.commit !== undefined ? 'commit' : 'publish',
+          error.context,
+          base(error.outcome),
+          (performance.now() - started) / 1000,
+        ),
+      );
     throw error;
   } finally {
     client.destroy();

@@ -24,7 +24,9 @@ export interface KeepSummary {
 
 export async function keepVersions(client: S3Client, location: Location, keep: number, abortSignal?: AbortSignal): Promise<KeepSummary> {
   if (!Number.isInteger(keep) || keep < MIN_KEEP) {
-    throw new UserError(`--keep ${keep}: expected a whole number of at least ${MIN_KEEP} (the live version and the one --rollback returns to)`);
+    throw new UserError(
+      `--keep ${keep}: expected a whole number of at least ${MIN_KEEP} (the live version and the one --rollback returns to)`,
+    );
   }
   const pointer = await readPointer(client, location, abortSignal);
   if (!pointer) throw new UserError(`--keep: nothing is published at ${describe(location)} (no live.json)`);
@@ -32,10 +34,7 @@ export async function keepVersions(client: S3Client, location: Location, keep: n
   const kept = history.slice(0, keep);
   const liveDay = pointer.version.slice(0, 10);
   const stored = await listVersions(client, location, abortSignal);
-  const removed = [
-    ...history.slice(keep),
-    ...stored.filter((version) => !history.includes(version) && version.slice(0, 10) < liveDay),
-  ];
+  const removed = [...history.slice(keep), ...stored.filter((version) => !history.includes(version) && version.slice(0, 10) < liveDay)];
   if (history.length > keep) {
     await writePointer(client, location, { ...pointer, previous: kept.slice(1) }, abortSignal);
   }

@@ -55,7 +55,8 @@ export function checkEndpoint(endpoint: string, bucket: string): void {
   } catch {
     url = null;
   }
-  if (!url) throw new UserError(`--endpoint ${endpoint}: expected an http:// or https:// URL, e.g. https://<account id>.r2.cloudflarestorage.com`);
+  if (!url)
+    throw new UserError(`--endpoint ${endpoint}: expected an http:// or https:// URL, e.g. https://<account id>.r2.cloudflarestorage.com`);
   const path = url.pathname.replace(/\/+$/, '');
   if (path !== '' || url.search !== '') {
     const named = path.split('/').filter(Boolean)[0];

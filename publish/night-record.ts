@@ -23,22 +23,39 @@ export async function readTreeNightSummary(dir: string, shownDir: string, record
     const file = nightSummaryFile(record.shard);
     const recorded = records.files.get(file);
     if (recorded === undefined) {
-      throw new UserError(`--dir ${shownDir} holds no night summary (${file}), which publish compares with the live version: it was built by an older wallet-snapshot; build it again; nothing was sent`);
+      throw new UserError(
+        `--dir ${shownDir} holds no night summary (${file}), which publish compares with the live version: it was built by an older wallet-snapshot; build it again; nothing was sent`,
+      );
     }
     const text = await fs.readFile(path.join(dir, ...file.split('/')), 'utf8');
     if (crypto.createHash('sha256').update(text).digest('hex') !== recorded) {
-      throw new UserError(`--dir ${shownDir}: ${file} was edited since the build (its bytes are not the ones the build wrote); build it again; nothing was sent`);
+      throw new UserError(
+        `--dir ${shownDir}: ${file} was edited since the build (its bytes are not the ones the build wrote); build it again; nothing was sent`,
+      );
     }
     summaries.push(parseNightSummary(text, `${shownDir}/${file}`));
   }
   return summaries.length === 1 ? summaries[0]! : addShardSummaries(summaries);
 }
 
-export async function writeNightRecord(client: S3Client, location: Location, version: string, treePath: string, summary: NightSummary, abortSignal?: AbortSignal): Promise<void> {
+export async function writeNightRecord(
+  client: S3Client,
+  location: Location,
+  version: string,
+  treePath: string,
+  summary: NightSummary,
+  abortSignal?: AbortSignal,
+): Promise<void> {
   const key = objectKey(location, version, treePath);
   try {
     await client.send(
-      new PutObjectCommand({ Bucket: location.bucket, Key: key, Body: nightSummaryText(summary), ContentType: 'application/json; charset=utf-8', CacheControl: RECORD_CACHE_CONTROL }),
+      new PutObjectCommand({
+        Bucket: location.bucket,
+        Key: key,
+        Body: nightSummaryText(summary),
+        ContentType: 'application/json; charset=utf-8',
+        CacheControl: RECORD_CACHE_CONTROL,
+      }),
       { abortSignal },
     );
   } catch (error) {
@@ -47,7 +64,13 @@ export async function writeNightRecord(client: S3Client, location: Location, ver
 }
 
 /** null when there is none (a version published before publish kept one). */
-export async function readNightRecord(client: S3Client, location: Location, version: string, treePath: string, abortSignal?: AbortSignal): Promise<NightSummary | null> {
+export async function readNightRecord(
+  client: S3Client,
+  location: Location,
+  version: string,
+  treePath: string,
+  abortSignal?: AbortSignal,
+): Promise<NightSummary | null> {
   const key = objectKey(location, version, treePath);
   const text = await readObjectText(client, location, key, abortSignal);
   if (text === null) return null;

@@ -64,7 +64,14 @@ export interface PackOptions {
 }
 
 export async function packShard(options: PackOptions, files: readonly TreeFile[], target: PackTarget): Promise<PackSummary> {
-  const summary: PackSummary = { shape: { archives: 0, slots: 1, length: 1, window: 1 }, files: files.length, rawBytes: 0, sent: { objects: 0, bytes: 0 }, skipped: { objects: 0, bytes: 0 }, storedBytes: 0 };
+  const summary: PackSummary = {
+    shape: { archives: 0, slots: 1, length: 1, window: 1 },
+    files: files.length,
+    rawBytes: 0,
+    sent: { objects: 0, bytes: 0 },
+    skipped: { objects: 0, bytes: 0 },
+    storedBytes: 0,
+  };
   const entries: IndexEntry[] = [];
   const sending = new Set<Promise<void>>();
   let failure: unknown = null;
@@ -83,15 +90,18 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
       release();
       throw failure;
     }
-    const put = target.put(name, bytes).finally(release).then(
-      () => {
-        summary.sent.objects++;
-        summary.sent.bytes += bytes.length;
-      },
-      (error: unknown) => {
-        failure ??= error;
-      },
-    );
+    const put = target
+      .put(name, bytes)
+      .finally(release)
+      .then(
+        () => {
+          summary.sent.objects++;
+          summary.sent.bytes += bytes.length;
+        },
+        (error: unknown) => {
+          failure ??= error;
+        },
+      );
     const tracked = put.finally(() => sending.delete(tracked));
     sending.add(tracked);
   };
@@ -168,7 +178,15 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
           place(memberStart);
           await closeArchive();
         }
-        entries.push({ pathHash: member.pathHash, archive, offset: size + (member.dataStart - from), length: member.length, gzip: member.gzip, mtimeMs: member.mtimeMs, sha256: batch[i]!.sha256 });
+        entries.push({
+          pathHash: member.pathHash,
+          archive,
+          offset: size + (member.dataStart - from),
+          length: member.length,
+          gzip: member.gzip,
+          mtimeMs: member.mtimeMs,
+          sha256: batch[i]!.sha256,
+        });
         summary.rawBytes += member.size;
       }
       place(run.bytes.length);

@@ -36,7 +36,15 @@ export async function publishTree(options: PublishOptions, checked?: CheckedTree
 
   progress.start('compare with the live version');
   const pointer = await readPointer(client, location, abortSignal);
-  const summary: PublishSummary = { version, replaced: pointer?.version ?? null, alreadyLive: pointer?.version === version, stage: null, guard: null, files: tree.files.length, seconds: 0 };
+  const summary: PublishSummary = {
+    version,
+    replaced: pointer?.version ?? null,
+    alreadyLive: pointer?.version === version,
+    stage: null,
+    guard: null,
+    files: tree.files.length,
+    seconds: 0,
+  };
   if (summary.alreadyLive) {
     // Nothing is packed, so nothing else would read the files: a tree edited since is refused here.
     await checkTreeBytes(options, tree);
@@ -50,7 +58,14 @@ export async function publishTree(options: PublishOptions, checked?: CheckedTree
     // Before the pointer is written: the version is staged whole (its archives, index and record),
     // and its night summary stored beside it for the next night's guard.
     if (guard) await writeNightRecord(client, location, version, NIGHT_SUMMARY_PATH, guard.night, abortSignal);
-    await goLive(client, location, version, { format: STORAGE_FORMAT, shards: 1, records: [summary.stage.record], committedAt: new Date().toISOString() }, pointer, abortSignal);
+    await goLive(
+      client,
+      location,
+      version,
+      { format: STORAGE_FORMAT, shards: 1, records: [summary.stage.record], committedAt: new Date().toISOString() },
+      pointer,
+      abortSignal,
+    );
   }
   progress.end();
   summary.seconds = (performance.now() - started) / 1000;

@@ -24,7 +24,9 @@ export async function readMeta(dir: string): Promise<SnapshotMeta> {
   try {
     text = await fsp.readFile(resolveInTree(dir, META_FILE), 'utf8');
   } catch (error) {
-    throw new UserError(`--dir ${dir} holds no snapshot tree: ${META_FILE} cannot be read (${messageOf(error)}); run wallet-snapshot build first`);
+    throw new UserError(
+      `--dir ${dir} holds no snapshot tree: ${META_FILE} cannot be read (${messageOf(error)}); run wallet-snapshot build first`,
+    );
   }
   let parsed: unknown;
   try {
@@ -34,7 +36,9 @@ export async function readMeta(dir: string): Promise<SnapshotMeta> {
   }
   const result = SnapshotMetaSchema.safeParse(parsed);
   if (!result.success) {
-    throw new UserError(`--dir ${dir}: ${META_FILE} is not a snapshot's meta file (${result.error.issues[0]?.message}); build the tree again`);
+    throw new UserError(
+      `--dir ${dir}: ${META_FILE} is not a snapshot's meta file (${result.error.issues[0]?.message}); build the tree again`,
+    );
   }
   return result.data;
 }
@@ -49,7 +53,8 @@ export async function listTreePaths(dir: string, onTurn: () => void): Promise<{ 
   const paths: string[] = [];
   const unpublished: string[] = [];
   const take = (listing: FolderListing) => {
-    if (listing.notRegular !== null) throw new UserError(`--dir ${dir}: ${listing.notRegular} is not a regular file; a built tree holds only files and folders`);
+    if (listing.notRegular !== null)
+      throw new UserError(`--dir ${dir}: ${listing.notRegular} is not a regular file; a built tree holds only files and folders`);
     for (const treePath of listing.files) (isPublished(treePath) ? paths : unpublished).push(treePath);
   };
   // The first levels here, breadth first, until there are folders enough to share among the threads.
@@ -61,11 +66,13 @@ export async function listTreePaths(dir: string, onTurn: () => void): Promise<{ 
   }
   const groups: string[][] = [];
   for (let start = 0; start < folders.length; start += FOLDERS_A_TASK) groups.push(folders.slice(start, start + FOLDERS_A_TASK));
-  await Promise.all(groups.map(async (group) => {
-    const listing = await listFoldersOnThread(dir, group);
-    onTurn();
-    take(listing);
-  }));
+  await Promise.all(
+    groups.map(async (group) => {
+      const listing = await listFoldersOnThread(dir, group);
+      onTurn();
+      take(listing);
+    }),
+  );
   return { paths: paths.sort(), unpublished };
 }
 
@@ -101,7 +108,12 @@ export function versionIdOf(lastClosedDay: string, manifest: string): string {
  * files every shard writes alike (leaderboards, the seasons index, meta, the explorer). The
  * shards never talk to each other, and two builds differ in their instant or their inputs.
  */
-export function shardedVersionIdOf(lastClosedDay: string, count: number, build: { now: string; inputs: string }, files: readonly TreeFile[]): string {
+export function shardedVersionIdOf(
+  lastClosedDay: string,
+  count: number,
+  build: { now: string; inputs: string },
+  files: readonly TreeFile[],
+): string {
   const digest = crypto.createHash('sha256').update(`${STORAGE_FORMAT}\nshards ${count}\nbuild ${build.now} ${build.inputs}\n`);
   for (const file of files) if (isSharedFile(file.path)) digest.update(manifestLine(file.sha256, file.path));
   return `${lastClosedDay}-${digest.digest('hex').slice(0, 16)}`;

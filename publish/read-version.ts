@@ -20,7 +20,10 @@ export interface PublishedObject {
 }
 
 /** The live pointer (null: nothing is published) and the objects of the version it names. */
-export async function readLiveVersion(client: S3Client, location: Location): Promise<{ pointer: LivePointer; objects: AsyncGenerator<PublishedObject> }> {
+export async function readLiveVersion(
+  client: S3Client,
+  location: Location,
+): Promise<{ pointer: LivePointer; objects: AsyncGenerator<PublishedObject> }> {
   const pointer = await readPointer(client, location);
   if (!pointer) throw new UserError(`nothing is published at ${describe(location)} (no live.json)`);
   return { pointer, objects: readVersionObjects(client, location, pointer.version) };
@@ -32,7 +35,11 @@ async function* readVersionObjects(client: S3Client, location: Location, version
   for await (const key of listKeys(client, location, prefix)) {
     if (key.slice(prefix.length).startsWith(`${PUBLISH_FOLDER}/`)) continue;
     const object = await readObject(client, location, key, { aftermath: 'nothing was changed' });
-    if (object === null) throw new UserError(`${describe(location)}: ${key} was removed while it was read (a --keep at the same time?); nothing was changed`, EXIT_STORAGE);
+    if (object === null)
+      throw new UserError(
+        `${describe(location)}: ${key} was removed while it was read (a --keep at the same time?); nothing was changed`,
+        EXIT_STORAGE,
+      );
     yield { key, layoutKey: key.slice(layoutStart), body: object.bytes };
   }
 }

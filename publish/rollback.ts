@@ -23,8 +23,15 @@ export async function rollback(client: S3Client, location: Location, abortSignal
   // A version's commit is written after all its shards are staged: without it the version is not whole.
   const commit = await readCommit(client, location, target, abortSignal);
   if (!commit) {
-    throw new UserError(`--rollback: the previous version ${target} at ${describe(location)} is incomplete or was removed; nothing was changed`);
+    throw new UserError(
+      `--rollback: the previous version ${target} at ${describe(location)} is incomplete or was removed; nothing was changed`,
+    );
   }
-  await writePointer(client, location, { version: target, previous: older, publishedAt: new Date().toISOString(), shards: packsOf(commit) }, abortSignal);
+  await writePointer(
+    client,
+    location,
+    { version: target, previous: older, publishedAt: new Date().toISOString(), shards: packsOf(commit) },
+    abortSignal,
+  );
   return { from: pointer.version, to: target };
 }

@@ -41,7 +41,10 @@ export interface VerifyFromOptions {
 
 /** The command: the location checked, a client, the scrub, its summary (or its refusal, exit 1). */
 /** The version at `options.from` proved: its summary (problems listed, not thrown) and where it is. */
-export async function scrubFrom(options: VerifyFromOptions, abortSignal?: AbortSignal): Promise<{ summary: ScrubSummary; location: Location }> {
+export async function scrubFrom(
+  options: VerifyFromOptions,
+  abortSignal?: AbortSignal,
+): Promise<{ summary: ScrubSummary; location: Location }> {
   const location = parseLocation(options.from, '--from');
   if (options.endpoint !== undefined) checkEndpoint(options.endpoint, location.bucket);
   if (options.version !== undefined && !VERSION_ID_PATTERN.test(options.version)) {
@@ -54,7 +57,15 @@ export async function scrubFrom(options: VerifyFromOptions, abortSignal?: AbortS
     ...(options.stallTimeout === undefined ? {} : { stallTimeoutMs: options.stallTimeout * 1000 }),
   });
   try {
-    const summary = await scrubVersion({ client, location, version: options.version, sample: options.sample, seed: options.seed, progress: new Progress(options.progress), abortSignal });
+    const summary = await scrubVersion({
+      client,
+      location,
+      version: options.version,
+      sample: options.sample,
+      seed: options.seed,
+      progress: new Progress(options.progress),
+      abortSignal,
+    });
     return { summary, location };
   } finally {
     client.destroy();
@@ -143,7 +154,8 @@ export async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary>
     { step: 'deserialize', name: 'scrubCost', override: true },
   );
   const problem = (text: string) => summary.problems.push(text);
-  const read = (key: string, range?: { offset: number; length: number }) => readObject(client, location, key, { range, abortSignal, aftermath: 'nothing was changed' });
+  const read = (key: string, range?: { offset: number; length: number }) =>
+    readObject(client, location, key, { range, abortSignal, aftermath: 'nothing was changed' });
 
   progress.start('read the pointer, the commit, the records and the indexes');
   const pointer = await readPointer(client, location, abortSignal);
@@ -155,13 +167,18 @@ export async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary>
   const commitKey = objectKey(location, version, COMMIT_PATH);
   let shapes: PackedShard[];
   if (!commit) {
-    if (!summary.live) throw new UserError(`verify --from ${where}: version ${version} has no commit (${commitKey} is missing): it was never made live, or is being removed`);
+    if (!summary.live)
+      throw new UserError(
+        `verify --from ${where}: version ${version} has no commit (${commitKey} is missing): it was never made live, or is being removed`,
+      );
     problem(`${commitKey}: missing (expected the commit of the live version ${version})`);
     shapes = pointer.shards;
   } else {
     shapes = packsOf(commit);
     if (summary.live && JSON.stringify(shapes) !== JSON.stringify(pointer.shards)) {
-      problem(`${commitKey}: its shards' packs ${JSON.stringify(shapes)} are not the ones the pointer names (${JSON.stringify(pointer.shards)})`);
+      problem(
+        `${commitKey}: its shards' packs ${JSON.stringify(shapes)} are not the ones the pointer names (${JSON.stringify(pointer.shards)})`,
+      );
       shapes = pointer.shards;
     }
   }
@@ -179,7 +196,9 @@ export async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary>
       problem(`${recordKey}: missing (expected shard ${index} of ${shapes.length}'s manifest)`);
       continue;
     }
-    const text = (record.bytes[0] === 0x1f && record.bytes[1] === 0x8b ? zlib.gunzipSync(record.bytes) : Buffer.from(record.bytes)).toString('utf8');
+    const text = (
+      record.bytes[0] === 0x1f && record.bytes[1] === 0x8b ? zlib.gunzipSync(record.bytes) : Buffer.from(record.bytes)
+    ).toString('utf8');
     const digest = sha256(Buffer.from(text, 'utf8'));
     const recorded = commit?.records.find((each) => each.shard === index)?.sha256 ?? record.metadata.sha256;
     if (digest !== recorded) {
@@ -194,12 +213,15 @@ export async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary>
       continue;
     }
     if (index_.bytes.length !== shape.length * ENTRY_BYTES) {
-      problem(`${indexKey}: ${index_.bytes.length < shape.length * ENTRY_BYTES ? 'truncated' : 'altered'} (expected ${shape.length * ENTRY_BYTES} bytes, ${shape.length} slots; found ${index_.bytes.length})`);
+      problem(
+        `${indexKey}: ${index_.bytes.length < shape.length * ENTRY_BYTES ? 'truncated' : 'altered'} (expected ${shape.length * ENTRY_BYTES} bytes, ${shape.length} slots; found ${index_.bytes.length})`,
+      );
       continue;
     }
     const lines = text.split('\n').filter((line) => line !== '');
     const entries = readEntries(index_.bytes);
-    if (entries.length !== lines.length) problem(`${indexKey}: altered (expected ${lines.length} entries, one per line of the manifest; found ${entries.length})`);
+    if (entries.length !== lines.length)
+      problem(`${indexKey}: altered (expected ${lines.length} entries, one per line of the manifest; found ${entries.length})`);
     const ends = new Map<number, number>();
     for (const line of lines) {
       const parsed = parseManifestLine(line);
@@ -215,7 +237,9 @@ export async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary>
         continue;
       }
       if (entry.sha256 !== parsed.sha256) {
-        problem(`${indexKey}: the entry of ${parsed.path} records sha256 ${entry.sha256}; the manifest ${recordKey} records ${parsed.sha256}`);
+        problem(
+          `${indexKey}: the entry of ${parsed.path} records sha256 ${entry.sha256}; the manifest ${recordKey} records ${parsed.sha256}`,
+        );
         continue;
       }
       if (entry.archive > shape.archives) {
@@ -226,7 +250,8 @@ export async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary>
       ends.set(entry.archive, Math.max(ends.get(entry.archive) ?? 0, entry.offset + entry.length));
       members.push({ path: parsed.path, sha256: parsed.sha256, entry, archive });
     }
-    for (let archive = 1; archive <= shape.archives; archive++) archives.set(`${folder}${archiveName(archive)}`, archiveLength(ends.get(archive) ?? 0));
+    for (let archive = 1; archive <= shape.archives; archive++)
+      archives.set(`${folder}${archiveName(archive)}`, archiveLength(ends.get(archive) ?? 0));
   }
   summary.members = members.length;
   summary.archives = archives.size;
@@ -238,11 +263,14 @@ export async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary>
     summary.sample = { size: Math.min(options.sample, members.length), seed };
     progress.start('list the archives');
     const stored = new Map<string, number>();
-    for await (const object of listObjects(client, location, objectKey(location, version, 'pack/'), abortSignal)) stored.set(object.key, object.size);
+    for await (const object of listObjects(client, location, objectKey(location, version, 'pack/'), abortSignal))
+      stored.set(object.key, object.size);
     for (const [key, length] of archives) {
       const size = stored.get(key);
-      if (size === undefined) problem(`${key}: missing (expected an archive of ${length} bytes holding ${countOf(byArchive.get(key)?.length ?? 0, 'member')})`);
-      else if (size !== length) problem(`${key}: ${size < length ? 'truncated' : 'altered'} (expected ${length} bytes, as its index implies; found ${size})`);
+      if (size === undefined)
+        problem(`${key}: missing (expected an archive of ${length} bytes holding ${countOf(byArchive.get(key)?.length ?? 0, 'member')})`);
+      else if (size !== length)
+        problem(`${key}: ${size < length ? 'truncated' : 'altered'} (expected ${length} bytes, as its index implies; found ${size})`);
     }
     const drawn = draw(members.length, summary.sample.size, seed).map((at) => members[at]!);
     progress.start(`read ${countOf(drawn.length, 'member')} drawn at random (seed ${seed})`);
@@ -272,7 +300,10 @@ export async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary>
             problem(`${key}: missing (expected an archive of ${length} bytes holding ${countOf(held.length, 'member')})`);
             return;
           }
-          if (archive.bytes.length !== length) problem(`${key}: ${archive.bytes.length < length ? 'truncated' : 'altered'} (expected ${length} bytes, as its index implies; found ${archive.bytes.length})`);
+          if (archive.bytes.length !== length)
+            problem(
+              `${key}: ${archive.bytes.length < length ? 'truncated' : 'altered'} (expected ${length} bytes, as its index implies; found ${archive.bytes.length})`,
+            );
           else checkArchiveMembers(key, archive.bytes, held.length, problem);
           for (const member of held) {
             checkMember(member, archive.bytes, 0, problem);
@@ -293,14 +324,18 @@ function checkMember(member: Member, bytes: Uint8Array, from: number, problem: (
   const { entry } = member;
   const start = entry.offset - from;
   if (start < HEADER_BYTES || start + entry.length > bytes.length) {
-    problem(`${member.archive}: truncated (expected ${member.path} at bytes ${entry.offset} to ${entry.offset + entry.length}; found ${from + bytes.length} bytes)`);
+    problem(
+      `${member.archive}: truncated (expected ${member.path} at bytes ${entry.offset} to ${entry.offset + entry.length}; found ${from + bytes.length} bytes)`,
+    );
     return;
   }
   const header = readMemberHeader(bytes.subarray(start - HEADER_BYTES, start));
   const name = memberName(member.path, entry.gzip);
   if (!header || header.name !== name || header.size !== entry.length) {
     const found = header ? `${header.name} of ${header.size} bytes` : 'no tar header';
-    problem(`${member.archive}: altered (expected the member ${name} of ${entry.length} bytes at byte ${entry.offset - HEADER_BYTES}; found ${found})`);
+    problem(
+      `${member.archive}: altered (expected the member ${name} of ${entry.length} bytes at byte ${entry.offset - HEADER_BYTES}; found ${found})`,
+    );
     return;
   }
   const stored = bytes.subarray(start, start + entry.length);
@@ -312,7 +347,10 @@ function checkMember(member: Member, bytes: Uint8Array, from: number, problem: (
     return;
   }
   const found = sha256(content);
-  if (found !== member.sha256) problem(`${member.archive}: altered (expected ${member.path} with sha256 ${member.sha256}, as the index and the manifest record it; found ${found})`);
+  if (found !== member.sha256)
+    problem(
+      `${member.archive}: altered (expected ${member.path} with sha256 ${member.sha256}, as the index and the manifest record it; found ${found})`,
+    );
 }
 
 /** An archive read whole holds exactly `expected` members, one after the other, then the end blocks. */
@@ -367,8 +405,14 @@ export function formatScrub(summary: ScrubSummary, location: Location): string {
     : `every member of its ${countOf(summary.archives, 'archive')} (${summary.membersRead}), its tar header and its bytes against the sha256 the index and the manifest record`;
   const cost = `read ${countOf(summary.objectsRead, 'object')} (${formatBytes(summary.bytesRead)}) in ${countOf(summary.requests, 'request')}, ${formatSeconds(summary.seconds)}`;
   if (summary.problems.length > 0) {
-    const shown = summary.problems.slice(0, PROBLEMS_SHOWN).map((text) => `  - ${text}`).join('\n');
-    throw new UserError(`verify --from: ${what} fails (${countOf(summary.problems.length, 'problem')}${summary.problems.length > PROBLEMS_SHOWN ? `, the first ${PROBLEMS_SHOWN} listed` : ''}):\n${shown}\n(${cost})`, EXIT_BAD_INPUT);
+    const shown = summary.problems
+      .slice(0, PROBLEMS_SHOWN)
+      .map((text) => `  - ${text}`)
+      .join('\n');
+    throw new UserError(
+      `verify --from: ${what} fails (${countOf(summary.problems.length, 'problem')}${summary.problems.length > PROBLEMS_SHOWN ? `, the first ${PROBLEMS_SHOWN} listed` : ''}):\n${shown}\n(${cost})`,
+      EXIT_BAD_INPUT,
+    );
   }
   return [
     `verified ${what}: the pointer, the commit, each shard's manifest and index (${countOf(summary.shards, 'shard')}, ${countOf(summary.members, 'member')}, each in its index and its manifest alike), ${countOf(summary.archives, 'archive')} ${summary.sample ? 'listed, each of the length its index implies' : 'read whole'}`,

@@ -37,7 +37,12 @@ export interface StageSummary {
 }
 
 /** `version`: a whole tree's own id (publish-tree.ts); a shard's is derived here. */
-export async function stageShard(options: PublishOptions, tree: CheckedTree, version?: string, night?: NightSummary): Promise<StageSummary> {
+export async function stageShard(
+  options: PublishOptions,
+  tree: CheckedTree,
+  version?: string,
+  night?: NightSummary,
+): Promise<StageSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;
   const { files, records } = tree;
@@ -72,7 +77,8 @@ export async function stageShard(options: PublishOptions, tree: CheckedTree, ver
   // What a run stopped midway stored already: the shard's folder holds a few dozen objects at most.
   const folder = objectKey(location, id, packFolder(shard));
   const stored = new Map<string, { size: number; md5: string }>();
-  for await (const object of listObjects(client, location, folder, abortSignal)) stored.set(object.key.slice(folder.length), { size: object.size, md5: object.etag });
+  for await (const object of listObjects(client, location, folder, abortSignal))
+    stored.set(object.key.slice(folder.length), { size: object.size, md5: object.etag });
 
   progress.start(`pack shard ${shard.index} of ${shard.count} into version ${id}`);
   const packed = await packShard(
@@ -88,7 +94,16 @@ export async function stageShard(options: PublishOptions, tree: CheckedTree, ver
       put: async (name, bytes) => {
         const key = `${folder}${name}`;
         try {
-          await client.send(new PutObjectCommand({ Bucket: location.bucket, Key: key, Body: bytes, ContentType: PACK_CONTENT_TYPE, CacheControl: RECORD_CACHE_CONTROL }), { abortSignal });
+          await client.send(
+            new PutObjectCommand({
+              Bucket: location.bucket,
+              Key: key,
+              Body: bytes,
+              ContentType: PACK_CONTENT_TYPE,
+              CacheControl: RECORD_CACHE_CONTROL,
+            }),
+            { abortSignal },
+          );
         } catch (error) {
           throw storageFailure(error, location, `uploading ${key}`);
         }
@@ -103,9 +118,25 @@ export async function stageShard(options: PublishOptions, tree: CheckedTree, ver
     location,
     id,
     shard,
-    { text, metadata: { sha256: digest, files: String(files.length), build: `${build.now} ${build.inputs}`, format: STORAGE_FORMAT, pack: JSON.stringify(packed.shape) } },
+    {
+      text,
+      metadata: {
+        sha256: digest,
+        files: String(files.length),
+        build: `${build.now} ${build.inputs}`,
+        format: STORAGE_FORMAT,
+        pack: JSON.stringify(packed.shape),
+      },
+    },
     abortSignal,
   );
   const { shape, ...pack } = packed;
-  return finish({ version: id, shard, alreadyStaged: false, committed: false, pack, record: { shard: shard.index, sha256: digest, files: files.length, pack: shape } });
+  return finish({
+    version: id,
+    shard,
+    alreadyStaged: false,
+    committed: false,
+    pack,
+    record: { shard: shard.index, sha256: digest, files: files.length, pack: shape },
+  });
 }

@@ -171,14 +171,19 @@ export async function readObject(client: S3Client, location: Location, key: stri
     try {
       const bytes = await answer.Body!.transformToByteArray();
       if (answer.ContentLength !== undefined && bytes.length !== answer.ContentLength) {
-        throw Object.assign(new Error(`the body ended after ${bytes.length} of its ${answer.ContentLength} bytes`), { name: 'TruncatedBody' });
+        throw Object.assign(new Error(`the body ended after ${bytes.length} of its ${answer.ContentLength} bytes`), {
+          name: 'TruncatedBody',
+        });
       }
       const total = /\/(\d+)$/.exec(answer.ContentRange ?? '')?.[1];
       return { bytes, metadata: { ...answer.Metadata }, contentType: answer.ContentType, size: total ? Number(total) : bytes.length };
     } catch (error) {
       if (abortSignal?.aborted || attempt >= attempts) {
         const name = (error as { name?: string } | null)?.name ?? 'Error';
-        const failure = Object.assign(new Error(`the answer's body failed after its headers: ${wordsOf(error)}`, { cause: error }), { name, $metadata: { attempts: attempt } });
+        const failure = Object.assign(new Error(`the answer's body failed after its headers: ${wordsOf(error)}`, { cause: error }), {
+          name,
+          $metadata: { attempts: attempt },
+        });
         throw storageFailure(failure, location, `reading ${key}`, options.aftermath);
       }
       const delay = Math.random() * Math.min(BODY_RETRY_MAX_MS, BODY_RETRY_BASE_MS * 2 ** attempt);
@@ -188,11 +193,17 @@ export async function readObject(client: S3Client, location: Location, key: stri
 }
 
 /** Every object under `prefix` with its size and ETag (for an object sent in one request, the MD5 of its bytes), through the SDK's paginator. */
-export async function* listObjects(client: S3Client, location: Location, prefix: string, abortSignal?: AbortSignal): AsyncGenerator<{ key: string; size: number; etag: string }> {
+export async function* listObjects(
+  client: S3Client,
+  location: Location,
+  prefix: string,
+  abortSignal?: AbortSignal,
+): AsyncGenerator<{ key: string; size: number; etag: string }> {
   try {
     // The paginator hands its last argument to each request's send: the signal stops a page in flight.
     for await (const page of paginateListObjectsV2({ client }, { Bucket: location.bucket, Prefix: prefix }, { abortSignal })) {
-      for (const object of page.Contents ?? []) if (object.Key) yield { key: object.Key, size: object.Size ?? 0, etag: (object.ETag ?? '').replaceAll('"', '') };
+      for (const object of page.Contents ?? [])
+        if (object.Key) yield { key: object.Key, size: object.Size ?? 0, etag: (object.ETag ?? '').replaceAll('"', '') };
     }
   } catch (error) {
     throw storageFailure(error, location, `listing ${prefix}`);

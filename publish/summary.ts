@@ -52,7 +52,9 @@ export function commitSummaryLines(summary: CommitSummary, location: Location): 
   const where = describe(location);
   const version = `version ${summary.version} (${summary.shards} shards, ${countOf(summary.files, 'file')})`;
   if (summary.alreadyLive) return [`${version} is live at ${where} already (${formatSeconds(summary.seconds)})`];
-  return [`committed ${version} at ${where}: live${summary.replaced ? ` (was ${summary.replaced})` : ''}, in ${formatSeconds(summary.seconds)}`];
+  return [
+    `committed ${version} at ${where}: live${summary.replaced ? ` (was ${summary.replaced})` : ''}, in ${formatSeconds(summary.seconds)}`,
+  ];
 }
 
 function packLines(stage: StageSummary): string[] {
@@ -60,7 +62,9 @@ function packLines(stage: StageSummary): string[] {
   return [
     `packed ${countOf(pack.files, 'file')} (${formatBytes(pack.rawBytes)} uncompressed) into ${formatBytes(pack.storedBytes)} of archives and index`,
     `sent ${countOf(pack.sent.objects, 'object')} (${formatBytes(pack.sent.bytes)})` +
-      (pack.skipped.objects > 0 ? `; ${countOf(pack.skipped.objects, 'object')} (${formatBytes(pack.skipped.bytes)}) stored already by a run stopped midway` : ''),
+      (pack.skipped.objects > 0
+        ? `; ${countOf(pack.skipped.objects, 'object')} (${formatBytes(pack.skipped.bytes)}) stored already by a run stopped midway`
+        : ''),
   ];
 }
 
@@ -87,7 +91,10 @@ const NOTHING_SENT = { objects: { sent: 0, skipped: 0, copied: 0 }, bytes: { sen
 function packCounts(stage: StageSummary | null): Pick<PublishSummaryJson, 'objects' | 'bytes'> {
   if (!stage || stage.alreadyStaged) return NOTHING_SENT;
   const { sent, skipped } = stage.pack;
-  return { objects: { sent: sent.objects, skipped: skipped.objects, copied: 0 }, bytes: { sent: sent.bytes, skipped: skipped.bytes, copied: 0 } };
+  return {
+    objects: { sent: sent.objects, skipped: skipped.objects, copied: 0 },
+    bytes: { sent: sent.bytes, skipped: skipped.bytes, copied: 0 },
+  };
 }
 
 export function publishJson(summary: PublishSummary, base: PublishJsonBase): PublishSummaryJson {
@@ -155,7 +162,12 @@ export function rollbackJson(summary: RollbackSummary, base: PublishJsonBase, se
 }
 
 /** A night the guard refused: the version that did not go live, and the live one that stays. */
-export function refusedJson(move: 'publish' | 'commit', refused: { version: string; live: string | null }, base: PublishJsonBase, seconds: number): PublishSummaryJson {
+export function refusedJson(
+  move: 'publish' | 'commit',
+  refused: { version: string; live: string | null },
+  base: PublishJsonBase,
+  seconds: number,
+): PublishSummaryJson {
   return PublishSummaryJsonSchema.parse({
     command: 'publish',
     move,

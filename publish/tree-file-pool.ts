@@ -30,7 +30,12 @@ function threads(): Piscina<TreeFileTask | ListTask | CheckTask, TreeFileAnswer 
   if (!pool) {
     // One thread at first, more as tasks queue up: starting a thread (TypeScript loaded through
     // tsx) costs more than a small tree's task or two.
-    pool = new Piscina({ filename: new URL('./tree-file-thread.js', import.meta.url).href, minThreads: 1, maxThreads: TREE_FILE_THREADS, idleTimeout: 60_000 });
+    pool = new Piscina({
+      filename: new URL('./tree-file-thread.js', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: TREE_FILE_THREADS,
+      idleTimeout: 60_000,
+    });
     pool.on('error', (error: Error) => {
       poolFailure ??= new Error(`publish's tree-file thread failed: ${error.message}`);
     });

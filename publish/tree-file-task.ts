@@ -66,7 +66,15 @@ export function runTreeFileTask(task: TreeFileTask): TreeFileAnswer {
     parts.push(header, body);
     const dataStart = size + header.length;
     size = dataStart + body.length + memberPadding(body.length);
-    members.push({ end: size, dataStart, length: body.length, gzip: compressed, pathHash: pathHashFromDigest(crypto.createHash('sha256').update(file.path).digest()), size: bytes.length, mtimeMs });
+    members.push({
+      end: size,
+      dataStart,
+      length: body.length,
+      gzip: compressed,
+      pathHash: pathHashFromDigest(crypto.createHash('sha256').update(file.path).digest()),
+      size: bytes.length,
+      mtimeMs,
+    });
   }
   const fits = size <= task.into.byteLength;
   // Else a buffer of its own (never Node's shared pool), so that moving it detaches nothing else.

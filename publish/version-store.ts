@@ -3,16 +3,18 @@
  * removing them.
  */
 import zlib from 'node:zlib';
-import {
-  DeleteObjectsCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
 import { describe, objectKey, versionPrefix, versionsPrefix, type Location } from './location.ts';
-import { COMMIT_PATH, RECORD_CACHE_CONTROL, SHARD_RECORD_NAME, shardRecordPath, SHARDS_FOLDER, VERSION_ID_PATTERN } from '../tree/bucket.ts';
+import {
+  COMMIT_PATH,
+  RECORD_CACHE_CONTROL,
+  SHARD_RECORD_NAME,
+  shardRecordPath,
+  SHARDS_FOLDER,
+  VERSION_ID_PATTERN,
+} from '../tree/bucket.ts';
 import { PackedShardSchema, type PackedShard } from '../tree/live-pointer.ts';
 import { listObjects, readObject, readObjectText, storageFailure } from './storage.ts';
 
@@ -35,7 +37,9 @@ export async function listVersions(client: S3Client, location: Location, abortSi
   for (;;) {
     let page;
     try {
-      page = await client.send(new ListObjectsV2Command({ Bucket: location.bucket, Prefix: prefix, StartAfter: startAfter, MaxKeys: 1 }), { abortSignal });
+      page = await client.send(new ListObjectsV2Command({ Bucket: location.bucket, Prefix: prefix, StartAfter: startAfter, MaxKeys: 1 }), {
+        abortSignal,
+      });
     } catch (error) {
       throw storageFailure(error, location, `listing ${prefix}`);
     }
@@ -54,17 +58,35 @@ export interface ShardRecord {
   metadata: Record<string, string>;
 }
 
-export async function readShardRecord(client: S3Client, location: Location, version: string, shard: { index: number; count: number }, abortSignal?: AbortSignal): Promise<ShardRecord | null> {
+export async function readShardRecord(
+  client: S3Client,
+  location: Location,
+  version: string,
+  shard: { index: number; count: number },
+  abortSignal?: AbortSignal,
+): Promise<ShardRecord | null> {
   return readGzipObject(client, location, objectKey(location, version, shardRecordPath(shard)), abortSignal);
 }
 
 /** Written after the shard's archives and index: from then on the shard is staged. */
-export async function writeShardRecord(client: S3Client, location: Location, version: string, shard: { index: number; count: number }, record: ShardRecord, abortSignal?: AbortSignal): Promise<void> {
+export async function writeShardRecord(
+  client: S3Client,
+  location: Location,
+  version: string,
+  shard: { index: number; count: number },
+  record: ShardRecord,
+  abortSignal?: AbortSignal,
+): Promise<void> {
   await writeGzipObject(client, location, objectKey(location, version, shardRecordPath(shard)), record.text, record.metadata, abortSignal);
 }
 
 /** The shards staged under a version: each record's shard index and count, from the keys alone. */
-export async function listStagedShards(client: S3Client, location: Location, version: string, abortSignal?: AbortSignal): Promise<{ index: number; count: number }[]> {
+export async function listStagedShards(
+  client: S3Client,
+  location: Location,
+  version: string,
+  abortSignal?: AbortSignal,
+): Promise<{ index: number; count: number }[]> {
   const prefix = objectKey(location, version, SHARDS_FOLDER);
   const shards: { index: number; count: number }[] = [];
   for await (const key of listKeys(client, location, prefix, abortSignal)) {
@@ -78,7 +100,16 @@ export const CommitSchema = z
   .object({
     format: z.string(),
     shards: z.number().int().min(1),
-    records: z.array(z.object({ shard: z.number().int().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/), files: z.number().int().min(0), pack: PackedShardSchema }).strict()),
+    records: z.array(
+      z
+        .object({
+          shard: z.number().int().min(1),
+          sha256: z.string().regex(/^[0-9a-f]{64}$/),
+          files: z.number().int().min(0),
+          pack: PackedShardSchema,
+        })
+        .strict(),
+    ),
     committedAt: z.iso.datetime(),
   })
   .strict();
@@ -89,16 +120,31 @@ export async function readCommit(client: S3Client, location: Location, version: 
   const text = await readObjectText(client, location, key, abortSignal);
   if (text === null) return null;
   const parsed = CommitSchema.safeParse(safeJson(text));
-  if (!parsed.success) throw new UserError(`${describe(location)}: ${key} is not a commit written by wallet-snapshot publish; remove version ${version} or publish it again`);
+  if (!parsed.success)
+    throw new UserError(
+      `${describe(location)}: ${key} is not a commit written by wallet-snapshot publish; remove version ${version} or publish it again`,
+    );
   return parsed.data;
 }
 
 /** Written after every shard is staged and before the pointer: the sharded version is complete. */
-export async function writeCommit(client: S3Client, location: Location, version: string, commit: Commit, abortSignal?: AbortSignal): Promise<void> {
+export async function writeCommit(
+  client: S3Client,
+  location: Location,
+  version: string,
+  commit: Commit,
+  abortSignal?: AbortSignal,
+): Promise<void> {
   const key = objectKey(location, version, COMMIT_PATH);
   try {
     await client.send(
-      new PutObjectCommand({ Bucket: location.bucket, Key: key, Body: `${JSON.stringify(CommitSchema.parse(commit))}\n`, ContentType: 'application/json; charset=utf-8', CacheControl: RECORD_CACHE_CONTROL }),
+      new PutObjectCommand({
+        Bucket: location.bucket,
+        Key: key,
+        Body: `${JSON.stringify(CommitSchema.parse(commit))}\n`,
+        ContentType: 'application/json; charset=utf-8',
+        CacheControl: RECORD_CACHE_CONTROL,
+      }),
       { abortSignal },
     );
   } catch (error) {
@@ -107,7 +153,12 @@ export async function writeCommit(client: S3Client, location: Location, version:
 }
 
 /** An object stored as a .gz file without Content-Encoding, so no server or proxy decodes it on the way. */
-async function readGzipObject(client: S3Client, location: Location, key: string, abortSignal?: AbortSignal): Promise<{ text: string; metadata: Record<string, string> } | null> {
+async function readGzipObject(
+  client: S3Client,
+  location: Location,
+  key: string,
+  abortSignal?: AbortSignal,
+): Promise<{ text: string; metadata: Record<string, string> } | null> {
   const object = await readObject(client, location, key, { abortSignal });
   if (object === null) return null;
   const { bytes } = object;
@@ -115,11 +166,25 @@ async function readGzipObject(client: S3Client, location: Location, key: string,
   return { text, metadata: object.metadata };
 }
 
-async function writeGzipObject(client: S3Client, location: Location, key: string, text: string, metadata: Record<string, string>, abortSignal?: AbortSignal): Promise<number> {
+async function writeGzipObject(
+  client: S3Client,
+  location: Location,
+  key: string,
+  text: string,
+  metadata: Record<string, string>,
+  abortSignal?: AbortSignal,
+): Promise<number> {
   const body = zlib.gzipSync(text);
   try {
     await client.send(
-      new PutObjectCommand({ Bucket: location.bucket, Key: key, Body: body, ContentType: 'application/gzip', CacheControl: RECORD_CACHE_CONTROL, Metadata: metadata }),
+      new PutObjectCommand({
+        Bucket: location.bucket,
+        Key: key,
+        Body: body,
+        ContentType: 'application/gzip',
+        CacheControl: RECORD_CACHE_CONTROL,
+        Metadata: metadata,
+      }),
       { abortSignal },
     );
   } catch (error) {
@@ -148,7 +213,8 @@ const DELETE_BATCH = 1000;
 export async function deleteVersion(client: S3Client, location: Location, version: string, abortSignal?: AbortSignal): Promise<number> {
   const first = [objectKey(location, version, COMMIT_PATH)];
   const keys: string[] = [];
-  for await (const key of listKeys(client, location, versionPrefix(location, version), abortSignal)) if (!first.includes(key)) keys.push(key);
+  for await (const key of listKeys(client, location, versionPrefix(location, version), abortSignal))
+    if (!first.includes(key)) keys.push(key);
   await deleteKeys(client, location, first, `removing the objects of version ${version}`, abortSignal);
   await deleteKeys(client, location, keys, `removing the objects of version ${version}`, abortSignal);
   return keys.length + 1;
@@ -167,7 +233,13 @@ async function deleteKeys(client: S3Client, location: Location, keys: string[], 
       throw storageFailure(error, location, doing, PRUNE_AFTERMATH);
     }
     const failed = answer.Errors?.[0];
-    if (failed) throw storageFailure(Object.assign(new Error(`${failed.Key}: ${failed.Message}`), { name: failed.Code ?? 'DeleteFailed' }), location, doing, PRUNE_AFTERMATH);
+    if (failed)
+      throw storageFailure(
+        Object.assign(new Error(`${failed.Key}: ${failed.Message}`), { name: failed.Code ?? 'DeleteFailed' }),
+        location,
+        doing,
+        PRUNE_AFTERMATH,
+      );
   }
 }
 

@@ -11,11 +11,17 @@ export const TreeManifestSchema = z
     shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict(),
     wallets: z.number().int().min(0).meta({ description: 'wallet folders (v1/address/{address}/) in the list' }),
     files: z.number().int().min(0).meta({ description: 'lines of the list: every file this build wrote but the two manifest files' }),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'sha256 of the bytes of the .sha256 list beside this file' }),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .meta({ description: 'sha256 of the bytes of the .sha256 list beside this file' }),
     build: z
       .object({
         now: z.iso.datetime().meta({ description: 'the build instant (--now)' }),
-        inputs: z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'sha256 of the seven input files (each file\'s sha256 and name)' }),
+        inputs: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/)
+          .meta({ description: "sha256 of the seven input files (each file's sha256 and name)" }),
       })
       .strict()
       .meta({ description: 'what names one build: the shards of a build share it, so publish derives their common version from it' }),

@@ -41,7 +41,15 @@ const dayParameter = (name: string, description: string) => ({
 export function openApiDocument(): Record<string, unknown> {
   // Every schema given an id with .meta({ id }) becomes a component; the response shapes are
   // imported above so that they are registered.
-  void [PortfolioHistorySchema, DailyPortfolioSchema, LeaderboardSchema, PointsStandingSchema, PointsHistorySchema, SeasonsIndexSchema, ErrorBodySchema];
+  void [
+    PortfolioHistorySchema,
+    DailyPortfolioSchema,
+    LeaderboardSchema,
+    PointsStandingSchema,
+    PointsHistorySchema,
+    SeasonsIndexSchema,
+    ErrorBodySchema,
+  ];
   const generated = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }) as {
     schemas: Record<string, Record<string, unknown>>;
   };
@@ -85,7 +93,15 @@ export function openApiDocument(): Record<string, unknown> {
         get: {
           operationId: 'getLeaderboard',
           summary: 'Top 100 wallets of a season by points, with its multiplier schedule',
-          parameters: [{ name: 'season', in: 'path', required: true, description: 's followed by the season number', schema: { type: 'string', pattern: SEASON_SEGMENT_PATTERN.source } }],
+          parameters: [
+            {
+              name: 'season',
+              in: 'path',
+              required: true,
+              description: 's followed by the season number',
+              schema: { type: 'string', pattern: SEASON_SEGMENT_PATTERN.source },
+            },
+          ],
           responses: { '200': json('Leaderboard', 'the leaderboard'), ...errors, '400': json('Error', 'malformed or unknown season') },
         },
       },
@@ -94,7 +110,10 @@ export function openApiDocument(): Record<string, unknown> {
           operationId: 'getPointsStanding',
           summary: "The wallet's rank, points and daily rate in every season it takes part in (added in 1.2.0)",
           parameters: [addressParameter],
-          responses: { '200': json('PointsStanding', 'one row per season with points, by season; {"seasons": []} for a wallet without points'), ...errors },
+          responses: {
+            '200': json('PointsStanding', 'one row per season with points, by season; {"seasons": []} for a wallet without points'),
+            ...errors,
+          },
         },
       },
       '/v1/address/{address}/points/history': {
@@ -107,7 +126,10 @@ export function openApiDocument(): Record<string, unknown> {
             dayParameter('to', 'last day to include (inclusive); from must not be later than to'),
           ],
           responses: {
-            '200': json('PointsHistory', 'one entry per season with points, by season, its days in range (a season keeps its entry with days [] when none is); {"seasons": []} for a wallet without points'),
+            '200': json(
+              'PointsHistory',
+              'one entry per season with points, by season, its days in range (a season keeps its entry with days [] when none is); {"seasons": []} for a wallet without points',
+            ),
             ...errors,
           },
         },

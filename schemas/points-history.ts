@@ -5,8 +5,8 @@ import { DateStringSchema, FiniteNumberSchema } from './common.ts';
 export const PointsHistoryDaySchema = z
   .object({
     date: DateStringSchema,
-    points: FiniteNumberSchema.meta({ description: 'the sum of the wallet\'s points dated this day (0 when none)' }),
-    totalPoints: FiniteNumberSchema.meta({ description: 'the sum of the wallet\'s points dated on or before this day' }),
+    points: FiniteNumberSchema.meta({ description: "the sum of the wallet's points dated this day (0 when none)" }),
+    totalPoints: FiniteNumberSchema.meta({ description: "the sum of the wallet's points dated on or before this day" }),
     rank: z
       .number()
       .int()
@@ -22,7 +22,9 @@ export const SeasonHistorySchema = z
   .object({
     season: z.number().int().min(1),
     asOf: DateStringSchema.meta({ description: "the season's asOf, as in its leaderboard" }),
-    days: z.array(PointsHistoryDaySchema).meta({ description: 'every day from the wallet\'s first day with points in the season to asOf, oldest first, no gaps' }),
+    days: z
+      .array(PointsHistoryDaySchema)
+      .meta({ description: "every day from the wallet's first day with points in the season to asOf, oldest first, no gaps" }),
   })
   .strict()
   .meta({ id: 'SeasonHistory' });

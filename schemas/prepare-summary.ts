@@ -3,7 +3,6 @@ import { DateStringSchema } from './common.ts';
 import { SeasonCloseSchema } from './build-summary.ts';
 import { NightKindSchema } from './night-kind.ts';
 
-
 /** `prepare --summary-json FILE`: written once every shard folder is in place (docs/cli.md). */
 export const PrepareSummaryJsonSchema = z
   .object({

@@ -36,7 +36,10 @@ export const VerifySummaryJsonSchema = z
         objectsRead: z.number().int().min(0),
         bytesRead: z.number().int().min(0),
         requests: z.number().int().min(0),
-        sample: z.object({ size: z.number().int().min(1), seed: z.number().int().min(0) }).strict().nullable(),
+        sample: z
+          .object({ size: z.number().int().min(1), seed: z.number().int().min(0) })
+          .strict()
+          .nullable(),
       })
       .strict()
       .nullable(),

@@ -20,7 +20,11 @@ const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
 
 fs.rmSync(DIST, { recursive: true, force: true });
-const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+const tsc = spawnSync(
+  process.execPath,
+  [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')],
+  { stdio: 'inherit' },
+);
 if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (status ${tsc.status})`);
 fs.copyFileSync(path.join(ROOT, 'build/write/document-bytes.wasm'), path.join(DIST, 'build/write/document-bytes.wasm'));
 fs.mkdirSync(path.join(DIST, 'explorer'));

@@ -109,7 +109,8 @@ export function createApp(store: TreeStore, host: HostOptions = { compression: '
   app.get('/v1/leaderboard/', seasonRequired);
   app.get('/v1/leaderboard/:season', async (c) => {
     const season = c.req.param('season');
-    if (!SEASON_SEGMENT_PATTERN.test(season)) return badRequest(`The season "${truncate(season)}" is not s followed by a season number, e.g. s1.`);
+    if (!SEASON_SEGMENT_PATTERN.test(season))
+      return badRequest(`The season "${truncate(season)}" is not s followed by a season number, e.g. s1.`);
     const file = await (await store.open()).read(leaderboardFile(Number(season.slice(1))));
     if (!file) return badRequest(`The season "${season}" is not a known season.`);
     return storedResponse(c, file, JSON_CONTENT_TYPE);
@@ -126,7 +127,9 @@ export function createApp(store: TreeStore, host: HostOptions = { compression: '
   };
   app.get('/', (c) => staticFile(c, EXPLORER_PAGE));
   app.get(`/${EXPLORER_PAGE}`, (c) => staticFile(c, EXPLORER_PAGE));
-  app.get(`/${EXPLORER_DIR}/:name{[A-Za-z0-9][A-Za-z0-9_-]*(\\.[A-Za-z0-9_-]+)*}`, (c) => staticFile(c, `${EXPLORER_DIR}/${c.req.param('name')}`));
+  app.get(`/${EXPLORER_DIR}/:name{[A-Za-z0-9][A-Za-z0-9_-]*(\\.[A-Za-z0-9_-]+)*}`, (c) =>
+    staticFile(c, `${EXPLORER_DIR}/${c.req.param('name')}`),
+  );
 
   app.notFound(() => notFound());
   app.onError((error) => {
@@ -217,7 +220,11 @@ async function documentInRange(
   const tree = await store.open();
   const file = (await tree.read(path)) ?? (await tree.read(fallback));
   if (!file) return snapshotMissing();
-  const options = { etag: weakEtag(`${file.digest.slice(0, 32)}-${range.from ?? ''}-${range.to ?? ''}`), modified: file.modified, contentType: JSON_CONTENT_TYPE };
+  const options = {
+    etag: weakEtag(`${file.digest.slice(0, 32)}-${range.from ?? ''}-${range.to ?? ''}`),
+    modified: file.modified,
+    contentType: JSON_CONTENT_TYPE,
+  };
   return notModified(c, documentHeaders(options)) ?? documentResponse(filter(await uncompressed(file), range.from, range.to), options);
 }
 
@@ -290,7 +297,8 @@ export function dateRange(query: string): { from: string | null; to: string | nu
     if (values.length > 1) return { error: `The query parameter "${name}" is given more than once.` };
     const value = values[0];
     if (value === undefined) continue;
-    if (!isRealCalendarDate(value)) return { error: `The query parameter "${name}" must be a real date as YYYY-MM-DD, not "${truncate(value)}".` };
+    if (!isRealCalendarDate(value))
+      return { error: `The query parameter "${name}" must be a real date as YYYY-MM-DD, not "${truncate(value)}".` };
     bounds[name] = value;
   }
   if (bounds.from !== null && bounds.to !== null && bounds.from > bounds.to) {
@@ -302,7 +310,8 @@ export function dateRange(query: string): { from: string | null; to: string | nu
 const badRequest = (message: string) => errorResponse(400, message);
 const notFound = () => errorResponse(404, `No such endpoint; the endpoints are ${ENDPOINTS}.`);
 /** A tree without its shared files (being replaced by hand, or not a snapshot tree). */
-const snapshotMissing = () => errorResponse(503, 'The snapshot tree is incomplete or being replaced; retry shortly.', { 'Retry-After': '1' });
+const snapshotMissing = () =>
+  errorResponse(503, 'The snapshot tree is incomplete or being replaced; retry shortly.', { 'Retry-After': '1' });
 
 function truncate(text: string): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;

@@ -32,7 +32,10 @@ export class FileTreeStore implements TreeStore {
   private readonly cache: LRUCache<string, CachedFile>;
 
   /** `maxCachedBytes` bounds the bytes kept in memory between requests (daily documents mostly). */
-  constructor(private readonly root: string, maxCachedBytes = 256 * 2 ** 20) {
+  constructor(
+    private readonly root: string,
+    maxCachedBytes = 256 * 2 ** 20,
+  ) {
     this.cache = new LRUCache<string, CachedFile>({
       maxSize: maxCachedBytes,
       maxEntrySize: maxCachedBytes / 4,

@@ -24,7 +24,8 @@ export function createPreviewServer(options: ServerOptions): http.Server {
   const app = createApp(new FileTreeStore(options.dir));
   const listener = getRequestListener(app.fetch, {
     // A request the adapter cannot turn into a URL (no Host, a malformed Host or path).
-    errorHandler: (error) => errorResponseOf(400, `The request is not well-formed: ${error instanceof Error ? error.message : String(error)}.`),
+    errorHandler: (error) =>
+      errorResponseOf(400, `The request is not well-formed: ${error instanceof Error ? error.message : String(error)}.`),
   });
   // The Host check is the handler's, so that its answer is the JSON error, not Node's bare 400.
   const server = http.createServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
@@ -140,7 +141,9 @@ function errorResponseOf(status: number, message: string): Response {
 function writeRawError(socket: Duplex, status: number, message: string, extraHeaders: Record<string, string> = {}): void {
   const body = errorBody(message);
   const headers = { ...errorHeaders(body), ...extraHeaders, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }
 

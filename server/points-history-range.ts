@@ -9,6 +9,8 @@ import type { PointsHistory } from '../schemas/points-history.ts';
 export function filterPointsHistory(document: Uint8Array, from: string | null, to: string | null): Uint8Array<ArrayBuffer> {
   const history = JSON.parse(new TextDecoder().decode(document)) as PointsHistory;
   const inRange = (date: string) => (from === null || date >= from) && (to === null || date <= to);
-  const filtered: PointsHistory = { seasons: history.seasons.map((season) => ({ ...season, days: season.days.filter((day) => inRange(day.date)) })) };
+  const filtered: PointsHistory = {
+    seasons: history.seasons.map((season) => ({ ...season, days: season.days.filter((day) => inRange(day.date)) })),
+  };
   return new TextEncoder().encode(JSON.stringify(filtered)) as Uint8Array<ArrayBuffer>;
 }

@@ -90,7 +90,10 @@ export class R2TreeStore implements TreeStore {
     const pointerKey = `${this.prefix}${POINTER_KEY}`;
     if (!pointer) throw unavailable(`no ${pointerKey} in the bucket: nothing is published yet`, `${pointerKey} is missing`);
     const live = parsePointer(new TextDecoder().decode(pointer));
-    if (!live) throw new StoreUnavailableError(`${this.prefix}${POINTER_KEY} is not a pointer this release of wallet-snapshot reads (publish the tree again)`);
+    if (!live)
+      throw new StoreUnavailableError(
+        `${this.prefix}${POINTER_KEY} is not a pointer this release of wallet-snapshot reads (publish the tree again)`,
+      );
     if (this.pointer?.live.version !== live.version) this.held = new Map();
     this.pointer = { live, readAt: now };
     return live;
@@ -152,7 +155,13 @@ export class R2TreeStore implements TreeStore {
     }
   }
 
-  private async findEntry(version: string, folder: string, index: number, shard: PackedShard, pathHash: bigint): Promise<IndexEntry | null> {
+  private async findEntry(
+    version: string,
+    folder: string,
+    index: number,
+    shard: PackedShard,
+    pathHash: bigint,
+  ): Promise<IndexEntry | null> {
     const key = `${folder}${INDEX_NAME}`;
     if (shard.length * ENTRY_BYTES <= this.heldIndexBytes) {
       const heldKey = `${version}/${index}`;
@@ -210,7 +219,13 @@ function toCached(file: StoredFile | null): Response {
   const headers = { 'Cache-Control': `public, max-age=${CACHED_FILE_SECONDS}`, 'Content-Type': 'application/octet-stream' };
   if (!file) return new Response(null, { headers: { ...headers, 'X-Tree-File': 'none' } });
   return new Response(file.bytes, {
-    headers: { ...headers, 'X-Tree-File': 'stored', 'X-Tree-Encoding': file.encoding ?? 'identity', 'X-Tree-Digest': file.digest, 'X-Tree-Modified': String(file.modified) },
+    headers: {
+      ...headers,
+      'X-Tree-File': 'stored',
+      'X-Tree-Encoding': file.encoding ?? 'identity',
+      'X-Tree-Digest': file.digest,
+      'X-Tree-Modified': String(file.modified),
+    },
   });
 }
 

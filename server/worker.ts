@@ -28,7 +28,11 @@ export default {
     const prefix = normalisedPrefix(env.TREE_PREFIX);
     if (!current || current.bucket !== env.TREE || current.prefix !== prefix) {
       const cache = env.TREE_CACHE === 'off' || typeof caches === 'undefined' ? null : await caches.open(CACHE_NAME);
-      current = { bucket: env.TREE, prefix, app: createApp(new R2TreeStore(env.TREE, prefix, cache, env.TREE_HELD_INDEX === 'off' ? 0 : undefined), { compression: 'runtime' }) };
+      current = {
+        bucket: env.TREE,
+        prefix,
+        app: createApp(new R2TreeStore(env.TREE, prefix, cache, env.TREE_HELD_INDEX === 'off' ? 0 : undefined), { compression: 'runtime' }),
+      };
     }
     return current.app.fetch(request, env, context as never);
   },

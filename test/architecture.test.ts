@@ -22,10 +22,13 @@ function importGraph(folders = FOLDERS): Map<string, string[]> {
       const file = path.join(folder, String(entry));
       if (!/\.(ts|js|mjs)$/.test(file)) continue;
       const { importedFiles } = ts.preProcessFile(fs.readFileSync(path.join(ROOT, file), 'utf8'), true, true);
-      graph.set(file, importedFiles
-        .map((imported) => imported.fileName)
-        .filter((name) => name.startsWith('.'))
-        .map((name) => path.normalize(path.join(path.dirname(file), name))));
+      graph.set(
+        file,
+        importedFiles
+          .map((imported) => imported.fileName)
+          .filter((name) => name.startsWith('.'))
+          .map((name) => path.normalize(path.join(path.dirname(file), name))),
+      );
     }
   }
   return graph;
@@ -77,11 +80,19 @@ test('no import cycle in core/, build/, server/, publish/, preview/, tree/, sche
 function importsInto(from: string, folders: string[]): string[] {
   return [...importGraph()]
     .filter(([module]) => module.startsWith(`${from}/`))
-    .flatMap(([module, imports]) => imports.filter((target) => folders.some((folder) => target.startsWith(`${folder}/`))).map((target) => `${module} -> ${target}`));
+    .flatMap(([module, imports]) =>
+      imports.filter((target) => folders.some((folder) => target.startsWith(`${folder}/`))).map((target) => `${module} -> ${target}`),
+    );
 }
 
 test('core/ (errors, exit codes, progress, formatting, signals, shards) imports no other folder of the product', () => {
-  assert.equal(importsInto('core', FOLDERS.filter((folder) => folder !== 'core')), []);
+  assert.equal(
+    importsInto(
+      'core',
+      FOLDERS.filter((folder) => folder !== 'core'),
+    ),
+    [],
+  );
 });
 
 test('only cli/ imports build/: the tree, the server and publishing never reach into the pipeline', () => {
@@ -98,8 +109,15 @@ test('publish/ never imports server/ or preview/; tree/ and schemas/ import none
 });
 
 test("init/ (the files of a programme's repository) imports core/ alone, and only cli/ imports init/", () => {
-  assert.equal(importsInto('init', FOLDERS.filter((folder) => folder !== 'core' && folder !== 'init')), []);
-  for (const folder of FOLDERS.filter((folder) => folder !== 'cli' && folder !== 'init')) assert.equal(importsInto(folder, ['init']), [], folder);
+  assert.equal(
+    importsInto(
+      'init',
+      FOLDERS.filter((folder) => folder !== 'core' && folder !== 'init'),
+    ),
+    [],
+  );
+  for (const folder of FOLDERS.filter((folder) => folder !== 'cli' && folder !== 'init'))
+    assert.equal(importsInto(folder, ['init']), [], folder);
 });
 
 test('nothing imports cli/ (it declares the commands and nothing else)', () => {
@@ -123,8 +141,12 @@ function valueImports(file: string): string[] {
     if (ts.isImportDeclaration(statement)) {
       const clause = statement.importClause;
       const bindings = clause?.namedBindings;
-      const onlyTypeNames = clause?.name === undefined && bindings !== undefined && ts.isNamedImports(bindings) &&
-        bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly);
+      const onlyTypeNames =
+        clause?.name === undefined &&
+        bindings !== undefined &&
+        ts.isNamedImports(bindings) &&
+        bindings.elements.length > 0 &&
+        bindings.elements.every((element) => element.isTypeOnly);
       const typesOnly = clause !== undefined && (clause.isTypeOnly || onlyTypeNames);
       if (!typesOnly) specifier = statement.moduleSpecifier;
     } else if (ts.isExportDeclaration(statement) && !statement.isTypeOnly) {
@@ -145,11 +167,20 @@ test('client/ (what apps import) reaches outside itself only for the types of sc
   const graph = importGraph(['client']);
   assert.ok(graph.has('client/index.ts') && graph.has('client/validation.ts'));
   const outside = [...graph].flatMap(([module, imports]) => leaving('client', module, imports));
-  assert.equal(outside.filter((line) => !line.split(' -> ')[1]!.startsWith('schemas/')), [], 'only schemas/');
-  const values = [...graph.keys()].filter((module) => module !== 'client/validation.ts').flatMap((module) => leaving('client', module, valueImports(module)));
+  assert.equal(
+    outside.filter((line) => !line.split(' -> ')[1]!.startsWith('schemas/')),
+    [],
+    'only schemas/',
+  );
+  const values = [...graph.keys()]
+    .filter((module) => module !== 'client/validation.ts')
+    .flatMap((module) => leaving('client', module, valueImports(module)));
   assert.equal(values, [], 'types only');
   // Nothing of the client imports the validation module: it is loaded at run time (client/index.ts, validateOnDemand).
-  assert.equal([...graph].filter(([, imports]) => imports.includes('client/validation.ts')).map(([module]) => module), []);
+  assert.equal(
+    [...graph].filter(([, imports]) => imports.includes('client/validation.ts')).map(([module]) => module),
+    [],
+  );
 });
 
 test('no program imports client/; the explorer page reads the API through it and imports only it and schemas/ besides itself', () => {
@@ -157,7 +188,10 @@ test('no program imports client/; the explorer page reads the API through it and
   for (const folder of FOLDERS.filter((folder) => folder !== 'client')) assert.equal(importsInto(folder, ['client']), [], folder);
   const explorer = [...importGraph(['explorer'])].flatMap(([module, imports]) => leaving('explorer', module, imports));
   assert.ok(explorer.includes('explorer/api.ts -> client/index.ts'), explorer.join('\n'));
-  assert.equal(explorer.filter((line) => !/ -> (client\/index\.ts|schemas\/[\w-]+\.ts)$/.test(line)), []);
+  assert.equal(
+    explorer.filter((line) => !/ -> (client\/index\.ts|schemas\/[\w-]+\.ts)$/.test(line)),
+    [],
+  );
   const fetches = (name: string) => /\bfetch\(/.test(fs.readFileSync(path.join(ROOT, 'explorer', name), 'utf8'));
   const fetching = fs.readdirSync(path.join(ROOT, 'explorer')).filter((name) => name.endsWith('.ts') && name !== 'api.ts' && fetches(name));
   assert.equal(fetching, [], 'only explorer/api.ts fetches, through the client');
@@ -172,7 +206,10 @@ test('the cycle finder finds a cycle of type-only imports', () => {
   ]);
   assert.equal(importCycles(graph), [['a.ts', 'b.ts', 'c.ts']]);
   const imported = ts.preProcessFile("import type { A } from './a.ts';\nimport { b, type B } from '../b.ts';\n", true, true);
-  assert.equal(imported.importedFiles.map((file) => file.fileName), ['./a.ts', '../b.ts']);
+  assert.equal(
+    imported.importedFiles.map((file) => file.fileName),
+    ['./a.ts', '../b.ts'],
+  );
 });
 
 test("every module every import names exists (the worker threads' and the WebAssembly's too)", () => {
@@ -185,7 +222,8 @@ test("every module every import names exists (the worker threads' and the WebAss
   for (const file of ['thread-entry.js', 'document-thread.ts', 'file-thread.ts', 'document-bytes.wasm']) {
     assert.ok(fs.existsSync(path.join(write, file)), `build/write/${file}`);
   }
-  for (const file of ['tree-file-thread.js', 'tree-file-task.ts']) assert.ok(fs.existsSync(path.join(ROOT, 'publish', file)), `publish/${file}`);
+  for (const file of ['tree-file-thread.js', 'tree-file-task.ts'])
+    assert.ok(fs.existsSync(path.join(ROOT, 'publish', file)), `publish/${file}`);
 });
 
 /**
@@ -218,7 +256,10 @@ function filesNamedByArchitectureDoc(): string[] {
 test('every file docs/architecture.md names exists where it says', () => {
   const files = filesNamedByArchitectureDoc();
   assert.ok(files.includes('build/write/writer-pool.ts') && files.includes('build/index.ts'), files.join(' '));
-  assert.equal(files.filter((file) => !fs.existsSync(path.join(ROOT, file))), []);
+  assert.equal(
+    files.filter((file) => !fs.existsSync(path.join(ROOT, file))),
+    [],
+  );
 });
 
 test.run();

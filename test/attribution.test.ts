@@ -9,7 +9,7 @@ const file = (address: string) => `v1/address/${address}/portfolio.json`;
 const daily = (address: string) => `v1/address/${address}/portfolio/daily.json`;
 const decimalsZero = [1, 10].flatMap((chain_id) => ['uty', 'venueBUsdc'].map((token) => ({ chain_id, token, decimals: 0 })));
 
-test('a sub-account\'s balances are summed into its owner\'s; the sub-account has no files of its own', async () => {
+test("a sub-account's balances are summed into its owner's; the sub-account has no files of its own", async () => {
   const built = await build({
     balances: [
       balance({ address: A, block_number: 1, balance: '100' }),
@@ -17,10 +17,16 @@ test('a sub-account\'s balances are summed into its owner\'s; the sub-account ha
       balance({ address: SUB2, block_number: 3, balance: '7' }),
       balance({ address: SUB, block_number: 4, balance: '0' }),
     ],
-    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }, { chain_id: 1, account: SUB2, owner: A }],
+    venue_b_accounts: [
+      { chain_id: 1, account: SUB, owner: A },
+      { chain_id: 1, account: SUB2, owner: A },
+    ],
     tokens: decimalsZero,
   });
-  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [100, 150, 157, 107]);
+  assert.equal(
+    built.json(file(A))['1'].uty.map((s: any) => s.balance),
+    [100, 150, 157, 107],
+  );
   assert.not.ok(built.exists(file(SUB)));
   assert.not.ok(built.exists(daily(SUB)));
 });
@@ -36,7 +42,10 @@ test('identical repeated rows of an owner and of its sub-account change no sum',
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
     tokens: decimalsZero,
   });
-  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [5, 8, 12]);
+  assert.equal(
+    built.json(file(A))['1'].uty.map((s: any) => s.balance),
+    [5, 8, 12],
+  );
 });
 
 test('a move between a wallet and its own sub-account in one transaction emits nothing', async () => {
@@ -49,7 +58,10 @@ test('a move between a wallet and its own sub-account in one transaction emits n
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
     tokens: decimalsZero,
   });
-  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [100]);
+  assert.equal(
+    built.json(file(A))['1'].uty.map((s: any) => s.balance),
+    [100],
+  );
 });
 
 test('transactions of different accounts tied on (block, smallest log index) are ordered by tx_hash', async () => {
@@ -62,10 +74,16 @@ test('transactions of different accounts tied on (block, smallest log index) are
       balance({ address: SUB2, block_number: 6, log_index: 3, tx_hash: '0xtie-d', balance: '1' }),
       balance({ address: A, block_number: 6, log_index: 3, tx_hash: '0xtie-c', balance: '14' }),
     ],
-    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }, { chain_id: 1, account: SUB2, owner: A }],
+    venue_b_accounts: [
+      { chain_id: 1, account: SUB, owner: A },
+      { chain_id: 1, account: SUB2, owner: A },
+    ],
     tokens: decimalsZero,
   });
-  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [20, 30, 34, 35]);
+  assert.equal(
+    built.json(file(A))['1'].uty.map((s: any) => s.balance),
+    [20, 30, 34, 35],
+  );
 });
 
 test('every token of a sub-account counts, and an owner with no rows of its own is a wallet', async () => {
@@ -74,7 +92,10 @@ test('every token of a sub-account counts, and an owner with no rows of its own 
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
     tokens: decimalsZero,
   });
-  assert.equal(built.json(file(A))['1'].venueBUsdc.map((s: any) => s.balance), [25]);
+  assert.equal(
+    built.json(file(A))['1'].venueBUsdc.map((s: any) => s.balance),
+    [25],
+  );
 });
 
 test('attribution is per chain: a sub-account on chain 1 is its own wallet on chain 10', async () => {
@@ -105,8 +126,8 @@ test('sums are exact above 2^64 and scaled only at the end', async () => {
   assert.match(text, '"balance":2361.183241434822606849}');
 });
 
-test('the preview\'s example wallet is one with sub-accounts', async () => {
-  const C = '0x' + 'c'.repeat(40);
+test("the preview's example wallet is one with sub-accounts", async () => {
+  const C = `0x${'c'.repeat(40)}`;
   const built = await build({
     balances: [balance({ address: A, block_number: 1, balance: '1' }), balance({ address: SUB, block_number: 2, balance: '2' })],
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: C }],

@@ -12,10 +12,26 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { generateDataset, type DatasetOptions } from '../data/generate.ts';
 import { tempDir } from './helpers/fixtures.ts';
 
-const OPTIONS: Omit<DatasetOptions, 'outDir'> = { wallets: 300, seed: 7, startDate: '2025-01-01', days: 40, seasonOneEnd: '2025-01-20', rowsPerWallet: 20 };
+const OPTIONS: Omit<DatasetOptions, 'outDir'> = {
+  wallets: 300,
+  seed: 7,
+  startDate: '2025-01-01',
+  days: 40,
+  seasonOneEnd: '2025-01-20',
+  rowsPerWallet: 20,
+};
 const FILES = ['balances', 'tokens', 'venue_b_accounts', 'prices', 'points', 'multipliers', 'seasons'].map((table) => `${table}.parquet`);
 
-const digests = (dir: string) => Object.fromEntries(FILES.map((file) => [file, crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, file))).digest('hex')]));
+const digests = (dir: string) =>
+  Object.fromEntries(
+    FILES.map((file) => [
+      file,
+      crypto
+        .createHash('sha256')
+        .update(fs.readFileSync(path.join(dir, file)))
+        .digest('hex'),
+    ]),
+  );
 
 test('the same seed gives the same bytes with 1 or 2 threads and a memory limit small enough to spill', async () => {
   const one = tempDir('ws-generate-');

@@ -26,7 +26,7 @@ import { startPreviewServer, type RunningServer } from '../server/index.ts';
 
 const execFileAsync = promisify(execFile);
 const ny = (local: string) => unix(`${local}-05:00`);
-const UNKNOWN = '0x' + '9'.repeat(40);
+const UNKNOWN = `0x${'9'.repeat(40)}`;
 const MIXED_CASE = A.toUpperCase().replace('0X', '0x');
 
 let built: Built;
@@ -45,7 +45,10 @@ async function start(): Promise<void> {
       { chain_id: 1, token: 'uty', date: '2025-10-01', usd_price: 0.99 },
       { chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 },
     ],
-    seasons: [{ season: 1, as_of: '2025-11-05' }, { season: 2, as_of: null }],
+    seasons: [
+      { season: 1, as_of: '2025-11-05' },
+      { season: 2, as_of: null },
+    ],
     points: [
       { season: 1, date: '2025-11-03', address: A, points: 5 },
       { season: 2, date: '2025-11-18', address: A, points: 4 },
@@ -103,7 +106,7 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError> {
   throw new Error('expected a rejection, the call resolved');
 }
 
-const Documents = suite('client: every function answers the host\'s document');
+const Documents = suite("client: every function answers the host's document");
 Documents.before(start);
 Documents.after(() => server.close());
 
@@ -120,20 +123,23 @@ Documents('each function resolves to the document the host serves, an address in
   // A well-formed address the snapshot does not know: the no-history answers, with 200.
   assert.equal(await client.portfolio(UNKNOWN), {});
   assert.equal(await client.points(UNKNOWN), { seasons: [] });
-  assert.equal(sent.map(({ url }) => url.slice(server.url.length)), [
-    `/v1/address/${MIXED_CASE}/portfolio`,
-    `/v1/address/${A}/portfolio/daily`,
-    '/v1/leaderboard/s1',
-    '/v1/leaderboard/s2',
-    `/v1/address/${A}/points`,
-    `/v1/address/${MIXED_CASE}/points/history`,
-    '/v1/seasons',
-    `/v1/address/${UNKNOWN}/portfolio`,
-    `/v1/address/${UNKNOWN}/points`,
-  ]);
+  assert.equal(
+    sent.map(({ url }) => url.slice(server.url.length)),
+    [
+      `/v1/address/${MIXED_CASE}/portfolio`,
+      `/v1/address/${A}/portfolio/daily`,
+      '/v1/leaderboard/s1',
+      '/v1/leaderboard/s2',
+      `/v1/address/${A}/points`,
+      `/v1/address/${MIXED_CASE}/points/history`,
+      '/v1/seasons',
+      `/v1/address/${UNKNOWN}/portfolio`,
+      `/v1/address/${UNKNOWN}/points`,
+    ],
+  );
 });
 
-Documents('from/to as YYYY-MM-DD or as a Date (its UTC calendar day), either alone: the host\'s answer to that query', async () => {
+Documents("from/to as YYYY-MM-DD or as a Date (its UTC calendar day), either alone: the host's answer to that query", async () => {
   const sent: Sent[] = [];
   const client = createClient({ baseUrl: `${server.url}/`, fetch: countedFetch(sent) });
   const daily = `/v1/address/${A}/portfolio/daily`;
@@ -142,21 +148,30 @@ Documents('from/to as YYYY-MM-DD or as a Date (its UTC calendar day), either alo
   const lateOnThe16th = new Date('2025-11-16T23:30:00-05:00');
   const inRange = await client.daily(A, { from: lateOnThe16th, to: '2025-11-18' });
   assert.equal(inRange, (await raw(`${daily}?from=2025-11-17&to=2025-11-18`)).json);
-  assert.equal(inRange.days.map((day) => day.date), ['2025-11-17', '2025-11-18']);
+  assert.equal(
+    inRange.days.map((day) => day.date),
+    ['2025-11-17', '2025-11-18'],
+  );
   assert.equal(await client.daily(A, { from: '2025-11-19' }), (await raw(`${daily}?from=2025-11-19`)).json);
   assert.equal(await client.daily(A, { to: new Date(Date.UTC(2025, 9, 31)) }), (await raw(`${daily}?to=2025-10-31`)).json);
   const points = await client.pointsHistory(A, { from: '2025-11-05', to: new Date('2025-11-18T12:00:00Z') });
   assert.equal(points, (await raw(`${history}?from=2025-11-05&to=2025-11-18`)).json);
   const daysBySeason = points.seasons.map((season) => [season.season, season.days.map((day) => day.date)]);
-  assert.equal(daysBySeason, [[1, ['2025-11-05']], [2, ['2025-11-18']]]);
-  assert.equal(await client.pointsHistory(A, {}), built.json(`v1/address/${A}/points/history.json`));
-  assert.equal(sent.map(({ url }) => url.slice(server.url.length)), [
-    `${daily}?from=2025-11-17&to=2025-11-18`,
-    `${daily}?from=2025-11-19`,
-    `${daily}?to=2025-10-31`,
-    `${history}?from=2025-11-05&to=2025-11-18`,
-    history,
+  assert.equal(daysBySeason, [
+    [1, ['2025-11-05']],
+    [2, ['2025-11-18']],
   ]);
+  assert.equal(await client.pointsHistory(A, {}), built.json(`v1/address/${A}/points/history.json`));
+  assert.equal(
+    sent.map(({ url }) => url.slice(server.url.length)),
+    [
+      `${daily}?from=2025-11-17&to=2025-11-18`,
+      `${daily}?from=2025-11-19`,
+      `${daily}?to=2025-10-31`,
+      `${history}?from=2025-11-05&to=2025-11-18`,
+      history,
+    ],
+  );
   // An invalid Date cannot name a day: refused before any request.
   const refused = await client.daily(A, { from: new Date('no date') }).catch((error: Error) => error);
   assert.instance(refused, TypeError);
@@ -174,7 +189,7 @@ Documents('a base URL with a path: the API is looked up under it; a base that is
   assert.throws(() => createClient({ baseUrl: server.url, retries: -1 }), /retries is -1; expected a whole number/);
 });
 
-Documents('4xx rejects at once with an ApiError: the status, the URL and the host\'s sentence; nothing retried', async () => {
+Documents("4xx rejects at once with an ApiError: the status, the URL and the host's sentence; nothing retried", async () => {
   const sent: Sent[] = [];
   const client = createClient({ baseUrl: server.url, fetch: countedFetch(sent), backoff: () => 0 });
   const cases: [() => Promise<unknown>, string][] = [
@@ -208,14 +223,26 @@ Revalidation('a second call sends If-None-Match; the 304 resolves to the remembe
   const second = await client.leaderboard(2);
   assert.equal(second, built.json('v1/leaderboard/s2.json'));
   const etag = (await raw('/v1/leaderboard/s2')).headers.etag;
-  assert.equal(sent.map(({ ifNoneMatch, status }) => [ifNoneMatch, status]), [[null, 200], [etag, 304]]);
+  assert.equal(
+    sent.map(({ ifNoneMatch, status }) => [ifNoneMatch, status]),
+    [
+      [null, 200],
+      [etag, 304],
+    ],
+  );
   // A range is a URL of its own, with its own ETag.
   const range = { from: '2025-11-17', to: '2025-11-18' };
   assert.equal(await client.daily(A, range), await client.daily(A, range));
-  assert.equal(sent.slice(2).map(({ ifNoneMatch, status }) => [ifNoneMatch === null, status]), [[true, 200], [false, 304]]);
+  assert.equal(
+    sent.slice(2).map(({ ifNoneMatch, status }) => [ifNoneMatch === null, status]),
+    [
+      [true, 200],
+      [false, 304],
+    ],
+  );
 });
 
-Revalidation('the runtime\'s fetch: the same document whether the host answers 304 or, to fetch\'s no-cache, 200', async () => {
+Revalidation("the runtime's fetch: the same document whether the host answers 304 or, to fetch's no-cache, 200", async () => {
   const sent: Sent[] = [];
   const client = createClient({ baseUrl: server.url, fetch: countedFetch(sent) });
   assert.equal(await client.seasons(), built.json('v1/seasons.json'));
@@ -232,19 +259,25 @@ Revalidation('bounded: the least recently used URL is forgotten first; cacheSize
   await client.seasons(); // forgets s2, the least recently used
   await client.leaderboard(1);
   await client.leaderboard(2);
-  assert.equal(sent.map(({ url, status }) => [url.slice(server.url.length), status]), [
-    ['/v1/leaderboard/s1', 200],
-    ['/v1/leaderboard/s2', 200],
-    ['/v1/leaderboard/s1', 304],
-    ['/v1/seasons', 200],
-    ['/v1/leaderboard/s1', 304],
-    ['/v1/leaderboard/s2', 200],
-  ]);
+  assert.equal(
+    sent.map(({ url, status }) => [url.slice(server.url.length), status]),
+    [
+      ['/v1/leaderboard/s1', 200],
+      ['/v1/leaderboard/s2', 200],
+      ['/v1/leaderboard/s1', 304],
+      ['/v1/seasons', 200],
+      ['/v1/leaderboard/s1', 304],
+      ['/v1/leaderboard/s2', 200],
+    ],
+  );
   const none: Sent[] = [];
   const forgetful = createClient({ baseUrl: server.url, fetch: plainFetch(none), cacheSize: 0 });
   await forgetful.seasons();
   await forgetful.seasons();
-  assert.equal(none.map(({ ifNoneMatch }) => ifNoneMatch), [null, null]);
+  assert.equal(
+    none.map(({ ifNoneMatch }) => ifNoneMatch),
+    [null, null],
+  );
   const memory = new EtagMemory(2);
   memory.set('a', { etag: '"1"', text: '1' });
   memory.set('b', { etag: '"2"', text: '2' });
@@ -258,15 +291,19 @@ Revalidation('validate: true checks each document against its schema (loaded on 
   assert.equal(await client.daily(A), built.json(`v1/address/${A}/portfolio/daily.json`));
   assert.equal(await client.pointsHistory(A), built.json(`v1/address/${A}/points/history.json`));
   assert.equal(await client.leaderboard(2), built.json('v1/leaderboard/s2.json'));
-  await withFlakyServer(0, async (base, requests) => {
-    for (const validate of [true, validateDocument]) {
-      const error = await rejection(createClient({ baseUrl: base, validate }).seasons());
-      assert.is(error.status, 200);
-      const issue = 'seasons.0.frozen: Invalid input: expected boolean, received string';
-      assert.is(error.message, `GET ${base}/v1/seasons answered a document that is not a seasons document: ${issue}`);
-    }
-    assert.is(requests(), 2);
-  }, SEASONS_OFF_SCHEMA);
+  await withFlakyServer(
+    0,
+    async (base, requests) => {
+      for (const validate of [true, validateDocument]) {
+        const error = await rejection(createClient({ baseUrl: base, validate }).seasons());
+        assert.is(error.status, 200);
+        const issue = 'seasons.0.frozen: Invalid input: expected boolean, received string';
+        assert.is(error.message, `GET ${base}/v1/seasons answered a document that is not a seasons document: ${issue}`);
+      }
+      assert.is(requests(), 2);
+    },
+    SEASONS_OFF_SCHEMA,
+  );
   assert.throws(() => createClient({ baseUrl: server.url, validate: true, parse: JSON.parse }), /validate and parse cannot be combined/);
 });
 
@@ -337,18 +374,28 @@ Retries('retries: 4 outlasts four failures; retries: 0 tries once', async () => 
   });
 });
 
-Retries('no answer (the connection cut): retried; after the last try, status null and the network\'s error as the cause', async () => {
-  await withFlakyServer(2, async (base, requests) => {
-    assert.equal(await createClient({ baseUrl: base, backoff: () => 0 }).seasons(), JSON.parse(SEASONS));
-    assert.is(requests(), 3);
-  }, SEASONS, 'network');
-  await withFlakyServer(3, async (base, requests) => {
-    const error = await rejection(createClient({ baseUrl: base, backoff: () => 0 }).seasons());
-    assert.is(requests(), 3);
-    assert.is(error.status, null);
-    assert.instance(error.cause, Error);
-    assert.match(error.message, new RegExp(`^GET ${base}/v1/seasons got no answer \\(3 attempts\\): fetch failed \\(`));
-  }, SEASONS, 'network');
+Retries("no answer (the connection cut): retried; after the last try, status null and the network's error as the cause", async () => {
+  await withFlakyServer(
+    2,
+    async (base, requests) => {
+      assert.equal(await createClient({ baseUrl: base, backoff: () => 0 }).seasons(), JSON.parse(SEASONS));
+      assert.is(requests(), 3);
+    },
+    SEASONS,
+    'network',
+  );
+  await withFlakyServer(
+    3,
+    async (base, requests) => {
+      const error = await rejection(createClient({ baseUrl: base, backoff: () => 0 }).seasons());
+      assert.is(requests(), 3);
+      assert.is(error.status, null);
+      assert.instance(error.cause, Error);
+      assert.match(error.message, new RegExp(`^GET ${base}/v1/seasons got no answer \\(3 attempts\\): fetch failed \\(`));
+    },
+    SEASONS,
+    'network',
+  );
   // A port nothing listens on (the flaky server's, once closed).
   let closed = '';
   await withFlakyServer(0, async (base) => void (closed = base));
@@ -357,29 +404,43 @@ Retries('no answer (the connection cut): retried; after the last try, status nul
 });
 
 Retries('a 429 (or any 4xx) is not retried', async () => {
-  await withFlakyServer(1, async (base, requests) => {
-    const error = await rejection(createClient({ baseUrl: base, backoff: () => 0 }).seasons());
-    assert.is(requests(), 1);
-    assert.is(error.status, 429);
-    assert.is(error.message, `GET ${base}/v1/seasons answered 429: Failure 1 of 1.`);
-  }, SEASONS, 'too-many');
+  await withFlakyServer(
+    1,
+    async (base, requests) => {
+      const error = await rejection(createClient({ baseUrl: base, backoff: () => 0 }).seasons());
+      assert.is(requests(), 1);
+      assert.is(error.status, 429);
+      assert.is(error.message, `GET ${base}/v1/seasons answered 429: Failure 1 of 1.`);
+    },
+    SEASONS,
+    'too-many',
+  );
 });
 
 Retries('the default backoff: small, doubling, jittered between half and all of 100 ms x 2^(retry-1)', () => {
-  for (const [retry, low, high] of [[1, 50, 100], [2, 100, 200], [3, 200, 400]] as const) {
+  for (const [retry, low, high] of [
+    [1, 50, 100],
+    [2, 100, 200],
+    [3, 200, 400],
+  ] as const) {
     const waits = Array.from({ length: 200 }, () => defaultBackoff(retry));
-    assert.ok(waits.every((wait) => wait >= low && wait <= high), `retry ${retry}: ${Math.min(...waits)}..${Math.max(...waits)}`);
+    assert.ok(
+      waits.every((wait) => wait >= low && wait <= high),
+      `retry ${retry}: ${Math.min(...waits)}..${Math.max(...waits)}`,
+    );
     assert.ok(new Set(waits).size > 150, `retry ${retry} is jittered`);
   }
 });
 
-const Bundle = suite('client: what it adds to an app\'s bundle');
+const Bundle = suite("client: what it adds to an app's bundle");
 
 Bundle('an app using every function, bundled and minified by esbuild: at most 5 KB gzipped, no dependency, no schema', async () => {
   const dir = tempDir('ws-client-bundle-');
   const app = path.join(dir, 'app.ts');
   const client = path.join(import.meta.dirname, '..', 'client', 'index.ts');
-  fs.writeFileSync(app, `import { ApiError, createClient } from ${JSON.stringify(client)};
+  fs.writeFileSync(
+    app,
+    `import { ApiError, createClient } from ${JSON.stringify(client)};
 const api = createClient({ baseUrl: 'https://api.example.com' });
 const a = '0x${'1'.repeat(40)}';
 async function main() {
@@ -391,7 +452,8 @@ async function main() {
   }
 }
 void main();
-`);
+`,
+  );
   // Without code splitting, the strictest case: anything reachable from the entry would be inlined.
   for (const format of ['esm', 'iife'] as const) {
     const options = { bundle: true, minify: true, format, platform: 'browser', write: false, metafile: true, logLevel: 'silent' } as const;

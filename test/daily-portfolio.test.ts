@@ -24,7 +24,13 @@ test('every closed day from the first snapshot to L, end-of-day balances, carrie
     ],
     tokens: zeroDecimals,
   });
-  const uty = (balance: number, usdPerToken: number) => ({ token: 'uty', chainId: 1, balance, usdPerToken, valueUsd: balance * usdPerToken });
+  const uty = (balance: number, usdPerToken: number) => ({
+    token: 'uty',
+    chainId: 1,
+    balance,
+    usdPerToken,
+    valueUsd: balance * usdPerToken,
+  });
   const lp = { token: 'venueALp', chainId: 10, balance: 2, usdPerToken: 0, valueUsd: 0 };
   assert.equal(built.json(daily(A)), {
     asOf: '2025-11-20',
@@ -70,34 +76,59 @@ test('positions are ordered by chainId, then token key order; the total is their
     tokens: zeroDecimals,
   });
   const [day] = built.json(daily(A)).days;
-  assert.equal(day.positions.map((p: any) => [p.chainId, p.token]), [[1, 'uty'], [1, 'venueALp'], [10, 'uty']]);
+  assert.equal(
+    day.positions.map((p: any) => [p.chainId, p.token]),
+    [
+      [1, 'uty'],
+      [1, 'venueALp'],
+      [10, 'uty'],
+    ],
+  );
   assert.is(day.totalValueUsd, 0.1 + 0.2 + 0.3);
 });
 
 test('end-of-day values follow New York days across the fall-back DST change', async () => {
-  const built = await build({
-    balances: [
-      balance({ address: A, block_number: 1, timestamp: unix('2025-11-01T23:30:00-04:00'), balance: '1' }),
-      balance({ address: A, block_number: 2, timestamp: unix('2025-11-02T00:30:00-04:00'), balance: '2' }),
-      balance({ address: A, block_number: 3, timestamp: unix('2025-11-02T23:30:00-05:00'), balance: '3' }),
-      balance({ address: A, block_number: 4, timestamp: unix('2025-11-03T00:30:00-05:00'), balance: '4' }),
+  const built = await build(
+    {
+      balances: [
+        balance({ address: A, block_number: 1, timestamp: unix('2025-11-01T23:30:00-04:00'), balance: '1' }),
+        balance({ address: A, block_number: 2, timestamp: unix('2025-11-02T00:30:00-04:00'), balance: '2' }),
+        balance({ address: A, block_number: 3, timestamp: unix('2025-11-02T23:30:00-05:00'), balance: '3' }),
+        balance({ address: A, block_number: 4, timestamp: unix('2025-11-03T00:30:00-05:00'), balance: '4' }),
+      ],
+      tokens: zeroDecimals,
+    },
+    { now: '2025-11-03T12:00:00-05:00' },
+  );
+  assert.equal(
+    built.json(daily(A)).days.map((d: any) => [d.date, d.positions[0].balance]),
+    [
+      ['2025-11-01', 1],
+      ['2025-11-02', 3],
     ],
-    tokens: zeroDecimals,
-  }, { now: '2025-11-03T12:00:00-05:00' });
-  assert.equal(built.json(daily(A)).days.map((d: any) => [d.date, d.positions[0].balance]), [['2025-11-01', 1], ['2025-11-02', 3]]);
+  );
 });
 
 test('the spring-forward day: 23:30 and 00:30 local land on the right days', async () => {
-  const built = await build({
-    balances: [
-      balance({ address: A, block_number: 1, timestamp: unix('2025-03-08T23:30:00-05:00'), balance: '1' }),
-      balance({ address: A, block_number: 2, timestamp: unix('2025-03-09T00:30:00-05:00'), balance: '2' }),
-      balance({ address: A, block_number: 3, timestamp: unix('2025-03-09T23:30:00-04:00'), balance: '3' }),
-      balance({ address: A, block_number: 4, timestamp: unix('2025-03-10T00:30:00-04:00'), balance: '4' }),
+  const built = await build(
+    {
+      balances: [
+        balance({ address: A, block_number: 1, timestamp: unix('2025-03-08T23:30:00-05:00'), balance: '1' }),
+        balance({ address: A, block_number: 2, timestamp: unix('2025-03-09T00:30:00-05:00'), balance: '2' }),
+        balance({ address: A, block_number: 3, timestamp: unix('2025-03-09T23:30:00-04:00'), balance: '3' }),
+        balance({ address: A, block_number: 4, timestamp: unix('2025-03-10T00:30:00-04:00'), balance: '4' }),
+      ],
+      tokens: zeroDecimals,
+    },
+    { now: '2025-03-10T12:00:00-04:00' },
+  );
+  assert.equal(
+    built.json(daily(A)).days.map((d: any) => [d.date, d.positions[0].balance]),
+    [
+      ['2025-03-08', 1],
+      ['2025-03-09', 3],
     ],
-    tokens: zeroDecimals,
-  }, { now: '2025-03-10T12:00:00-04:00' });
-  assert.equal(built.json(daily(A)).days.map((d: any) => [d.date, d.positions[0].balance]), [['2025-03-08', 1], ['2025-03-09', 3]]);
+  );
 });
 
 test('asOf is L for every wallet; a wallet whose history starts today has no rows yet', async () => {
@@ -153,12 +184,15 @@ test('a later transaction dated earlier decides every end of day from its date o
     prices: [{ chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 2 }],
     tokens: zeroDecimals,
   });
-  assert.equal(built.json(daily(A)).days.map((day: any) => [day.date, day.positions[0].balance, day.totalValueUsd]), [
-    ['2025-11-17', 7, 14],
-    ['2025-11-18', 7, 14],
-    ['2025-11-19', 7, 14],
-    ['2025-11-20', 9, 18],
-  ]);
+  assert.equal(
+    built.json(daily(A)).days.map((day: any) => [day.date, day.positions[0].balance, day.totalValueUsd]),
+    [
+      ['2025-11-17', 7, 14],
+      ['2025-11-18', 7, 14],
+      ['2025-11-19', 7, 14],
+      ['2025-11-20', 9, 18],
+    ],
+  );
 });
 
 test('a value that can reach beyond the largest double fails the build, naming the wallet, the balance and the price', async () => {
@@ -171,21 +205,32 @@ test('a value that can reach beyond the largest double fails the build, naming t
     assert.unreachable('the build succeeded');
   } catch (error) {
     assert.instance(error, UserError);
-    assert.is((error as UserError).message, `prices.parquet: column "usd_price": 1 wallet whose balances times their prices can reach beyond the largest JSON number, e.g. ${A}: up to 1e+37 raw uty on chain 1 (0 decimals) at up to 1e+300 USD`);
+    assert.is(
+      (error as UserError).message,
+      `prices.parquet: column "usd_price": 1 wallet whose balances times their prices can reach beyond the largest JSON number, e.g. ${A}: up to 1e+37 raw uty on chain 1 (0 decimals) at up to 1e+300 USD`,
+    );
   }
 });
 
 test('finite values that can add up beyond the largest double fail the build; a price of 1e290 on a balance of 1 is built', async () => {
-  const error = await thrown(() => build({
-    balances: [
-      balance({ address: A, block_number: 1, timestamp: ny('2025-11-19T10:00:00'), balance: '1' }),
-      balance({ address: A, block_number: 2, timestamp: ny('2025-11-19T11:00:00'), token: 'venueALp', balance: '1' }),
-    ],
-    prices: [{ chain_id: 1, token: 'uty', date: '2025-11-19', usd_price: 1e308 }, { chain_id: 1, token: 'venueALp', date: '2025-11-19', usd_price: 1e308 }],
-    tokens: zeroDecimals,
-  }));
+  const error = await thrown(() =>
+    build({
+      balances: [
+        balance({ address: A, block_number: 1, timestamp: ny('2025-11-19T10:00:00'), balance: '1' }),
+        balance({ address: A, block_number: 2, timestamp: ny('2025-11-19T11:00:00'), token: 'venueALp', balance: '1' }),
+      ],
+      prices: [
+        { chain_id: 1, token: 'uty', date: '2025-11-19', usd_price: 1e308 },
+        { chain_id: 1, token: 'venueALp', date: '2025-11-19', usd_price: 1e308 },
+      ],
+      tokens: zeroDecimals,
+    }),
+  );
   assert.instance(error, UserError);
-  assert.is(error.message, `prices.parquet: column "usd_price": 1 wallet whose balances times their prices can reach beyond the largest JSON number, e.g. ${A}: up to 1 raw uty on chain 1 (0 decimals) at up to 1e+308 USD`);
+  assert.is(
+    error.message,
+    `prices.parquet: column "usd_price": 1 wallet whose balances times their prices can reach beyond the largest JSON number, e.g. ${A}: up to 1 raw uty on chain 1 (0 decimals) at up to 1e+308 USD`,
+  );
   // Every balance below 10^38 times 1e290 could overflow, but this wallet's 1 raw cannot.
   const built = await build({
     balances: [balance({ address: A, block_number: 1, timestamp: ny('2025-11-19T10:00:00'), balance: '1' })],

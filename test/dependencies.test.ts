@@ -9,7 +9,11 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './helpers/process.ts';
 
-const knip = (...options: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'node_modules/knip/bin/knip.js'), '--dependencies', '--no-progress', ...options], { cwd: ROOT, encoding: 'utf8' });
+const knip = (...options: string[]) =>
+  spawnSync(process.execPath, [path.join(ROOT, 'node_modules/knip/bin/knip.js'), '--dependencies', '--no-progress', ...options], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
 
 test('every declared package is used, and every package used is declared', () => {
   const result = knip();

@@ -20,7 +20,7 @@ function format(value: number): string {
 
 // A small generator with a seed, so that a failure can be replayed.
 let seed = 7;
-const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
+const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296;
 
 function expectJavaScriptText(value: number): void {
   const text = format(value);
@@ -36,7 +36,7 @@ test('every double is written as String() writes it', () => {
   }
   // Products like valueUsd: a balance times a price, most of them needing 16 or 17 digits.
   for (let i = 0; i < 300_000; i++) {
-    expectJavaScriptText(Math.floor(next() * 1e12) / 10 ** Math.floor(next() * 20) * (Math.round(next() * 1e8) / 1e6));
+    expectJavaScriptText((Math.floor(next() * 1e12) / 10 ** Math.floor(next() * 20)) * (Math.round(next() * 1e8) / 1e6));
   }
   // Both sides of every power of two, where the interval of a double is lopsided, subnormals included.
   for (let exponent = -1074; exponent <= 1023; exponent++) {
@@ -58,8 +58,36 @@ test('every double is written as String() writes it', () => {
 });
 
 test('integers, zero and the edges of each notation are written as JavaScript writes them', () => {
-  for (const value of [0, -0, 1, -1, 5, 12, 100, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, 1e20, 1e21 - 65536, 1e21, 1.5e21, 123e25, 0.5, 0.1, 0.1 + 0.2,
-    1e-6, 1.5e-6, 1e-7, 1.5e-7, 2.2250738585072014e-308, 2.225073858507201e-308, 5e-324, Number.MAX_VALUE, 436.1, 1.1 * 123456.789012345678901234]) {
+  for (const value of [
+    0,
+    -0,
+    1,
+    -1,
+    5,
+    12,
+    100,
+    2 ** 53 - 1,
+    2 ** 53,
+    2 ** 53 + 2,
+    1e20,
+    1e21 - 65536,
+    1e21,
+    1.5e21,
+    123e25,
+    0.5,
+    0.1,
+    0.1 + 0.2,
+    1e-6,
+    1.5e-6,
+    1e-7,
+    1.5e-7,
+    2.2250738585072014e-308,
+    2.225073858507201e-308,
+    5e-324,
+    Number.MAX_VALUE,
+    436.1,
+    1.1 * 123456.789012345678901234,
+  ]) {
     expectJavaScriptText(value);
   }
   for (let i = 0; i < 20_000; i++) {

@@ -44,7 +44,10 @@ const series = (chainId: string, tokenIndex: number, snapshots: [number, number,
 const HUGE = '123456789012345678901234567890.5';
 /** Four series on two chains, a zero balance, a price of 0, a price from the second day, no price. */
 const WALLET = [
-  series('1', 0, [[D18, 1763460000, '1.5'], [D20, 1763650799, '0']]),
+  series('1', 0, [
+    [D18, 1763460000, '1.5'],
+    [D20, 1763650799, '0'],
+  ]),
   series('1', 4, [[D18, 1763463600, '0.1']]),
   series('10', 1, [[D19, 1763510400, '0.2']]),
   series('10', 5, [[D18, 1763467200, HUGE]]),
@@ -74,19 +77,19 @@ test(`day rows over several chains and tokens, with zero, missing and late price
   // the total their left-to-right sum; a zero balance is no position; no price is usdPerToken 0,
   // counted (venueAYt on the 18th, yuty on the 19th and 20th), a price of 0 is not.
   const expected = [
-    '{"date":"2025-11-18","totalValueUsd":3.1,"positions":['
-      + '{"token":"uty","chainId":1,"balance":1.5,"usdPerToken":2,"valueUsd":3},'
-      + '{"token":"venueBUsdc","chainId":1,"balance":0.1,"usdPerToken":1,"valueUsd":0.1},'
-      + `{"token":"venueAYt","chainId":10,"balance":${HUGE},"usdPerToken":0,"valueUsd":0}]}`,
-    '{"date":"2025-11-19","totalValueUsd":3.70370367037037e+29,"positions":['
-      + '{"token":"uty","chainId":1,"balance":1.5,"usdPerToken":2,"valueUsd":3},'
-      + '{"token":"venueBUsdc","chainId":1,"balance":0.1,"usdPerToken":0,"valueUsd":0},'
-      + '{"token":"yuty","chainId":10,"balance":0.2,"usdPerToken":0,"valueUsd":0},'
-      + `{"token":"venueAYt","chainId":10,"balance":${HUGE},"usdPerToken":3,"valueUsd":3.70370367037037e+29}]}`,
-    '{"date":"2025-11-20","totalValueUsd":3.70370367037037e+29,"positions":['
-      + '{"token":"venueBUsdc","chainId":1,"balance":0.1,"usdPerToken":1,"valueUsd":0.1},'
-      + '{"token":"yuty","chainId":10,"balance":0.2,"usdPerToken":0,"valueUsd":0},'
-      + `{"token":"venueAYt","chainId":10,"balance":${HUGE},"usdPerToken":3,"valueUsd":3.70370367037037e+29}]}`,
+    '{"date":"2025-11-18","totalValueUsd":3.1,"positions":[' +
+      '{"token":"uty","chainId":1,"balance":1.5,"usdPerToken":2,"valueUsd":3},' +
+      '{"token":"venueBUsdc","chainId":1,"balance":0.1,"usdPerToken":1,"valueUsd":0.1},' +
+      `{"token":"venueAYt","chainId":10,"balance":${HUGE},"usdPerToken":0,"valueUsd":0}]}`,
+    '{"date":"2025-11-19","totalValueUsd":3.70370367037037e+29,"positions":[' +
+      '{"token":"uty","chainId":1,"balance":1.5,"usdPerToken":2,"valueUsd":3},' +
+      '{"token":"venueBUsdc","chainId":1,"balance":0.1,"usdPerToken":0,"valueUsd":0},' +
+      '{"token":"yuty","chainId":10,"balance":0.2,"usdPerToken":0,"valueUsd":0},' +
+      `{"token":"venueAYt","chainId":10,"balance":${HUGE},"usdPerToken":3,"valueUsd":3.70370367037037e+29}]}`,
+    '{"date":"2025-11-20","totalValueUsd":3.70370367037037e+29,"positions":[' +
+      '{"token":"venueBUsdc","chainId":1,"balance":0.1,"usdPerToken":1,"valueUsd":0.1},' +
+      '{"token":"yuty","chainId":10,"balance":0.2,"usdPerToken":0,"valueUsd":0},' +
+      `{"token":"venueAYt","chainId":10,"balance":${HUGE},"usdPerToken":3,"valueUsd":3.70370367037037e+29}]}`,
   ].join(',');
   assert.equal(rows(writer, WALLET, D18, D20), { rows: expected, withoutPrice: 3 });
   // The same wallet again: nothing is carried over from one call to the next.
@@ -95,14 +98,19 @@ test(`day rows over several chains and tokens, with zero, missing and late price
 
 test(`a wallet with one snapshot on the last day; a total summed left to right; a tiny balance`, () => {
   const writer = new DocumentBytes(PRICES, CHAINS);
-  const last = [series('1', 0, [[D20, 1763683200, '0.2']]), series('1', 4, [[D20, 1763683201, '0.2']]), series('10', 5, [[D20, 1763683202, '0.1']])];
+  const last = [
+    series('1', 0, [[D20, 1763683200, '0.2']]),
+    series('1', 4, [[D20, 1763683201, '0.2']]),
+    series('10', 5, [[D20, 1763683202, '0.1']]),
+  ];
   writer.startWallet(last);
   // (0.1 + 0.2) + 0.30000000000000004 is 0.6000000000000001; summed from the right it would be 0.6.
   assert.equal(rows(writer, last, D20, D20), {
-    rows: '{"date":"2025-11-20","totalValueUsd":0.6000000000000001,"positions":['
-      + '{"token":"uty","chainId":1,"balance":0.2,"usdPerToken":0.5,"valueUsd":0.1},'
-      + '{"token":"venueBUsdc","chainId":1,"balance":0.2,"usdPerToken":1,"valueUsd":0.2},'
-      + '{"token":"venueAYt","chainId":10,"balance":0.1,"usdPerToken":3,"valueUsd":0.30000000000000004}]}',
+    rows:
+      '{"date":"2025-11-20","totalValueUsd":0.6000000000000001,"positions":[' +
+      '{"token":"uty","chainId":1,"balance":0.2,"usdPerToken":0.5,"valueUsd":0.1},' +
+      '{"token":"venueBUsdc","chainId":1,"balance":0.2,"usdPerToken":1,"valueUsd":0.2},' +
+      '{"token":"venueAYt","chainId":10,"balance":0.1,"usdPerToken":3,"valueUsd":0.30000000000000004}]}',
     withoutPrice: 0,
   });
   const tiny = [series('1', 4, [[D18, 1763424000, '0.000000000000000001']])];
@@ -122,8 +130,9 @@ test(`days before any snapshot and all-zero days are rows without positions`, ()
   const wallet = [series('1', 0, [[D18, 1763424000, '0']]), series('1', 4, [[D20, 1763683200, '7']])];
   writer.startWallet(wallet);
   assert.equal(rows(writer, wallet, D18, D20), {
-    rows: '{"date":"2025-11-18","totalValueUsd":0,"positions":[]},{"date":"2025-11-19","totalValueUsd":0,"positions":[]},'
-      + '{"date":"2025-11-20","totalValueUsd":7,"positions":[{"token":"venueBUsdc","chainId":1,"balance":7,"usdPerToken":1,"valueUsd":7}]}',
+    rows:
+      '{"date":"2025-11-18","totalValueUsd":0,"positions":[]},{"date":"2025-11-19","totalValueUsd":0,"positions":[]},' +
+      '{"date":"2025-11-20","totalValueUsd":7,"positions":[{"token":"venueBUsdc","chainId":1,"balance":7,"usdPerToken":1,"valueUsd":7}]}',
     withoutPrice: 0,
   });
 });

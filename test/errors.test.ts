@@ -46,7 +46,7 @@ test('a UserError made in a thread keeps its exit code, message, stack and cause
   assert.is(cause.code, 'ENOSPC');
 });
 
-test('any other error made in a thread says where, keeps its system code (so the disk\'s refusal is still exit 4) and its stack', async () => {
+test("any other error made in a thread says where, keeps its system code (so the disk's refusal is still exit 4) and its stack", async () => {
   const sent = await fromThread(`
     function writeFileInThread() { return Object.assign(new Error('EFBIG: file too large, write'), { code: 'EFBIG' }); }
     parentPort.postMessage(toCrossing(writeFileInThread()));`);
@@ -60,7 +60,7 @@ test('any other error made in a thread says where, keeps its system code (so the
   assert.is(refusal.cause, error);
 });
 
-test('the build\'s translations keep the error they were made from', () => {
+test("the build's translations keep the error they were made from", () => {
   const full = new Error('IO Error: Could not write file "x": No space left on device');
   assert.is(cannotWrite(full, '/o')!.cause, full);
   const memory = new Error('Out of Memory Error: failed to allocate data of size 16.0 MiB (8.0 MiB/8.0 MiB used)');

@@ -8,10 +8,25 @@ const limbsOf = (value: bigint): [number, number, number, number] =>
 
 test('raw digits are exact at the edges of each limb and of double precision', () => {
   const edges = [
-    0n, 1n, 999_999n, 1_000_000n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n,
-    2n ** 64n - 1n, 2n ** 64n, 10n ** 18n, 10n ** 24n - 1n, 10n ** 38n - 1n, 10n ** 38n, 2n ** 127n - 1n,
+    0n,
+    1n,
+    999_999n,
+    1_000_000n,
+    2n ** 32n - 1n,
+    2n ** 32n,
+    2n ** 53n - 1n,
+    2n ** 53n,
+    2n ** 53n + 1n,
+    2n ** 64n - 1n,
+    2n ** 64n,
+    10n ** 18n,
+    10n ** 24n - 1n,
+    10n ** 38n - 1n,
+    10n ** 38n,
+    2n ** 127n - 1n,
     // A multiple of 10^6 just past 2^53, and its neighbours.
-    (2n ** 53n / 1_000_000n + 1n) * 1_000_000n - 1n, (2n ** 53n / 1_000_000n + 1n) * 1_000_000n,
+    (2n ** 53n / 1_000_000n + 1n) * 1_000_000n - 1n,
+    (2n ** 53n / 1_000_000n + 1n) * 1_000_000n,
   ];
   for (const value of edges) assert.is(rawDigits(...limbsOf(value)), value.toString(), `digits of ${value}`);
 });

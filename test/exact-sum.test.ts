@@ -37,7 +37,19 @@ function hardSums(): bigint[] {
     seed = (seed * 6364136223846793005n + 1442695040888963407n) & (2n ** 64n - 1n);
     return (seed >> 11n) & ((1n << BigInt(bits)) - 1n);
   };
-  const sums = [0n, 1n, 2n ** 53n + 1n, 2n ** 62n - 1n, 2n ** 62n, 2n ** 62n + 1n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 126n + 2n ** 73n, 2n ** 127n - 1n];
+  const sums = [
+    0n,
+    1n,
+    2n ** 53n + 1n,
+    2n ** 62n - 1n,
+    2n ** 62n,
+    2n ** 62n + 1n,
+    2n ** 63n,
+    2n ** 64n - 1n,
+    2n ** 64n,
+    2n ** 126n + 2n ** 73n,
+    2n ** 127n - 1n,
+  ];
   for (let shift = 0n; shift <= 72n; shift += 3n) {
     const tie = ((1n << 53n) | random(53) | 1n) << shift; // 54 significant bits, the last one a half
     sums.push(tie, tie + 1n, tie - 1n);
@@ -60,7 +72,10 @@ test('the SQL rounding of a HUGEINT sum gives the nearest double, ties to even',
     assert.is(rows.length, sums.length);
     for (const row of rows) {
       const expected = nearestDouble(sums[row.i]!, BIN_BITS * ((row.i % 5) - 2));
-      assert.ok(Object.is(row.value, expected) || (row.value === 0 && expected === 0), `${sums[row.i]}: ${row.value}, expected ${expected}`);
+      assert.ok(
+        Object.is(row.value, expected) || (row.value === 0 && expected === 0),
+        `${sums[row.i]}: ${row.value}, expected ${expected}`,
+      );
     }
   } finally {
     db.close();

@@ -17,10 +17,10 @@ import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { chainName, formatAmount, formatPrice, formatUsd, sumDecimals, tokenName, usdChange } from '../explorer/format.ts';
 import { buildReusingThreads, PINNED_NOW, tempDir } from './helpers/fixtures.ts';
 import { DESKTOP, PHONE, launchBrowser, openPage, screenshot } from './helpers/browser.ts';
-import { RUNTIMES, startHost, type Host } from './helpers/hosts.ts';
+import { type RUNTIMES, startHost, type Host } from './helpers/hosts.ts';
 
 const STORY_WALLET = '0xa11ce00000000000000000000000000000000001';
-const UNKNOWN_WALLET = '0x' + '12'.repeat(20);
+const UNKNOWN_WALLET = `0x${'12'.repeat(20)}`;
 /** FIRST_STROKE of explorer/chart.ts, the total's line (chart.ts imports a stylesheet, so Node cannot load it). */
 const TOTAL_STROKE_RGB = [0x1d, 0x4e, 0xd8];
 
@@ -41,27 +41,43 @@ const meta = () => JSON.parse(fs.readFileSync(path.join(tree, '_snapshot/meta.js
 
 /** The text of every body cell of a table, row by row. */
 function rows(page: Page, name: string): Promise<string[][]> {
-  return page.$$eval(`table[data-table="${name}"] tbody tr`, (trs) => trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((cell) => cell.textContent ?? '')));
+  return page.$$eval(`table[data-table="${name}"] tbody tr`, (trs) =>
+    trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((cell) => cell.textContent ?? '')),
+  );
 }
 
 /** Each body cell's JSON text (an amount's `data-exact`, a chain's or token's key, else the cell's text), row by row. */
 function exactRows(page: Page, name: string): Promise<string[][]> {
   return page.$$eval(`table[data-table="${name}"] tbody tr`, (trs) =>
-    trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((cell) => cell.querySelector<HTMLElement>('[data-exact]')?.dataset.exact ?? cell.querySelector<HTMLElement>('[data-key]')?.dataset.key ?? cell.textContent ?? '')),
+    trs.map((tr) =>
+      [...(tr as HTMLTableRowElement).cells].map(
+        (cell) =>
+          cell.querySelector<HTMLElement>('[data-exact]')?.dataset.exact ??
+          cell.querySelector<HTMLElement>('[data-key]')?.dataset.key ??
+          cell.textContent ??
+          '',
+      ),
+    ),
   );
 }
 
 /** The legend under a chart: each line's label and value, as shown. */
 function legend(page: Page, chart = 'portfolio'): Promise<string[]> {
-  return page.$$eval(`[data-chart="${chart}"] .legend li`, (items) => items.map((item) => (item as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+  return page.$$eval(`[data-chart="${chart}"] .legend li`, (items) =>
+    items.map((item) => (item as HTMLElement).innerText.replace(/\s+/g, ' ').trim()),
+  );
 }
 
 /** Shows day `index` of the range with the day slider, as a drag or an arrow key would. */
 async function pickDay(page: Page, index: number, date: string): Promise<void> {
-  await page.$eval('#day-slider', (slider, value) => {
-    (slider as HTMLInputElement).value = String(value);
-    slider.dispatchEvent(new Event('input', { bubbles: true }));
-  }, index);
+  await page.$eval(
+    '#day-slider',
+    (slider, value) => {
+      (slider as HTMLInputElement).value = String(value);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    index,
+  );
   await page.waitForSelector(`[data-day="${date}"]`);
 }
 
@@ -70,10 +86,18 @@ function totalLinePixels(page: Page): Promise<number> {
   return page.$eval(
     '[data-chart="portfolio"] canvas',
     (canvas, rgb) => {
-      const { data } = (canvas as HTMLCanvasElement).getContext('2d')!.getImageData(0, 0, (canvas as HTMLCanvasElement).width, (canvas as HTMLCanvasElement).height);
+      const { data } = (canvas as HTMLCanvasElement)
+        .getContext('2d')!
+        .getImageData(0, 0, (canvas as HTMLCanvasElement).width, (canvas as HTMLCanvasElement).height);
       let count = 0;
       for (let i = 0; i < data.length; i += 4) {
-        if (Math.abs(data[i]! - rgb[0]!) < 8 && Math.abs(data[i + 1]! - rgb[1]!) < 8 && Math.abs(data[i + 2]! - rgb[2]!) < 8 && data[i + 3]! > 200) count++;
+        if (
+          Math.abs(data[i]! - rgb[0]!) < 8 &&
+          Math.abs(data[i + 1]! - rgb[1]!) < 8 &&
+          Math.abs(data[i + 2]! - rgb[2]!) < 8 &&
+          data[i + 3]! > 200
+        )
+          count++;
       }
       return count;
     },
@@ -110,16 +134,20 @@ async function checkPointsHistory(page: Page, address: string): Promise<void> {
     ]);
     assert.equal(
       await exactRows(page, `points-history-s${number}`),
-      [...season.days].reverse().map((day: any) => [day.date, text(day.points), text(day.totalPoints), day.rank === null ? 'no rank' : text(day.rank)]),
+      [...season.days]
+        .reverse()
+        .map((day: any) => [day.date, text(day.points), text(day.totalPoints), day.rank === null ? 'no rank' : text(day.rank)]),
       `the days of season ${number}`,
     );
     const drawn = await axisLabels(page, chart);
-    for (const label of drawn.labels) assert.ok(label.left >= 0 && label.right <= drawn.width, `${label.text} spans ${label.left}..${label.right} of ${drawn.width}px`);
+    for (const label of drawn.labels)
+      assert.ok(label.left >= 0 && label.right <= drawn.width, `${label.text} spans ${label.left}..${label.right} of ${drawn.width}px`);
     assert.is(drawn.inkAtEdges, 0, `no label ink at the edges of season ${number}'s chart`);
     // The rank's axis is upside down: a better (smaller) rank is drawn higher.
     const ranks = drawn.labels.filter((label) => label.axis === 'rank').sort((a, b) => Number(a.text) - Number(b.text));
     assert.ok(ranks.length >= 2, `season ${number} has rank labels`);
-    for (let i = 1; i < ranks.length; i++) assert.ok(ranks[i]!.top > ranks[i - 1]!.top, `rank ${ranks[i]!.text} below rank ${ranks[i - 1]!.text}`);
+    for (let i = 1; i < ranks.length; i++)
+      assert.ok(ranks[i]!.top > ranks[i - 1]!.top, `rank ${ranks[i]!.text} below rank ${ranks[i - 1]!.text}`);
   }
 }
 
@@ -142,7 +170,10 @@ async function checkWallet(page: Page, address: string): Promise<void> {
   const tokens = TOKEN_KEYS.filter((token) => days.some((day: any) => day.positions.some((position: any) => position.token === token)));
   const shownLegend = await legend(page);
   assert.is(shownLegend[0], `Day: ${latest.date}`);
-  assert.equal(shownLegend.slice(1).map((item) => item.split(':')[0]), ['Total', ...tokens.map(tokenName)]);
+  assert.equal(
+    shownLegend.slice(1).map((item) => item.split(':')[0]),
+    ['Total', ...tokens.map(tokenName)],
+  );
   assert.ok(shownLegend[1]!.startsWith(`Total: ${formatUsd(text(latest.totalValueUsd)!)}`), shownLegend[1]);
 
   assert.is(await page.textContent('[data-day-shown]'), latest.date, 'the last day is shown first');
@@ -159,7 +190,13 @@ async function checkWallet(page: Page, address: string): Promise<void> {
     );
     assert.equal(
       await rows(page, 'positions'),
-      day.positions.map((p: any) => [chainName(text(p.chainId)!), tokenName(p.token), valueShown(p), formatAmount(text(p.balance)!), priceShown(p)]),
+      day.positions.map((p: any) => [
+        chainName(text(p.chainId)!),
+        tokenName(p.token),
+        valueShown(p),
+        formatAmount(text(p.balance)!),
+        priceShown(p),
+      ]),
       `positions of ${day.date} as shown`,
     );
     assert.is(await page.textContent('[data-total]'), formatUsd(text(day.totalValueUsd)!));
@@ -170,7 +207,11 @@ async function checkWallet(page: Page, address: string): Promise<void> {
     for (const token of TOKEN_KEYS) {
       const snapshots: any[] = tokens[token];
       const shown = await exactRows(page, `history-${chain}-${token}`);
-      assert.equal(shown, snapshots.map((s) => [s.date, text(s.timestamp), text(s.balance)]), `history of chain ${chain}, ${token}`);
+      assert.equal(
+        shown,
+        snapshots.map((s) => [s.date, text(s.timestamp), text(s.balance)]),
+        `history of chain ${chain}, ${token}`,
+      );
     }
   }
 
@@ -178,7 +219,14 @@ async function checkWallet(page: Page, address: string): Promise<void> {
     await checkPointsHistory(page, address);
     assert.equal(
       await exactRows(page, 'points'),
-      points.seasons.map((s: any) => [`Season ${text(s.season)}`, s.asOf ?? 'none', text(s.rank), text(s.totalParticipants), text(s.totalPoints), text(s.dailyRate)]),
+      points.seasons.map((s: any) => [
+        `Season ${text(s.season)}`,
+        s.asOf ?? 'none',
+        text(s.rank),
+        text(s.totalParticipants),
+        text(s.totalPoints),
+        text(s.dailyRate),
+      ]),
     );
   } else {
     assert.match((await page.textContent('#wallet-points')) ?? '', 'No points: this wallet takes part in no season.');
@@ -189,7 +237,7 @@ async function checkWallet(page: Page, address: string): Promise<void> {
  * A wallet made up for the page (served by the test's route, not built): amounts of every kind,
  * chains and tokens without and with names, and totals whose axis labels are long.
  */
-const MADE_UP_WALLET = '0x' + 'ab'.repeat(20);
+const MADE_UP_WALLET = `0x${'ab'.repeat(20)}`;
 const MADE_UP_DAILY = `{"asOf":"2026-11-21","days":[
 {"date":"2026-11-18","totalValueUsd":0,"positions":[]},
 {"date":"2026-11-19","totalValueUsd":123456789012.34,"positions":[{"token":"uty","chainId":1,"balance":123456789012.34,"usdPerToken":1,"valueUsd":123456789012.34}]},
@@ -200,7 +248,8 @@ const MADE_UP_DAILY = `{"asOf":"2026-11-21","days":[
 {"token":"venueALp","chainId":8453,"balance":5,"usdPerToken":0,"valueUsd":0},
 {"token":"yuty","chainId":42161,"balance":0.004,"usdPerToken":1.2,"valueUsd":0.0048}]}]}`;
 
-const MADE_UP_POINTS = '{"seasons":[{"season":2,"asOf":"2026-11-21","rank":3,"totalPoints":1500.5,"dailyRate":12.25,"totalParticipants":40}]}';
+const MADE_UP_POINTS =
+  '{"seasons":[{"season":2,"asOf":"2026-11-21","rank":3,"totalPoints":1500.5,"dailyRate":12.25,"totalParticipants":40}]}';
 const MADE_UP_POINTS_HISTORY = `{"seasons":[{"season":2,"asOf":"2026-11-21","days":[
 {"date":"2026-11-18","points":0,"totalPoints":0,"rank":null},
 {"date":"2026-11-19","points":1250,"totalPoints":1250,"rank":12},
@@ -211,7 +260,7 @@ const MADE_UP_POINTS_HISTORY = `{"seasons":[{"season":2,"asOf":"2026-11-21","day
  * A wallet whose totals exceed 2^53 cents (about $90 trillion), where a double no longer holds
  * every cent: its change and its per-chain sums must come from the JSON's decimal text.
  */
-const BIG_WALLET = '0x' + 'b16'.repeat(13) + 'b';
+const BIG_WALLET = `0x${'b16'.repeat(13)}b`;
 const BIG_DAILY = `{"asOf":"2026-11-21","days":[
 {"date":"2026-11-19","totalValueUsd":12345678901234567.89,"positions":[{"token":"uty","chainId":59144,"balance":12345678901234567.89,"usdPerToken":1,"valueUsd":12345678901234567.89}]},
 {"date":"2026-11-20","totalValueUsd":9007199254740997.06,"positions":[{"token":"uty","chainId":59144,"balance":9007199254740997.06,"usdPerToken":1,"valueUsd":9007199254740997.06}]},
@@ -235,7 +284,10 @@ async function serveMadeUpWallet(page: Page): Promise<void> {
 }
 
 /** The y axis labels of a chart as drawn (data-axis-labels), and whether ink reaches the canvas's edges. */
-async function axisLabels(page: Page, chart: string): Promise<{ width: number; labels: { axis: string; text: string; left: number; right: number; top: number }[]; inkAtEdges: number }> {
+async function axisLabels(
+  page: Page,
+  chart: string,
+): Promise<{ width: number; labels: { axis: string; text: string; left: number; right: number; top: number }[]; inkAtEdges: number }> {
   return page.$eval(`[data-chart="${chart}"]`, (box) => {
     const drawn = JSON.parse((box as HTMLElement).dataset.axisLabels!);
     const canvas = box.querySelector('canvas')!;
@@ -268,15 +320,35 @@ Formatting('dollars: separators and cents, "< $0.01" below a cent, $0.00 for zer
 
 Formatting('a change between two totals is exact beyond 2^53 cents: decimal arithmetic on the JSON text, then rounded', () => {
   // Through doubles (the page before) the first read "$8,869,300,538,511,363,000.44" and the second "$4.00".
-  assert.equal(usdChange('12345678901234567.89', '8881646217412596567.89'), { direction: 'up', size: '$8,869,300,538,511,362,000.00', exact: '8869300538511362000', percent: '+71,841.3%' });
-  assert.equal(usdChange('9007199254740993.01', '9007199254740997.06'), { direction: 'up', size: '$4.05', exact: '4.05', percent: '+< 0.1%' });
-  assert.equal(usdChange('9007199254740997.06', '9007199254740993.01'), { direction: 'down', size: '$4.05', exact: '4.05', percent: '-< 0.1%' });
+  assert.equal(usdChange('12345678901234567.89', '8881646217412596567.89'), {
+    direction: 'up',
+    size: '$8,869,300,538,511,362,000.00',
+    exact: '8869300538511362000',
+    percent: '+71,841.3%',
+  });
+  assert.equal(usdChange('9007199254740993.01', '9007199254740997.06'), {
+    direction: 'up',
+    size: '$4.05',
+    exact: '4.05',
+    percent: '+< 0.1%',
+  });
+  assert.equal(usdChange('9007199254740997.06', '9007199254740993.01'), {
+    direction: 'down',
+    size: '$4.05',
+    exact: '4.05',
+    percent: '-< 0.1%',
+  });
   assert.equal(usdChange('126122.21', '130332.71'), { direction: 'up', size: '$4,210.50', exact: '4210.5', percent: '+3.3%' });
   // Half a cent rounds away from zero, as every amount does; less than half a cent is no change.
   assert.equal(usdChange('1', '1.005'), { direction: 'up', size: '$0.01', exact: '0.005', percent: '+0.5%' });
   assert.equal(usdChange('1', '1.0049'), { direction: 'unchanged', size: '$0.00', exact: '0.0049', percent: null });
   assert.equal(usdChange('0', '2.5e3'), { direction: 'up', size: '$2,500.00', exact: '2500', percent: null });
-  assert.equal(usdChange('1e21', '0'), { direction: 'down', size: '$1,000,000,000,000,000,000,000.00', exact: '1000000000000000000000', percent: '-100.0%' });
+  assert.equal(usdChange('1e21', '0'), {
+    direction: 'down',
+    size: '$1,000,000,000,000,000,000,000.00',
+    exact: '1000000000000000000000',
+    percent: '-100.0%',
+  });
 });
 
 Formatting('amounts shown together are summed exactly', () => {
@@ -328,7 +400,12 @@ for (const runtime of runtimes) {
       assert.is(await page.textContent('[data-fact="daily-as-of"]'), exact('_snapshot/no-history/daily.json').asOf);
       assert.equal(
         await rows(page, 'seasons'),
-        exact('v1/seasons.json').seasons.map((s: any) => [`Season ${text(s.season)}`, s.frozen ? 'frozen' : 'live', s.asOf ?? 'none (no points yet)', text(s.totalParticipants)]),
+        exact('v1/seasons.json').seasons.map((s: any) => [
+          `Season ${text(s.season)}`,
+          s.frozen ? 'frozen' : 'live',
+          s.asOf ?? 'none (no points yet)',
+          text(s.totalParticipants),
+        ]),
       );
       assert.equal(errors, []);
     } finally {
@@ -346,14 +423,34 @@ for (const runtime of runtimes) {
         await page.waitForSelector(`[data-season="${season}"]`);
         const board = exact(`v1/leaderboard/s${season}.json`);
         if (board.multipliers.length > 0) {
-          assert.equal(await exactRows(page, `multipliers-s${season}`), board.multipliers.map((m: any) => [m.position, text(m.multiplier), m.firstDay, m.lastDay]));
-          assert.equal((await rows(page, `multipliers-s${season}`)).map((row) => row[1]), board.multipliers.map((m: any) => `\u00d7${formatAmount(text(m.multiplier)!)}`));
+          assert.equal(
+            await exactRows(page, `multipliers-s${season}`),
+            board.multipliers.map((m: any) => [m.position, text(m.multiplier), m.firstDay, m.lastDay]),
+          );
+          assert.equal(
+            (await rows(page, `multipliers-s${season}`)).map((row) => row[1]),
+            board.multipliers.map((m: any) => `\u00d7${formatAmount(text(m.multiplier)!)}`),
+          );
         }
         if (board.entries.length === 0) {
-          assert.match(await page.textContent(`[data-season="${season}"]`) ?? '', `No entries: no wallet has points in season ${season} yet.`);
+          assert.match(
+            (await page.textContent(`[data-season="${season}"]`)) ?? '',
+            `No entries: no wallet has points in season ${season} yet.`,
+          );
         } else {
-          assert.equal(await exactRows(page, `entries-s${season}`), board.entries.map((e: any) => [text(e.rank), e.user, text(e.totalPoints), text(e.dailyRate)]));
-          assert.equal(await rows(page, `entries-s${season}`), board.entries.map((e: any) => [text(e.rank), e.user, formatAmount(text(e.totalPoints)!, 2), formatAmount(text(e.dailyRate)!, 2)]));
+          assert.equal(
+            await exactRows(page, `entries-s${season}`),
+            board.entries.map((e: any) => [text(e.rank), e.user, text(e.totalPoints), text(e.dailyRate)]),
+          );
+          assert.equal(
+            await rows(page, `entries-s${season}`),
+            board.entries.map((e: any) => [
+              text(e.rank),
+              e.user,
+              formatAmount(text(e.totalPoints)!, 2),
+              formatAmount(text(e.dailyRate)!, 2),
+            ]),
+          );
         }
       }
       assert.equal(errors, []);
@@ -373,9 +470,14 @@ for (const runtime of runtimes) {
       await page.waitForSelector(`[data-wallet="${example}"]`);
       await checkWallet(page, example);
       const daily = exact(`v1/address/${example}/portfolio/daily.json`);
-      const chains = [...new Set<string>(daily.days.flatMap((day: any) => day.positions.map((p: any) => text(p.chainId))))].sort((a, b) => Number(a) - Number(b));
+      const chains = [...new Set<string>(daily.days.flatMap((day: any) => day.positions.map((p: any) => text(p.chainId))))].sort(
+        (a, b) => Number(a) - Number(b),
+      );
       await page.check('input[name="breakdown"][value="chain"]');
-      assert.equal((await legend(page)).slice(1).map((item) => item.split(':')[0]), ['Total', ...chains.map((chain) => chainName(chain))]);
+      assert.equal(
+        (await legend(page)).slice(1).map((item) => item.split(':')[0]),
+        ['Total', ...chains.map((chain) => chainName(chain))],
+      );
       // A click on the chart shows the positions of the day under the cursor.
       const box = (await (await page.$('[data-chart="portfolio"] .u-over'))!.boundingBox())!;
       await page.mouse.click(box.x + 2, box.y + box.height / 2);
@@ -398,7 +500,7 @@ for (const runtime of runtimes) {
       await openWallet(page, STORY_WALLET.toUpperCase().replace('0X', '0x'));
       await checkWallet(page, STORY_WALLET);
       // 24 significant digits: shown rounded, exact in the amount's data-exact and title.
-      assert.match(await page.textContent('[data-history="1/uty"] summary') ?? '', 'latest balance 123,456.789012 on');
+      assert.match((await page.textContent('[data-history="1/uty"] summary')) ?? '', 'latest balance 123,456.789012 on');
       assert.is(await page.getAttribute('[data-history="1/uty"] summary [data-exact]', 'data-exact'), '123456.789012345678901234');
       const leader = exact('v1/leaderboard/s2.json').entries[0].user as string;
       await page.click(`table[data-table="entries-s2"] a[href="#address=${leader}"]`);
@@ -441,7 +543,10 @@ for (const runtime of runtimes) {
     const daily = exact(`v1/address/${STORY_WALLET}/portfolio/daily.json`);
     const from = daily.days[10].date as string;
     const to = daily.days[40].date as string;
-    const expected = daily.days.filter((day: any) => day.date >= from && day.date <= to).map((day: any) => day.date).reverse();
+    const expected = daily.days
+      .filter((day: any) => day.date >= from && day.date <= to)
+      .map((day: any) => day.date)
+      .reverse();
     for (const staticHost of [false, true]) {
       const { page, errors, close } = await openPage(browser, DESKTOP);
       try {
@@ -449,15 +554,26 @@ for (const runtime of runtimes) {
         page.on('request', (request) => asked.push(request.url()));
         if (staticHost) {
           // A static host answers the whole file whatever the query says.
-          await page.route(/\/portfolio\/daily\?/, (route) => route.fulfill({ contentType: 'application/json', body: fs.readFileSync(path.join(tree, `v1/address/${STORY_WALLET}/portfolio/daily.json`)) }));
+          await page.route(/\/portfolio\/daily\?/, (route) =>
+            route.fulfill({
+              contentType: 'application/json',
+              body: fs.readFileSync(path.join(tree, `v1/address/${STORY_WALLET}/portfolio/daily.json`)),
+            }),
+          );
         }
         await page.goto(`${host.url}/#address=${STORY_WALLET}`);
         await page.waitForSelector('[data-chart="portfolio"] canvas');
         await page.fill('#range-from', from);
         await page.fill('#range-to', to);
         await page.click('text=Show range');
-        await page.waitForFunction((first) => document.querySelector('[data-range]')?.textContent?.includes(first), `31 days, ${from} to ${to}.`);
-        assert.ok(asked.some((url) => url.endsWith(`/portfolio/daily?from=${from}&to=${to}`)), 'from/to sent to the host');
+        await page.waitForFunction(
+          (first) => document.querySelector('[data-range]')?.textContent?.includes(first),
+          `31 days, ${from} to ${to}.`,
+        );
+        assert.ok(
+          asked.some((url) => url.endsWith(`/portfolio/daily?from=${from}&to=${to}`)),
+          'from/to sent to the host',
+        );
         assert.is(await page.getAttribute('#day-slider', 'max'), String(expected.length - 1));
         assert.is(await page.textContent('[data-day-shown]'), expected[0]);
         await pickDay(page, 0, expected.at(-1));
@@ -465,7 +581,7 @@ for (const runtime of runtimes) {
         await page.fill('#range-from', to);
         await page.fill('#range-to', from);
         await page.click('text=Show range');
-        assert.match(await page.textContent('[role="alert"]') ?? '', `Empty range: "from" (${to}) is later than "to" (${from}).`);
+        assert.match((await page.textContent('[role="alert"]')) ?? '', `Empty range: "from" (${to}) is later than "to" (${from}).`);
         assert.equal(errors, []);
       } finally {
         await close();
@@ -480,17 +596,24 @@ for (const runtime of runtimes) {
       await page.route(/\/v1\//, (route) => {
         const { pathname } = new URL(route.request().url());
         const file = path.join(tree, pathname);
-        if (!pathname.endsWith('.json') || !fs.existsSync(file)) return route.fulfill({ status: 404, contentType: 'text/html', body: '<h1>Not Found</h1>' });
+        if (!pathname.endsWith('.json') || !fs.existsSync(file))
+          return route.fulfill({ status: 404, contentType: 'text/html', body: '<h1>Not Found</h1>' });
         return route.fulfill({ contentType: 'application/json', body: fs.readFileSync(file) });
       });
       await page.goto(`${host.url}/`);
       await page.waitForSelector('body[data-ready="true"]');
       assert.is(await page.textContent('[data-fact="season-count"]'), String(meta().seasons.length));
-      assert.equal(await exactRows(page, 'entries-s2'), exact('v1/leaderboard/s2.json').entries.map((e: any) => [text(e.rank), e.user, text(e.totalPoints), text(e.dailyRate)]));
+      assert.equal(
+        await exactRows(page, 'entries-s2'),
+        exact('v1/leaderboard/s2.json').entries.map((e: any) => [text(e.rank), e.user, text(e.totalPoints), text(e.dailyRate)]),
+      );
       await openWallet(page, STORY_WALLET);
       await checkWallet(page, STORY_WALLET);
       await openWallet(page, UNKNOWN_WALLET);
-      assert.is(await page.textContent('#wallet-body .message'), `No history: this snapshot has no balance, no daily value and no points for ${UNKNOWN_WALLET}.`);
+      assert.is(
+        await page.textContent('#wallet-body .message'),
+        `No history: this snapshot has no balance, no daily value and no points for ${UNKNOWN_WALLET}.`,
+      );
     } finally {
       await close();
     }
@@ -504,11 +627,20 @@ for (const runtime of runtimes) {
       for (const typed of ['0x123', 'hello', `${UNKNOWN_WALLET}0`]) {
         await page.fill('#address', typed);
         await page.press('#address', 'Enter');
-        await page.waitForFunction((shown) => document.querySelector('#wallet-body [role="alert"]')?.textContent?.includes(shown), `"${typed}"`);
-        assert.is(await page.textContent('#wallet-body [role="alert"]'), `Not an address: "${typed}" is not 0x followed by 40 hexadecimal digits (0-9, a-f, any case).`);
+        await page.waitForFunction(
+          (shown) => document.querySelector('#wallet-body [role="alert"]')?.textContent?.includes(shown),
+          `"${typed}"`,
+        );
+        assert.is(
+          await page.textContent('#wallet-body [role="alert"]'),
+          `Not an address: "${typed}" is not 0x followed by 40 hexadecimal digits (0-9, a-f, any case).`,
+        );
       }
       await openWallet(page, UNKNOWN_WALLET);
-      assert.is(await page.textContent('#wallet-body .message'), `No history: this snapshot has no balance, no daily value and no points for ${UNKNOWN_WALLET}.`);
+      assert.is(
+        await page.textContent('#wallet-body .message'),
+        `No history: this snapshot has no balance, no daily value and no points for ${UNKNOWN_WALLET}.`,
+      );
       assert.is(await page.$('[data-chart]'), null);
       assert.is(await page.textContent('#wallet-links'), '', 'no wallet sections to jump to');
       assert.equal(errors, []);
@@ -562,14 +694,23 @@ for (const runtime of runtimes) {
         ['Base', 'Venue A LP', 'no price', '5', 'no price'],
         ['Arbitrum One', 'yUTY', '< $0.01', '0.004', '$1.20'],
       ]);
-      assert.equal((await exactRows(page, 'positions')).map((row) => row[2]), ['1234567.891234', '2.5e-18', '0', '0.0048']);
-      assert.match((await page.getAttribute('table[data-table="positions"] tbody tr:nth-child(3) td:nth-child(3) [data-exact]', 'title')) ?? '', 'No price on or before this day');
+      assert.equal(
+        (await exactRows(page, 'positions')).map((row) => row[2]),
+        ['1234567.891234', '2.5e-18', '0', '0.0048'],
+      );
+      assert.match(
+        (await page.getAttribute('table[data-table="positions"] tbody tr:nth-child(3) td:nth-child(3) [data-exact]', 'title')) ?? '',
+        'No price on or before this day',
+      );
       assert.match((await page.textContent('[data-day="2026-11-21"] [data-unpriced-note]')) ?? '', '"no price"');
       assert.match((await page.textContent('.overview [data-unpriced-note]')) ?? '', '1 position has no price on 2026-11-21');
       // One click shows every amount's exact text in place, and back.
       await page.check('#exact-values');
       assert.is(await page.textContent('[data-headline]'), '1234567.8912340000000000025');
-      assert.equal((await rows(page, 'positions')).map((row) => row[2]), ['1234567.891234', '2.5e-18', '0', '0.0048']);
+      assert.equal(
+        (await rows(page, 'positions')).map((row) => row[2]),
+        ['1234567.891234', '2.5e-18', '0', '0.0048'],
+      );
       await page.uncheck('#exact-values');
       assert.is(await page.textContent('[data-headline]'), '$1,234,567.89');
       // The day with no position says its total is zero.
@@ -587,8 +728,13 @@ for (const runtime of runtimes) {
         const drawn = await axisLabels(page, 'portfolio');
         const texts = drawn.labels.map((label) => label.text);
         assert.ok(drawn.labels.length >= 2, 'the axis has labels');
-        if (range) assert.ok(texts.some((label) => label.length >= 10), `a label of ten characters or more: ${texts}`);
-        for (const label of drawn.labels) assert.ok(label.left >= 0 && label.right <= drawn.width, `${label.text} spans ${label.left}..${label.right} of ${drawn.width}px`);
+        if (range)
+          assert.ok(
+            texts.some((label) => label.length >= 10),
+            `a label of ten characters or more: ${texts}`,
+          );
+        for (const label of drawn.labels)
+          assert.ok(label.left >= 0 && label.right <= drawn.width, `${label.text} spans ${label.left}..${label.right} of ${drawn.width}px`);
         if (drawn.inkAtEdges) await screenshot(page, `explorer-ink-${runtime}`);
         assert.is(drawn.inkAtEdges, 0, `no label ink at the canvas edges (${range ? 'narrow range' : 'whole'}: ${texts})`);
         assert.equal([...new Set(texts)].length, texts.length, `no two ticks read the same: ${texts}`);
@@ -597,11 +743,18 @@ for (const runtime of runtimes) {
       await page.waitForSelector('[data-chart="points-s2"] canvas');
       assert.equal(await legend(page, 'points-s2'), ['Day: 2026-11-21', 'Total points: 1,500.5 (12.25 that day)', 'Rank (1 = top): 3']);
       await page.click('[data-points-days="2"] summary');
-      assert.equal((await rows(page, 'points-history-s2')).map((row) => row[3]), ['3', '7', '12', 'no rank']);
+      assert.equal(
+        (await rows(page, 'points-history-s2')).map((row) => row[3]),
+        ['3', '7', '12', 'no rank'],
+      );
       const over = (await (await page.$('[data-chart="points-s2"] .u-over'))!.boundingBox())!;
       await page.mouse.click(over.x + 2, over.y + over.height / 2);
       await page.mouse.move(0, 0);
-      assert.equal(await legend(page, 'points-s2'), ['Day: 2026-11-18', 'Total points: 0 (0 that day)', 'Rank (1 = top): no rank (no points yet)'], 'a click keeps the legend on its day');
+      assert.equal(
+        await legend(page, 'points-s2'),
+        ['Day: 2026-11-18', 'Total points: 0 (0 that day)', 'Rank (1 = top): no rank (no points yet)'],
+        'a click keeps the legend on its day',
+      );
       await screenshot(page, `explorer-made-up-${runtime}`);
       assert.equal(errors, []);
     } finally {
@@ -609,53 +762,69 @@ for (const runtime of runtimes) {
     }
   });
 
-  Explorer('totals beyond 2^53 cents: the headline and its change exact, chains by name, the chosen day kept across the lines\' switch', async () => {
-    const { page, errors, close } = await openPage(browser, DESKTOP);
-    try {
-      await page.route(new RegExp(`/v1/address/${BIG_WALLET}/`), (route) => {
-        const { pathname } = new URL(route.request().url());
-        return route.fulfill({ contentType: 'application/json', body: pathname.includes('/portfolio/daily') ? BIG_DAILY : pathname.endsWith('/portfolio') ? '{}' : '{"seasons":[]}' });
-      });
-      await page.goto(`${host.url}/#address=${BIG_WALLET}`);
-      await page.waitForSelector('[data-chart="portfolio"] canvas');
-      assert.is(await page.textContent('[data-headline]'), '$8,881,646,217,412,596,567.89');
-      assert.is(await page.textContent('[data-change] strong'), 'Up $8,869,300,538,511,362,000.00 (+71,841.3%)');
-      assert.is(await page.getAttribute('[data-change] strong [data-exact]', 'data-exact'), '8869300538511362000');
-      assert.is(
-        (await page.textContent('[data-change]'))?.replace(/\s+/g, ' '),
-        'Up $8,869,300,538,511,362,000.00 (+71,841.3%) from 2026-11-19 to 2026-11-21 ($12,345,678,901,234,567.89 to $8,881,646,217,412,596,567.89).',
-      );
-      // The first two days: down, by an amount doubles made $3,338,479,646,493,570.92.
-      await page.fill('#range-to', '2026-11-20');
-      await page.click('text=Show range');
-      await page.waitForFunction(() => document.querySelector('[data-range]')?.textContent?.startsWith('2 days'));
-      assert.is(await page.textContent('[data-change] strong'), 'Down $3,338,479,646,493,570.83 (-27.0%)');
-      await page.fill('#range-to', '2026-11-21');
-      await page.click('text=Show range');
-      await page.waitForFunction(() => document.querySelector('[data-range]')?.textContent?.startsWith('3 days'));
-      assert.equal((await rows(page, 'positions')).map((row) => row.slice(0, 3)), [
-        ['Arbitrum One', 'UTY', '$8,881,646,217,412,596,567.88'],
-        ['Arbitrum One', 'yUTY', '$0.01'],
-      ]);
-      // The chosen day stays when the lines switch from tokens to chains and back.
-      await pickDay(page, 1, '2026-11-20');
-      for (const lines of ['chain', 'token']) {
-        await page.check(`input[name="breakdown"][value="${lines}"]`);
-        await page.waitForFunction((label) => document.querySelectorAll('[data-chart="portfolio"] .legend li')[2]?.textContent?.startsWith(label), lines === 'chain' ? 'Arbitrum One' : 'UTY');
-        assert.is(await page.textContent('[data-day-shown]'), '2026-11-20', `per ${lines}`);
-        assert.is(await page.getAttribute('#day-slider', 'aria-valuetext'), '2026-11-20');
-        assert.is((await legend(page))[0], 'Day: 2026-11-20');
-        assert.ok(await page.$('[data-day="2026-11-20"]'), 'the positions of the chosen day');
+  Explorer(
+    "totals beyond 2^53 cents: the headline and its change exact, chains by name, the chosen day kept across the lines' switch",
+    async () => {
+      const { page, errors, close } = await openPage(browser, DESKTOP);
+      try {
+        await page.route(new RegExp(`/v1/address/${BIG_WALLET}/`), (route) => {
+          const { pathname } = new URL(route.request().url());
+          return route.fulfill({
+            contentType: 'application/json',
+            body: pathname.includes('/portfolio/daily') ? BIG_DAILY : pathname.endsWith('/portfolio') ? '{}' : '{"seasons":[]}',
+          });
+        });
+        await page.goto(`${host.url}/#address=${BIG_WALLET}`);
+        await page.waitForSelector('[data-chart="portfolio"] canvas');
+        assert.is(await page.textContent('[data-headline]'), '$8,881,646,217,412,596,567.89');
+        assert.is(await page.textContent('[data-change] strong'), 'Up $8,869,300,538,511,362,000.00 (+71,841.3%)');
+        assert.is(await page.getAttribute('[data-change] strong [data-exact]', 'data-exact'), '8869300538511362000');
+        assert.is(
+          (await page.textContent('[data-change]'))?.replace(/\s+/g, ' '),
+          'Up $8,869,300,538,511,362,000.00 (+71,841.3%) from 2026-11-19 to 2026-11-21 ($12,345,678,901,234,567.89 to $8,881,646,217,412,596,567.89).',
+        );
+        // The first two days: down, by an amount doubles made $3,338,479,646,493,570.92.
+        await page.fill('#range-to', '2026-11-20');
+        await page.click('text=Show range');
+        await page.waitForFunction(() => document.querySelector('[data-range]')?.textContent?.startsWith('2 days'));
+        assert.is(await page.textContent('[data-change] strong'), 'Down $3,338,479,646,493,570.83 (-27.0%)');
+        await page.fill('#range-to', '2026-11-21');
+        await page.click('text=Show range');
+        await page.waitForFunction(() => document.querySelector('[data-range]')?.textContent?.startsWith('3 days'));
+        assert.equal(
+          (await rows(page, 'positions')).map((row) => row.slice(0, 3)),
+          [
+            ['Arbitrum One', 'UTY', '$8,881,646,217,412,596,567.88'],
+            ['Arbitrum One', 'yUTY', '$0.01'],
+          ],
+        );
+        // The chosen day stays when the lines switch from tokens to chains and back.
+        await pickDay(page, 1, '2026-11-20');
+        for (const lines of ['chain', 'token']) {
+          await page.check(`input[name="breakdown"][value="${lines}"]`);
+          await page.waitForFunction(
+            (label) => document.querySelectorAll('[data-chart="portfolio"] .legend li')[2]?.textContent?.startsWith(label),
+            lines === 'chain' ? 'Arbitrum One' : 'UTY',
+          );
+          assert.is(await page.textContent('[data-day-shown]'), '2026-11-20', `per ${lines}`);
+          assert.is(await page.getAttribute('#day-slider', 'aria-valuetext'), '2026-11-20');
+          assert.is((await legend(page))[0], 'Day: 2026-11-20');
+          assert.ok(await page.$('[data-day="2026-11-20"]'), 'the positions of the chosen day');
+        }
+        // Per chain, a chain's tokens are summed exactly: two positions of Arbitrum One on the last day.
+        await page.check('input[name="breakdown"][value="chain"]');
+        await pickDay(page, 2, '2026-11-21');
+        assert.equal((await legend(page)).slice(1), [
+          'Total: $8,881,646,217,412,596,567.89',
+          'Arbitrum One: $8,881,646,217,412,596,567.89',
+          'Linea: $0.00',
+        ]);
+        assert.equal(errors, []);
+      } finally {
+        await close();
       }
-      // Per chain, a chain's tokens are summed exactly: two positions of Arbitrum One on the last day.
-      await page.check('input[name="breakdown"][value="chain"]');
-      await pickDay(page, 2, '2026-11-21');
-      assert.equal((await legend(page)).slice(1), ['Total: $8,881,646,217,412,596,567.89', 'Arbitrum One: $8,881,646,217,412,596,567.89', 'Linea: $0.00']);
-      assert.equal(errors, []);
-    } finally {
-      await close();
-    }
-  });
+    },
+  );
 
   Explorer('phone width: the legend reads without a pointer; dates are ISO in every control', async () => {
     const { page, errors, close } = await openPage(browser, PHONE);
@@ -676,7 +845,10 @@ for (const runtime of runtimes) {
       assert.ok(shown[1]!.startsWith(`Total: ${formatUsd(text(latest.totalValueUsd)!)}`), shown[1]);
       // ISO days in every date control, and no browser date input (its format follows the locale).
       assert.is(await page.$$eval('input[type="date"]', (inputs) => inputs.length), 0);
-      for (const [selector, value] of [['#range-from', days[0].date], ['#range-to', latest.date]]) {
+      for (const [selector, value] of [
+        ['#range-from', days[0].date],
+        ['#range-to', latest.date],
+      ]) {
         assert.is(await page.inputValue(selector!), value);
         assert.is(await page.getAttribute(selector!, 'type'), 'text');
         assert.is(await page.getAttribute(selector!, 'pattern'), '\\d{4}-\\d{2}-\\d{2}');
@@ -684,7 +856,10 @@ for (const runtime of runtimes) {
       assert.match((await page.textContent('[data-day-shown]')) ?? '', /^\d{4}-\d{2}-\d{2}$/);
       await page.fill('#range-from', '11/05/2025');
       await page.click('text=Show range');
-      assert.match((await page.textContent('[role="alert"]')) ?? '', 'Not a date: "from" is "11/05/2025"; write a calendar day as YYYY-MM-DD');
+      assert.match(
+        (await page.textContent('[role="alert"]')) ?? '',
+        'Not a date: "from" is "11/05/2025"; write a calendar day as YYYY-MM-DD',
+      );
       // A preset range: the last 30 days.
       await page.click('[data-preset="30"]');
       await page.waitForFunction(() => document.querySelector('[data-range]')?.textContent?.startsWith('30 days'));
@@ -701,7 +876,9 @@ for (const runtime of runtimes) {
     const { page, close } = await openPage(browser, DESKTOP);
     try {
       const leader = exact('v1/leaderboard/s2.json').entries[0].user as string;
-      await page.route(/\/points\/history/, (route) => route.fulfill({ status: 404, contentType: 'text/html', body: '<h1>Not Found</h1>' }));
+      await page.route(/\/points\/history/, (route) =>
+        route.fulfill({ status: 404, contentType: 'text/html', body: '<h1>Not Found</h1>' }),
+      );
       await page.goto(`${host.url}/#address=${leader}`);
       await page.waitForSelector('[data-chart="portfolio"] canvas');
       const points = exact(`v1/address/${leader}/points.json`);
@@ -719,7 +896,15 @@ for (const runtime of runtimes) {
       await page.goto(`${host.url}/#address=${STORY_WALLET}`);
       await page.waitForSelector('[data-chart="portfolio"] canvas');
       const links = await page.$$eval('#sections a', (anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
-      assert.equal(links, ['#wallet', '#wallet-value', '#wallet-positions', '#wallet-points', '#wallet-history', '#leaderboards', '#freshness']);
+      assert.equal(links, [
+        '#wallet',
+        '#wallet-value',
+        '#wallet-positions',
+        '#wallet-points',
+        '#wallet-history',
+        '#leaderboards',
+        '#freshness',
+      ]);
       const navHeight = (await (await page.$('#sections'))!.boundingBox())!.height;
       for (const [index, href] of links.entries()) {
         const id = href!.slice(1);
@@ -735,7 +920,10 @@ for (const runtime of runtimes) {
           atBottom: Math.ceil(window.scrollY + window.innerHeight) >= document.documentElement.scrollHeight,
         }));
         // At the top, just below the sticky nav (or as high as it goes, for the page's last section).
-        assert.ok(top >= navHeight - 2 && (top <= navHeight + 60 || (atBottom && top < 844)), `#${id} starts below the nav (${top}px, nav ${navHeight}px)`);
+        assert.ok(
+          top >= navHeight - 2 && (top <= navHeight + 60 || (atBottom && top < 844)),
+          `#${id} starts below the nav (${top}px, nav ${navHeight}px)`,
+        );
         assert.is(await page.evaluate(() => location.hash), `#address=${STORY_WALLET}`);
       }
       assert.equal(errors, []);

@@ -17,7 +17,7 @@ import { exchange } from './helpers/hostile-requests.ts';
 const RUNTIMES: Runtime[] = ['node', 'workerd', 'published'];
 
 const ny = (local: string) => unix(`${local}-05:00`);
-const UNKNOWN = '0x' + '9'.repeat(40);
+const UNKNOWN = `0x${'9'.repeat(40)}`;
 const portfolio = `/v1/address/${A}/portfolio`;
 const daily = `/v1/address/${A}/portfolio/daily`;
 const pointsHistory = `/v1/address/${A}/points/history`;
@@ -35,8 +35,14 @@ async function tree(): Promise<Built> {
       balance({ address: SUB, block_number: 2, timestamp: ny('2025-11-18T10:00:00'), token: 'venueBUsdc', balance: '2500000' }),
     ],
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
-    prices: [{ chain_id: 1, token: 'uty', date: '2025-10-01', usd_price: 0.99 }, { chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 }],
-    seasons: [{ season: 1, as_of: '2025-11-05' }, { season: 2, as_of: null }],
+    prices: [
+      { chain_id: 1, token: 'uty', date: '2025-10-01', usd_price: 0.99 },
+      { chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 },
+    ],
+    seasons: [
+      { season: 1, as_of: '2025-11-05' },
+      { season: 2, as_of: null },
+    ],
     // Season 1's rows all fall before 2025-11-10, so that from/to can leave it without days.
     points: [
       { season: 1, date: '2025-11-03', address: A, points: 5 },
@@ -85,7 +91,13 @@ for (const runtime of RUNTIMES) {
 
   Http('points standing and the seasons index (v1.2); the explorer page with its own content types', async () => {
     assert.is((await ask(`/v1/address/${A.toUpperCase().replace('0X', '0x')}/points`)).text, fileText(`v1/address/${A}/points.json`));
-    assert.equal((await ask(`/v1/address/${A}/points`)).json.seasons.map((s: any) => [s.season, s.rank, s.totalPoints]), [[1, 1, 5], [2, 1, 10]]);
+    assert.equal(
+      (await ask(`/v1/address/${A}/points`)).json.seasons.map((s: any) => [s.season, s.rank, s.totalPoints]),
+      [
+        [1, 1, 5],
+        [2, 1, 10],
+      ],
+    );
     const none = await ask(`/v1/address/${UNKNOWN}/points`);
     assert.is(none.status, 200);
     assert.equal(none.json, { seasons: [] });
@@ -104,14 +116,31 @@ for (const runtime of RUNTIMES) {
 
   Http('points history (v1.3): the document, from/to in every season, the no-history answer, 400s', async () => {
     const file = fileText(`v1/address/${A}/points/history.json`);
-    assert.is(file, JSON.stringify({ seasons: [
-      { season: 1, asOf: '2025-11-05', days: [
-        { date: '2025-11-03', points: 5, totalPoints: 5, rank: 1 }, { date: '2025-11-04', points: 0, totalPoints: 5, rank: 1 }, { date: '2025-11-05', points: 0, totalPoints: 5, rank: 1 },
-      ] },
-      { season: 2, asOf: '2025-11-20', days: [
-        { date: '2025-11-18', points: 4, totalPoints: 4, rank: 1 }, { date: '2025-11-19', points: 0, totalPoints: 4, rank: 1 }, { date: '2025-11-20', points: 6, totalPoints: 10, rank: 1 },
-      ] },
-    ] }));
+    assert.is(
+      file,
+      JSON.stringify({
+        seasons: [
+          {
+            season: 1,
+            asOf: '2025-11-05',
+            days: [
+              { date: '2025-11-03', points: 5, totalPoints: 5, rank: 1 },
+              { date: '2025-11-04', points: 0, totalPoints: 5, rank: 1 },
+              { date: '2025-11-05', points: 0, totalPoints: 5, rank: 1 },
+            ],
+          },
+          {
+            season: 2,
+            asOf: '2025-11-20',
+            days: [
+              { date: '2025-11-18', points: 4, totalPoints: 4, rank: 1 },
+              { date: '2025-11-19', points: 0, totalPoints: 4, rank: 1 },
+              { date: '2025-11-20', points: 6, totalPoints: 10, rank: 1 },
+            ],
+          },
+        ],
+      }),
+    );
     const whole = await ask(`/v1/address/${A.toUpperCase().replace('0X', '0x')}/points/history`);
     assert.is(whole.status, 200);
     assert.is(whole.text, file);
@@ -119,12 +148,30 @@ for (const runtime of RUNTIMES) {
     const days = (answer: Answer) => answer.json.seasons.map((s: any) => [s.season, s.days.map((d: any) => d.date)]);
     // Season 1 has no day in range: it keeps its entry, with days [].
     const late = await ask(`${pointsHistory}?from=2025-11-19`);
-    assert.equal(days(late), [[1, []], [2, ['2025-11-19', '2025-11-20']]]);
-    assert.is(late.text, '{"seasons":[{"season":1,"asOf":"2025-11-05","days":[]},{"season":2,"asOf":"2025-11-20","days":[{"date":"2025-11-19","points":0,"totalPoints":4,"rank":1},{"date":"2025-11-20","points":6,"totalPoints":10,"rank":1}]}]}');
-    assert.equal(days(await ask(`${pointsHistory}?to=2025-11-04`)), [[1, ['2025-11-03', '2025-11-04']], [2, []]]);
-    assert.equal(days(await ask(`${pointsHistory}?from=2025-11-05&to=2025-11-18`)), [[1, ['2025-11-05']], [2, ['2025-11-18']]]);
-    assert.equal(days(await ask(`${pointsHistory}?from=2025-12-01&utm_source=x`)), [[1, []], [2, []]]);
-    for (const path of [`/v1/address/${UNKNOWN}/points/history`, `/v1/address/${UNKNOWN.toUpperCase().replace('0X', '0x')}/points/history?from=2025-11-01&to=2025-11-02`]) {
+    assert.equal(days(late), [
+      [1, []],
+      [2, ['2025-11-19', '2025-11-20']],
+    ]);
+    assert.is(
+      late.text,
+      '{"seasons":[{"season":1,"asOf":"2025-11-05","days":[]},{"season":2,"asOf":"2025-11-20","days":[{"date":"2025-11-19","points":0,"totalPoints":4,"rank":1},{"date":"2025-11-20","points":6,"totalPoints":10,"rank":1}]}]}',
+    );
+    assert.equal(days(await ask(`${pointsHistory}?to=2025-11-04`)), [
+      [1, ['2025-11-03', '2025-11-04']],
+      [2, []],
+    ]);
+    assert.equal(days(await ask(`${pointsHistory}?from=2025-11-05&to=2025-11-18`)), [
+      [1, ['2025-11-05']],
+      [2, ['2025-11-18']],
+    ]);
+    assert.equal(days(await ask(`${pointsHistory}?from=2025-12-01&utm_source=x`)), [
+      [1, []],
+      [2, []],
+    ]);
+    for (const path of [
+      `/v1/address/${UNKNOWN}/points/history`,
+      `/v1/address/${UNKNOWN.toUpperCase().replace('0X', '0x')}/points/history?from=2025-11-01&to=2025-11-02`,
+    ]) {
       const none = await ask(path);
       assert.is(none.status, 200, path);
       assert.is(none.text, '{"seasons":[]}', path);
@@ -142,20 +189,36 @@ for (const runtime of RUNTIMES) {
       assert.equal(Object.keys(answer.json), ['error'], path);
       assert.is(answer.headers['cache-control'], 'no-cache', path);
     }
-    for (const path of [`${pointsHistory}/`, `${pointsHistory}.json`, `/v1/address/${A}/points/history/x`]) assert.is((await ask(path)).status, 404, path);
+    for (const path of [`${pointsHistory}/`, `${pointsHistory}.json`, `/v1/address/${A}/points/history/x`])
+      assert.is((await ask(path)).status, 404, path);
   });
 
   Http('from/to filter the days, keep asOf, and keep every digit of the balances', async () => {
     const both = await ask(`${daily}?from=2025-11-17&to=2025-11-18`);
     assert.is(both.status, 200);
-    assert.equal(both.json.days.map((d: any) => d.date), ['2025-11-17', '2025-11-18']);
+    assert.equal(
+      both.json.days.map((d: any) => d.date),
+      ['2025-11-17', '2025-11-18'],
+    );
     assert.is(both.json.asOf, '2025-11-20');
     assert.match(both.text, '"balance":123456.789012345678901234,');
-    assert.equal((await ask(`${daily}?from=2025-11-19`)).json.days.map((d: any) => d.date), ['2025-11-19', '2025-11-20']);
-    assert.equal((await ask(`${daily}?to=2025-10-31`)).json.days.map((d: any) => d.date), ['2025-10-30', '2025-10-31']);
+    assert.equal(
+      (await ask(`${daily}?from=2025-11-19`)).json.days.map((d: any) => d.date),
+      ['2025-11-19', '2025-11-20'],
+    );
+    assert.equal(
+      (await ask(`${daily}?to=2025-10-31`)).json.days.map((d: any) => d.date),
+      ['2025-10-30', '2025-10-31'],
+    );
     // Across the end of a month.
     const across = await ask(`${daily}?from=2025-10-31&to=2025-11-01`);
-    assert.equal(across.json.days.map((d: any) => [d.date, d.totalValueUsd]), [['2025-10-31', 4.95], ['2025-11-01', 5.05]]);
+    assert.equal(
+      across.json.days.map((d: any) => [d.date, d.totalValueUsd]),
+      [
+        ['2025-10-31', 4.95],
+        ['2025-11-01', 5.05],
+      ],
+    );
     assert.equal((await ask(`${daily}?from=2025-12-01`)).json, { asOf: '2025-11-20', days: [] });
     assert.equal((await ask(`${daily}?to=2025-10-31&utm_source=x&from_=1`)).json.days.length, 2);
   });
@@ -200,7 +263,16 @@ for (const runtime of RUNTIMES) {
   });
 
   Http('404 for any other path; 405 with Allow for other methods; each with an error body', async () => {
-    for (const path of ['/v1', '/v2/leaderboard/s1', `/v1/address/${A}`, `/v1/address/${A}/portfolio/weekly`, '/v1/leaderboard/s1/x', '/_snapshot/meta.json', `${portfolio}.json`, `${portfolio}/`]) {
+    for (const path of [
+      '/v1',
+      '/v2/leaderboard/s1',
+      `/v1/address/${A}`,
+      `/v1/address/${A}/portfolio/weekly`,
+      '/v1/leaderboard/s1/x',
+      '/_snapshot/meta.json',
+      `${portfolio}.json`,
+      `${portfolio}/`,
+    ]) {
       const answer = await ask(path);
       assert.is(answer.status, 404, path);
       assert.type(answer.json.error, 'string', path);
@@ -214,7 +286,14 @@ for (const runtime of RUNTIMES) {
   });
 
   Http('OPTIONS answers 204 with the CORS headers, echoing the requested headers', async () => {
-    const preflight = await ask(daily, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'X-Api-Key, content-type' } });
+    const preflight = await ask(daily, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://app.example',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'X-Api-Key, content-type',
+      },
+    });
     assert.is(preflight.status, 204);
     assert.is(preflight.text, '');
     assert.is(preflight.headers['access-control-allow-origin'], '*');
@@ -227,7 +306,17 @@ for (const runtime of RUNTIMES) {
   });
 
   Http('every response carries content type, CORS, an ETag and Cache-Control', async () => {
-    const requests = [[portfolio, 'GET'], [daily, 'GET'], [`${daily}?from=2025-11-17`, 'GET'], ['/v1/leaderboard/s1', 'HEAD'], [`/v1/address/${UNKNOWN}/portfolio`, 'GET'], ['/v1/leaderboard/s9', 'GET'], ['/nope', 'GET'], [portfolio, 'POST'], [portfolio, 'OPTIONS']] as const;
+    const requests = [
+      [portfolio, 'GET'],
+      [daily, 'GET'],
+      [`${daily}?from=2025-11-17`, 'GET'],
+      ['/v1/leaderboard/s1', 'HEAD'],
+      [`/v1/address/${UNKNOWN}/portfolio`, 'GET'],
+      ['/v1/leaderboard/s9', 'GET'],
+      ['/nope', 'GET'],
+      [portfolio, 'POST'],
+      [portfolio, 'OPTIONS'],
+    ] as const;
     for (const [path, method] of requests) {
       const answer = await ask(path, { method });
       assert.is(answer.headers['content-type'], 'application/json; charset=utf-8', `${method} ${path}`);
@@ -239,7 +328,16 @@ for (const runtime of RUNTIMES) {
   });
 
   Http('conditional requests follow RFC 9110: lists, weak comparison, *, and If-Modified-Since only without If-None-Match', async () => {
-    for (const path of [portfolio, daily, `${daily}?from=2025-11-17`, '/v1/leaderboard/s1', `/v1/address/${UNKNOWN}/portfolio/daily`, pointsHistory, `${pointsHistory}?from=2025-11-19`, `/v1/address/${UNKNOWN}/points/history`]) {
+    for (const path of [
+      portfolio,
+      daily,
+      `${daily}?from=2025-11-17`,
+      '/v1/leaderboard/s1',
+      `/v1/address/${UNKNOWN}/portfolio/daily`,
+      pointsHistory,
+      `${pointsHistory}?from=2025-11-19`,
+      `/v1/address/${UNKNOWN}/points/history`,
+    ]) {
       const first = await ask(path);
       const etag = first.headers.etag!;
       const modified = first.headers['last-modified']!;
@@ -285,7 +383,15 @@ for (const runtime of RUNTIMES) {
   });
 
   Http('gzip when accepted (filtered and unfiltered, errors too), identity otherwise; HEAD has the headers and no body', async () => {
-    for (const path of [daily, `${daily}?to=2025-11-18`, '/v1/leaderboard/s2', '/v1/leaderboard/s9', `/v1/address/${UNKNOWN}/portfolio`, pointsHistory, `${pointsHistory}?to=2025-11-18`]) {
+    for (const path of [
+      daily,
+      `${daily}?to=2025-11-18`,
+      '/v1/leaderboard/s2',
+      '/v1/leaderboard/s9',
+      `/v1/address/${UNKNOWN}/portfolio`,
+      pointsHistory,
+      `${pointsHistory}?to=2025-11-18`,
+    ]) {
       const gzipped = await ask(path, { headers: { 'Accept-Encoding': 'gzip' } });
       assert.is(gzipped.headers['content-encoding'], 'gzip', path);
       const plain = await ask(path, { headers: { 'Accept-Encoding': 'identity' } });
@@ -300,21 +406,39 @@ for (const runtime of RUNTIMES) {
 
   Http('150 clients that go away mid-answer leave the host answering', async () => {
     const url = new URL(base);
-    await Promise.all(Array.from({ length: 150 }, () => new Promise<void>((resolve) => {
-      const socket = net.connect(Number(url.port), url.hostname, () => {
-        socket.write(`GET ${daily} HTTP/1.1\r\nHost: x\r\n\r\n`);
-        setTimeout(() => socket.destroy(), 1);
-      });
-      socket.on('error', () => {});
-      socket.on('close', () => resolve());
-    })));
+    await Promise.all(
+      Array.from(
+        { length: 150 },
+        () =>
+          new Promise<void>((resolve) => {
+            const socket = net.connect(Number(url.port), url.hostname, () => {
+              socket.write(`GET ${daily} HTTP/1.1\r\nHost: x\r\n\r\n`);
+              setTimeout(() => socket.destroy(), 1);
+            });
+            socket.on('error', () => {});
+            socket.on('close', () => resolve());
+          }),
+      ),
+    );
     const answer = await Promise.race([ask(portfolio), new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000))]);
     assert.is(answer?.status, 200, 'no answer within 10 s');
   });
 
   Http('hostile paths get a 4xx, never a file from outside the tree', async () => {
     fs.writeFileSync(path.join(path.dirname(built.out), 'secret.json'), '{"secret":true}');
-    for (const path of ['/../secret.json', '/v1/../../secret.json', '/v1/address/..%2f..%2f..%2fsecret/portfolio', '/v1/%2e%2e/%2e%2e/secret.json', '/v1/address/%2e%2e/portfolio', '/v1/address/%/portfolio', '/v1/address/%E0%A4%A/portfolio', '/v1/leaderboard/s1%00', `/v1/address/${A}%00/portfolio`, '/explorer/..%2f..%2fsecret.json', `/v1/${'a'.repeat(5_000)}`]) {
+    for (const path of [
+      '/../secret.json',
+      '/v1/../../secret.json',
+      '/v1/address/..%2f..%2f..%2fsecret/portfolio',
+      '/v1/%2e%2e/%2e%2e/secret.json',
+      '/v1/address/%2e%2e/portfolio',
+      '/v1/address/%/portfolio',
+      '/v1/address/%E0%A4%A/portfolio',
+      '/v1/leaderboard/s1%00',
+      `/v1/address/${A}%00/portfolio`,
+      '/explorer/..%2f..%2fsecret.json',
+      `/v1/${'a'.repeat(5_000)}`,
+    ]) {
       const answer = await ask(path);
       assert.ok(answer.status >= 400 && answer.status < 500, `${path.slice(0, 60)} answered ${answer.status}`);
       assert.not.match(answer.text, 'secret":true');
@@ -332,7 +456,7 @@ for (const runtime of RUNTIMES) {
     assert.match(await rawExchange(base, 'GET /v1/seasons HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 200 OK\r\n/);
   });
 
-  Http('odd targets, Hosts, methods, codings and expectations: the Node host\'s answers, with the JSON error, everywhere', async () => {
+  Http("odd targets, Hosts, methods, codings and expectations: the Node host's answers, with the JSON error, everywhere", async () => {
     const raw = async (head: string, body = '') => {
       const bytes = Buffer.from(`${head}\r\nConnection: close\r\n\r\n${body}`, head.includes('\u00e9') ? 'utf8' : 'latin1');
       const { answers } = await exchange(base, { bytes, methods: [head.split(' ')[0]!], label: head });
@@ -392,15 +516,27 @@ const Same = suite('every runtime answers alike');
 Same('status, body and the interface headers are the same on Node, in workerd, and from a published bucket', () => {
   const node = answers.get('node')!;
   assert.ok(node.size > 50);
-  for (const [runtime, other] of [...answers].filter(([runtime]) => runtime !== 'node')) for (const [key, expected] of node) {
-    const actual = other.get(key);
-    assert.ok(actual, `${runtime} was not asked ${key}`);
-    assert.is(actual!.status, expected.status, `${runtime}: ${key}`);
-    assert.is(actual!.text, expected.text, `${runtime}: ${key}`);
-    for (const header of ['content-type', 'access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age', 'allow', 'etag', 'cache-control', 'last-modified', 'content-encoding']) {
-      assert.is(actual!.headers[header], expected.headers[header], `${runtime}: ${key}: ${header}`);
+  for (const [runtime, other] of [...answers].filter(([runtime]) => runtime !== 'node'))
+    for (const [key, expected] of node) {
+      const actual = other.get(key);
+      assert.ok(actual, `${runtime} was not asked ${key}`);
+      assert.is(actual!.status, expected.status, `${runtime}: ${key}`);
+      assert.is(actual!.text, expected.text, `${runtime}: ${key}`);
+      for (const header of [
+        'content-type',
+        'access-control-allow-origin',
+        'access-control-allow-methods',
+        'access-control-allow-headers',
+        'access-control-max-age',
+        'allow',
+        'etag',
+        'cache-control',
+        'last-modified',
+        'content-encoding',
+      ]) {
+        assert.is(actual!.headers[header], expected.headers[header], `${runtime}: ${key}: ${header}`);
+      }
     }
-  }
 });
 
 Same.run();

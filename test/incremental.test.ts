@@ -33,9 +33,16 @@ test('a night one day after its previous one reuses it, and a restated past day 
 
   // A points row of 2025-09-12 restated, a row of a season-1 day: recomputed from there, in place (--out is --since).
   const restated = chainExport('2025-11-12', (t) => (t.points.find((row) => row.date === '2025-09-12')!.points = 1.375));
-  const third = await prepareChainNight(root, 'n2-again', '2025-11-12', restated, { shards: 2, since: path.join(root, 'n2'), out: path.join(root, 'n2') });
+  const third = await prepareChainNight(root, 'n2-again', '2025-11-12', restated, {
+    shards: 2,
+    since: path.join(root, 'n2'),
+    out: path.join(root, 'n2'),
+  });
   assert.equal(third.summary.nightKind.kind, 'incremental');
-  assert.equal(third.summary.nightKind.kind === 'incremental' && [third.summary.nightKind.fromDay, third.summary.nightKind.daysRecomputed], ['2025-09-12', 62]);
+  assert.equal(
+    third.summary.nightKind.kind === 'incremental' && [third.summary.nightKind.fromDay, third.summary.nightKind.daysRecomputed],
+    ['2025-09-12', 62],
+  );
   assert.match(third.summary.nightKind.why, /points\.parquet changed from 2025-09-12/);
   await expectShardTreesAsBuilt(third);
 });
@@ -43,27 +50,68 @@ test('a night one day after its previous one reuses it, and a restated past day 
 test('a previous night that cannot be trusted: missing, of another shard count or a later --now, full; altered, refused by name', async () => {
   const root = tempDir();
   const base = await prepareChainNight(root, 'base', '2025-10-20', chainExport('2025-10-20'), { shards: 2 });
-  const missing = await prepareChainNight(root, 'a', '2025-10-21', chainExport('2025-10-21'), { shards: 2, since: path.join(root, 'nowhere') });
+  const missing = await prepareChainNight(root, 'a', '2025-10-21', chainExport('2025-10-21'), {
+    shards: 2,
+    since: path.join(root, 'nowhere'),
+  });
   assert.equal(missing.summary.nightKind, { kind: 'full', why: `no previous night at ${path.join(root, 'nowhere')}` });
-  const otherCount = await prepareChainNight(root, 'b', '2025-10-21', chainExport('2025-10-21'), { shards: 3, since: path.join(root, 'base') });
+  const otherCount = await prepareChainNight(root, 'b', '2025-10-21', chainExport('2025-10-21'), {
+    shards: 3,
+    since: path.join(root, 'base'),
+  });
   assert.equal(otherCount.summary.nightKind, { kind: 'full', why: 'the previous night was cut into 2 shards, this one into 3' });
-  const earlier = await prepareChainNight(root, 'c', '2025-10-19', chainExport('2025-10-19'), { shards: 2, since: path.join(root, 'base') });
-  assert.equal(earlier.summary.nightKind, { kind: 'full', why: `the previous night's build instant ${base.now} is later than this one's ${earlier.now}` });
-  const tokens = await prepareChainNight(root, 'd', '2025-10-21', chainExport('2025-10-21', (t) => (t.tokens[0]!.decimals = 6)), { shards: 2, since: path.join(root, 'base') });
+  const earlier = await prepareChainNight(root, 'c', '2025-10-19', chainExport('2025-10-19'), {
+    shards: 2,
+    since: path.join(root, 'base'),
+  });
+  assert.equal(earlier.summary.nightKind, {
+    kind: 'full',
+    why: `the previous night's build instant ${base.now} is later than this one's ${earlier.now}`,
+  });
+  const tokens = await prepareChainNight(
+    root,
+    'd',
+    '2025-10-21',
+    chainExport('2025-10-21', (t) => (t.tokens[0]!.decimals = 6)),
+    { shards: 2, since: path.join(root, 'base') },
+  );
   assert.equal(tokens.summary.nightKind, { kind: 'full', why: 'tokens.parquet changed: a change that belongs to no day' });
 
   // Altered: a file changed, one added, one removed; refused before anything is written.
   const alterations: [string, (night: string) => string][] = [
-    ['changed', (night) => { const file = path.join(night, 'shard-1-of-2', 'participants.parquet'); fs.appendFileSync(file, 'x'); return `${file} was changed`; }],
-    ['added', (night) => { const file = path.join(night, 'shard-2-of-2', 'notes.txt'); fs.writeFileSync(file, 'x'); return `${file} was not written by prepare`; }],
-    ['removed', (night) => { const file = path.join(night, 'input-days.parquet'); fs.rmSync(file); return `${file} is missing`; }],
+    [
+      'changed',
+      (night) => {
+        const file = path.join(night, 'shard-1-of-2', 'participants.parquet');
+        fs.appendFileSync(file, 'x');
+        return `${file} was changed`;
+      },
+    ],
+    [
+      'added',
+      (night) => {
+        const file = path.join(night, 'shard-2-of-2', 'notes.txt');
+        fs.writeFileSync(file, 'x');
+        return `${file} was not written by prepare`;
+      },
+    ],
+    [
+      'removed',
+      (night) => {
+        const file = path.join(night, 'input-days.parquet');
+        fs.rmSync(file);
+        return `${file} is missing`;
+      },
+    ],
   ];
   for (const [kind, alter] of alterations) {
     const previous = path.join(tempDir(), kind);
     fs.cpSync(path.join(root, 'base'), previous, { recursive: true });
     const says = alter(previous);
     const out = path.join(tempDir(), 'out');
-    const error = await thrown(() => prepareChainNight(root, `e-${kind}`, '2025-10-21', chainExport('2025-10-21'), { shards: 2, since: previous, out }));
+    const error = await thrown(() =>
+      prepareChainNight(root, `e-${kind}`, '2025-10-21', chainExport('2025-10-21'), { shards: 2, since: previous, out }),
+    );
     assert.instance(error, UserError, kind);
     assert.is((error as UserError).exitCode, 1);
     assert.match(error.message, says);

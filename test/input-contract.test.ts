@@ -3,7 +3,21 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, RawSql, SUB, balance, build, buildReusingThreads, tempDir, thrown, writeInputs, type Tables, type TypeOverrides, PINNED_NOW } from './helpers/fixtures.ts';
+import {
+  A,
+  B,
+  RawSql,
+  SUB,
+  balance,
+  build,
+  buildReusingThreads,
+  tempDir,
+  thrown,
+  writeInputs,
+  type Tables,
+  type TypeOverrides,
+  PINNED_NOW,
+} from './helpers/fixtures.ts';
 import { UserError } from '../core/errors.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 
@@ -26,40 +40,83 @@ async function expectViolation(tables: Tables, ...fragments: string[]) {
 const row = balance({ address: A, block_number: 1, balance: '5' });
 
 test('address not 0x + 40 hex digits: file, column, row count and value', async () => {
-  await expectViolation({ balances: [row, { ...row, address: '0x123' }, { ...row, address: 'nothex' }] },
-    'balances.parquet: column "address": 2 rows with a value that is not 0x followed by 40 hex digits (column type VARCHAR)', 'e.g. "0x123"');
+  await expectViolation(
+    { balances: [row, { ...row, address: '0x123' }, { ...row, address: 'nothex' }] },
+    'balances.parquet: column "address": 2 rows with a value that is not 0x followed by 40 hex digits (column type VARCHAR)',
+    'e.g. "0x123"',
+  );
 });
 
 test('sub-account and owner addresses, points addresses', async () => {
-  await expectViolation({ venue_b_accounts: [{ chain_id: 1, account: 'bad', owner: A }] }, 'venue_b_accounts.parquet: column "account": 1 row', '"bad"');
-  await expectViolation({ venue_b_accounts: [{ chain_id: 1, account: SUB, owner: '0xZZ' }] }, 'venue_b_accounts.parquet: column "owner": 1 row', '"0xZZ"');
-  await expectViolation({ seasons: [{ season: 1, as_of: null }], points: [{ season: 1, date: '2025-01-01', address: 'x', points: 1 }] },
-    'points.parquet: column "address": 1 row', '"x"');
+  await expectViolation(
+    { venue_b_accounts: [{ chain_id: 1, account: 'bad', owner: A }] },
+    'venue_b_accounts.parquet: column "account": 1 row',
+    '"bad"',
+  );
+  await expectViolation(
+    { venue_b_accounts: [{ chain_id: 1, account: SUB, owner: '0xZZ' }] },
+    'venue_b_accounts.parquet: column "owner": 1 row',
+    '"0xZZ"',
+  );
+  await expectViolation(
+    { seasons: [{ season: 1, as_of: null }], points: [{ season: 1, date: '2025-01-01', address: 'x', points: 1 }] },
+    'points.parquet: column "address": 1 row',
+    '"x"',
+  );
 });
 
 test('token not one of the seven keys', async () => {
-  await expectViolation({ balances: [{ ...row, token: 'usdt' }] }, 'balances.parquet: column "token": 1 row with a value that is not one of the token keys', '"usdt"');
+  await expectViolation(
+    { balances: [{ ...row, token: 'usdt' }] },
+    'balances.parquet: column "token": 1 row with a value that is not one of the token keys',
+    '"usdt"',
+  );
   await expectViolation({ tokens: [{ chain_id: 1, token: 'UTY', decimals: 18 }] }, 'tokens.parquet: column "token"', '"UTY"');
-  await expectViolation({ prices: [{ chain_id: 1, token: 'eth', date: '2025-01-01', usd_price: 1 }] }, 'prices.parquet: column "token"', '"eth"');
+  await expectViolation(
+    { prices: [{ chain_id: 1, token: 'eth', date: '2025-01-01', usd_price: 1 }] },
+    'prices.parquet: column "token"',
+    '"eth"',
+  );
 });
 
 test('a (chain_id, token) of balances or prices missing from tokens', async () => {
-  await expectViolation({ balances: [{ ...row, chain_id: 999 }] }, 'balances.parquet: column "token": 1 row with a (chain_id, token) that has no row in tokens.parquet', 'chain 999 token uty');
-  await expectViolation({ prices: [{ chain_id: 5, token: 'uty', date: '2025-01-01', usd_price: 1 }] }, 'prices.parquet: column "token"', 'chain 5 token uty');
+  await expectViolation(
+    { balances: [{ ...row, chain_id: 999 }] },
+    'balances.parquet: column "token": 1 row with a (chain_id, token) that has no row in tokens.parquet',
+    'chain 999 token uty',
+  );
+  await expectViolation(
+    { prices: [{ chain_id: 5, token: 'uty', date: '2025-01-01', usd_price: 1 }] },
+    'prices.parquet: column "token"',
+    'chain 5 token uty',
+  );
 });
 
 test('balance negative, fractional, 10^38 or more, empty', async () => {
-  await expectViolation({ balances: [{ ...row, balance: '-5' }] }, 'balances.parquet: column "balance": 1 row with a value that is not a non-negative integer below 10^38', '"-5"');
+  await expectViolation(
+    { balances: [{ ...row, balance: '-5' }] },
+    'balances.parquet: column "balance": 1 row with a value that is not a non-negative integer below 10^38',
+    '"-5"',
+  );
   await expectViolation({ balances: [{ ...row, balance: '1.5' }] }, 'column "balance"', '"1.5"');
-  await expectViolation({ balances: [{ ...row, balance: '1' + '0'.repeat(38) }] }, 'column "balance"', `"1${'0'.repeat(38)}"`);
+  await expectViolation({ balances: [{ ...row, balance: `1${'0'.repeat(38)}` }] }, 'column "balance"', `"1${'0'.repeat(38)}"`);
   await expectViolation({ balances: [{ ...row, balance: '' }] }, 'column "balance"', '""');
 });
 
 test('balance as DECIMAL(38,0) is read exactly; as DOUBLE it is refused by type', async () => {
-  const built = await build({ balances: [{ ...row, balance: '12345678901234567890123456789012345678' }] }, { overrides: { balances: { balance: 'DECIMAL(38,0)' } } });
-  assert.match(fs.readFileSync(path.join(built.out, `v1/address/${A}/portfolio.json`), 'utf8'), '"balance":12345678901234567890.123456789012345678}');
+  const built = await build(
+    { balances: [{ ...row, balance: '12345678901234567890123456789012345678' }] },
+    { overrides: { balances: { balance: 'DECIMAL(38,0)' } } },
+  );
+  assert.match(
+    fs.readFileSync(path.join(built.out, `v1/address/${A}/portfolio.json`), 'utf8'),
+    '"balance":12345678901234567890.123456789012345678}',
+  );
   const error = await failure({ balances: [row] }, { balances: { balance: 'DOUBLE' } });
-  assert.match(error.message, 'balances.parquet: column "balance": 1 row with a value that is not a non-negative integer below 10^38 (raw token units) (column type DOUBLE), e.g. "5.0"');
+  assert.match(
+    error.message,
+    'balances.parquet: column "balance": 1 row with a value that is not a non-negative integer below 10^38 (raw token units) (column type DOUBLE), e.g. "5.0"',
+  );
 });
 
 test('empty tables and all-null nullable columns are valid whatever their column types', async () => {
@@ -76,68 +133,130 @@ test('empty tables and all-null nullable columns are valid whatever their column
   );
   assert.is(built.json('v1/leaderboard/s1.json').asOf, null);
   const error = await failure({ seasons: [{ season: 1, as_of: 20251105 }] }, { seasons: { as_of: 'INTEGER' } });
-  assert.match(error.message, 'seasons.parquet: column "as_of": 1 row with a value that is not a real date (DATE or YYYY-MM-DD text) or null (column type INTEGER), e.g. "20251105"');
+  assert.match(
+    error.message,
+    'seasons.parquet: column "as_of": 1 row with a value that is not a real date (DATE or YYYY-MM-DD text) or null (column type INTEGER), e.g. "20251105"',
+  );
 });
 
 test('decimals outside 0..36', async () => {
-  await expectViolation({ tokens: [{ chain_id: 1, token: 'uty', decimals: 37 }] }, 'tokens.parquet: column "decimals": 1 row with a value that is not an integer from 0 to 36', '"37"');
+  await expectViolation(
+    { tokens: [{ chain_id: 1, token: 'uty', decimals: 37 }] },
+    'tokens.parquet: column "decimals": 1 row with a value that is not an integer from 0 to 36',
+    '"37"',
+  );
 });
 
 test('usd_price negative or not finite; points not finite', async () => {
-  await expectViolation({ prices: [{ chain_id: 1, token: 'uty', date: '2025-01-01', usd_price: -1 }] }, 'prices.parquet: column "usd_price": 1 row', '"-1.0"');
-  await expectViolation({ prices: [{ chain_id: 1, token: 'uty', date: '2025-01-01', usd_price: new RawSql("'nan'::DOUBLE") }] }, 'prices.parquet: column "usd_price"');
-  await expectViolation({ seasons: [{ season: 1, as_of: null }], points: [{ season: 1, date: '2025-01-01', address: A, points: new RawSql("'inf'::DOUBLE") }] },
-    'points.parquet: column "points": 1 row with a value that is not a finite number', '"inf"');
+  await expectViolation(
+    { prices: [{ chain_id: 1, token: 'uty', date: '2025-01-01', usd_price: -1 }] },
+    'prices.parquet: column "usd_price": 1 row',
+    '"-1.0"',
+  );
+  await expectViolation(
+    { prices: [{ chain_id: 1, token: 'uty', date: '2025-01-01', usd_price: new RawSql("'nan'::DOUBLE") }] },
+    'prices.parquet: column "usd_price"',
+  );
+  await expectViolation(
+    { seasons: [{ season: 1, as_of: null }], points: [{ season: 1, date: '2025-01-01', address: A, points: new RawSql("'inf'::DOUBLE") }] },
+    'points.parquet: column "points": 1 row with a value that is not a finite number',
+    '"inf"',
+  );
 });
 
 test('first_day after last_day', async () => {
-  await expectViolation({
-    seasons: [{ season: 1, as_of: null }],
-    multipliers: [{ season: 1, position: 'hold_uty', multiplier: 1, first_day: '2025-02-01', last_day: '2025-01-01' }],
-  }, 'multipliers.parquet: column "last_day": 1 row with a window that ends before it starts', 'hold_uty 2025-02-01 > 2025-01-01');
+  await expectViolation(
+    {
+      seasons: [{ season: 1, as_of: null }],
+      multipliers: [{ season: 1, position: 'hold_uty', multiplier: 1, first_day: '2025-02-01', last_day: '2025-01-01' }],
+    },
+    'multipliers.parquet: column "last_day": 1 row with a window that ends before it starts',
+    'hold_uty 2025-02-01 > 2025-01-01',
+  );
 });
 
 test('a balances key repeated with a different balance; identical repeats are merged', async () => {
-  await expectViolation({ balances: [row, { ...row, balance: '6' }] },
-    'balances.parquet: column "balance": 2 rows with a key (chain_id, block_number, log_index, address, token) repeated with a different balance', `1, 1, 0, ${A}, uty`);
+  await expectViolation(
+    { balances: [row, { ...row, balance: '6' }] },
+    'balances.parquet: column "balance": 2 rows with a key (chain_id, block_number, log_index, address, token) repeated with a different balance',
+    `1, 1, 0, ${A}, uty`,
+  );
   const built = await build({ balances: [row, { ...row }, { ...row, address: A.toUpperCase().replace('0X', '0x') }] });
   assert.is(built.json(`v1/address/${A}/portfolio.json`)['1'].uty.length, 1);
 });
 
 test('venue B: two owners for one account; an owner that is itself a sub-account; identical repeats merged', async () => {
-  await expectViolation({ venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }, { chain_id: 1, account: SUB, owner: B }] },
-    'venue_b_accounts.parquet: column "owner": 2 rows with a sub-account given more than one owner', `account ${SUB} on chain 1`);
-  await expectViolation({ venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }, { chain_id: 1, account: A, owner: B }] },
-    'venue_b_accounts.parquet: column "owner": 1 row with an owner that is itself a sub-account', `owner ${A} on chain 1`);
+  await expectViolation(
+    {
+      venue_b_accounts: [
+        { chain_id: 1, account: SUB, owner: A },
+        { chain_id: 1, account: SUB, owner: B },
+      ],
+    },
+    'venue_b_accounts.parquet: column "owner": 2 rows with a sub-account given more than one owner',
+    `account ${SUB} on chain 1`,
+  );
+  await expectViolation(
+    {
+      venue_b_accounts: [
+        { chain_id: 1, account: SUB, owner: A },
+        { chain_id: 1, account: A, owner: B },
+      ],
+    },
+    'venue_b_accounts.parquet: column "owner": 1 row with an owner that is itself a sub-account',
+    `owner ${A} on chain 1`,
+  );
   const built = await build({
     balances: [balance({ address: SUB, block_number: 1, balance: '5' })],
-    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }, { chain_id: 1, account: SUB, owner: A }, { chain_id: 10, account: SUB, owner: B }],
+    venue_b_accounts: [
+      { chain_id: 1, account: SUB, owner: A },
+      { chain_id: 1, account: SUB, owner: A },
+      { chain_id: 10, account: SUB, owner: B },
+    ],
   });
   assert.ok(built.exists(`v1/address/${A}/portfolio.json`));
 });
 
 test('prices: two prices for one day are refused, identical repeats merged', async () => {
   const price = { chain_id: 1, token: 'uty', date: '2025-01-01', usd_price: 1 };
-  await expectViolation({ prices: [price, { ...price, usd_price: 2 }] },
-    'prices.parquet: column "usd_price": 2 rows with a (chain_id, token, date) given more than one price', 'chain 1 token uty on 2025-01-01: 1.0 and 2.0');
+  await expectViolation(
+    { prices: [price, { ...price, usd_price: 2 }] },
+    'prices.parquet: column "usd_price": 2 rows with a (chain_id, token, date) given more than one price',
+    'chain 1 token uty on 2025-01-01: 1.0 and 2.0',
+  );
   await build({ prices: [price, { ...price }] }, { allowEmpty: true });
 });
 
 test('seasons: unknown in points or multipliers, repeated, below 1', async () => {
-  await expectViolation({ points: [{ season: 2, date: '2025-01-01', address: A, points: 1 }] },
-    'points.parquet: column "season": 1 row with a season that has no row in seasons.parquet', 'e.g. 2');
-  await expectViolation({ multipliers: [{ season: 7, position: 'p', multiplier: 1, first_day: '2025-01-01', last_day: '2025-01-01' }] },
-    'multipliers.parquet: column "season": 1 row', 'e.g. 7');
-  await expectViolation({ seasons: [{ season: 1, as_of: null }, { season: 1, as_of: '2025-01-01' }] }, 'seasons.parquet: column "season": 2 rows with a season that is repeated');
-  await expectViolation({ seasons: [{ season: 0, as_of: null }] }, 'seasons.parquet: column "season": 1 row with a value that is not a season number >= 1', '"0"');
+  await expectViolation(
+    { points: [{ season: 2, date: '2025-01-01', address: A, points: 1 }] },
+    'points.parquet: column "season": 1 row with a season that has no row in seasons.parquet',
+    'e.g. 2',
+  );
+  await expectViolation(
+    { multipliers: [{ season: 7, position: 'p', multiplier: 1, first_day: '2025-01-01', last_day: '2025-01-01' }] },
+    'multipliers.parquet: column "season": 1 row',
+    'e.g. 7',
+  );
+  await expectViolation(
+    {
+      seasons: [
+        { season: 1, as_of: null },
+        { season: 1, as_of: '2025-01-01' },
+      ],
+    },
+    'seasons.parquet: column "season": 2 rows with a season that is repeated',
+  );
+  await expectViolation(
+    { seasons: [{ season: 0, as_of: null }] },
+    'seasons.parquet: column "season": 1 row with a value that is not a season number >= 1',
+    '"0"',
+  );
 });
 
 test('nulls in required columns; dates as text must be YYYY-MM-DD', async () => {
   await expectViolation({ balances: [{ ...row, tx_hash: null }] }, 'balances.parquet: column "tx_hash": 1 row', 'e.g. "null"');
-  const error = await failure(
-    { seasons: [{ season: 1, as_of: '2025-1-5' }] },
-    { seasons: { as_of: 'VARCHAR' } },
-  );
+  const error = await failure({ seasons: [{ season: 1, as_of: '2025-1-5' }] }, { seasons: { as_of: 'VARCHAR' } });
   assert.match(error.message, 'seasons.parquet: column "as_of": 1 row with a value that is not a real date');
   assert.match(error.message, '"2025-1-5"');
   const varchar = { seasons: { as_of: 'VARCHAR' } };
@@ -155,8 +274,7 @@ test('all violations are reported together', async () => {
 
 test('a missing file, a missing column, an unreadable file, a bad --now, a missing input folder', async () => {
   const dir = await writeInputs(tempDir(), {});
-  const run = (input: string, now = PINNED_NOW) =>
-    buildReusingThreads({ input, out: path.join(tempDir(), 'out'), now, progress: 'quiet' });
+  const run = (input: string, now = PINNED_NOW) => buildReusingThreads({ input, out: path.join(tempDir(), 'out'), now, progress: 'quiet' });
   const rejects = async (action: () => Promise<unknown>, pattern: RegExp) => {
     const error = await thrown(action);
     assert.instance(error, UserError);
@@ -173,7 +291,11 @@ test('a missing file, a missing column, an unreadable file, a bad --now, a missi
 });
 
 test('an input folder named with glob characters is read as named, not as a pattern', async () => {
-  for (const [name, decoy] of [['exports[1]', 'exports1'], ['exports*x', 'exportsAx'], ['exports?y', 'exportsBy']]) {
+  for (const [name, decoy] of [
+    ['exports[1]', 'exports1'],
+    ['exports*x', 'exportsAx'],
+    ['exports?y', 'exportsBy'],
+  ]) {
     const root = tempDir();
     const dir = await writeInputs(path.join(root, name), { balances: [row] });
     // As a pattern, the name matches the decoy, whose balances cannot be read.

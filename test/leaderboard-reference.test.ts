@@ -42,22 +42,45 @@ function dataset(seed: number) {
   // two by two, so that their totals tie exactly.
   for (let w = 0; w < 170; w++) {
     const address = `0x${(0xabc000 + w).toString(16).padStart(40, '0')}`;
-    const rows = w < 10 ? pairRows(seed, Math.floor(w / 2)) : Array.from({ length: 1 + Math.floor(next() * 6) }, () => ({ season: pick([1, 1, 2, 2, 2, 4]), offset: Math.floor(next() * 30), value: pick(VALUES) }));
+    const rows =
+      w < 10
+        ? pairRows(seed, Math.floor(w / 2))
+        : Array.from({ length: 1 + Math.floor(next() * 6) }, () => ({
+            season: pick([1, 1, 2, 2, 2, 4]),
+            offset: Math.floor(next() * 30),
+            value: pick(VALUES),
+          }));
     for (const row of rows) {
-      points.push({ season: row.season, date: day(row.offset), address: next() < 0.2 ? address.toUpperCase().replace('0X', '0x') : address, points: row.value });
+      points.push({
+        season: row.season,
+        date: day(row.offset),
+        address: next() < 0.2 ? address.toUpperCase().replace('0X', '0x') : address,
+        points: row.value,
+      });
     }
   }
   // Season 3 is live and its latest points before the cut-off are days before L (and some after
   // it); season 5 has points only after L, so it has no day either.
   for (let k = 0; k < 12; k++) {
-    points.push({ season: 3, date: day(15 + Math.floor(next() * 10)), address: `0x${(0xabc000 + k).toString(16).padStart(40, '0')}`, points: pick(VALUES) });
+    points.push({
+      season: 3,
+      date: day(15 + Math.floor(next() * 10)),
+      address: `0x${(0xabc000 + k).toString(16).padStart(40, '0')}`,
+      points: pick(VALUES),
+    });
   }
   points.push({ season: 3, date: '2025-11-22', address: `0x${'3'.repeat(40)}`, points: 9 });
   points.push({ season: 5, date: '2025-11-21', address: `0x${'5'.repeat(40)}`, points: 9 });
   const multipliers: Row[] = [];
   for (const season of [1, 2]) {
     for (let k = 0; k < 4; k++) {
-      multipliers.push({ season, position: pick(['hold_uty', 'lend_venue_b', 'lp_venue_a']), multiplier: 1 + k / 4, first_day: day(k * 7), last_day: day(k * 7 + 6) });
+      multipliers.push({
+        season,
+        position: pick(['hold_uty', 'lend_venue_b', 'lp_venue_a']),
+        multiplier: 1 + k / 4,
+        first_day: day(k * 7),
+        last_day: day(k * 7 + 6),
+      });
     }
   }
   return { seasons, points, multipliers };
@@ -85,11 +108,26 @@ function referenceBoard(data: ReturnType<typeof dataset>, season: number) {
   const asOf = data.seasons.find((row) => row.season === season)!.as_of as string | null;
   const cutoff = asOf !== null && asOf < LAST_DAY ? asOf : LAST_DAY;
   const rows = data.points.filter((row) => row.season === season && (row.date as string) <= cutoff);
-  const day = rows.length === 0 ? null : asOf !== null ? cutoff : rows.map((row) => row.date as string).sort().at(-1)!;
+  const day =
+    rows.length === 0
+      ? null
+      : asOf !== null
+        ? cutoff
+        : rows
+            .map((row) => row.date as string)
+            .sort()
+            .at(-1)!;
   const multipliers = data.multipliers
     .filter((row) => row.season === season)
-    .map((row) => ({ position: row.position as string, multiplier: row.multiplier as number, firstDay: row.first_day as string, lastDay: row.last_day as string }))
-    .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : a.firstDay < b.firstDay ? -1 : a.firstDay > b.firstDay ? 1 : 0));
+    .map((row) => ({
+      position: row.position as string,
+      multiplier: row.multiplier as number,
+      firstDay: row.first_day as string,
+      lastDay: row.last_day as string,
+    }))
+    .sort((a, b) =>
+      a.position < b.position ? -1 : a.position > b.position ? 1 : a.firstDay < b.firstDay ? -1 : a.firstDay > b.firstDay ? 1 : 0,
+    );
   if (day === null) return { season, asOf: null, totalParticipants: 0, multipliers, entries: [], participants: [] };
   const wallets = new Map<string, { all: number[]; onDay: number[] }>();
   for (const row of rows) {
@@ -147,8 +185,14 @@ for (const seed of [1, 2, 3, 4]) {
     for (const [user, seasons] of standings) {
       assert.is(fs.readFileSync(path.join(built.out, `v1/address/${user}/points.json`), 'utf8'), JSON.stringify({ seasons }), user);
     }
-    assert.ok([...standings.values()].some((rows) => rows.length > 1), 'a wallet in several seasons');
-    assert.ok([...standings.values()].some((rows) => rows.some((row) => (row as { rank: number }).rank > LEADERBOARD_SIZE)), 'a rank beyond the first 100');
+    assert.ok(
+      [...standings.values()].some((rows) => rows.length > 1),
+      'a wallet in several seasons',
+    );
+    assert.ok(
+      [...standings.values()].some((rows) => rows.some((row) => (row as { rank: number }).rank > LEADERBOARD_SIZE)),
+      'a rank beyond the first 100',
+    );
     assert.equal(built.json('v1/seasons.json'), {
       seasons: data.seasons.map((row) => {
         const board = referenceBoard(data, row.season as number);
@@ -159,7 +203,10 @@ for (const seed of [1, 2, 3, 4]) {
     // before L, seasons without a day.
     const live = referenceBoard(data, 2);
     assert.ok(live.totalParticipants > LEADERBOARD_SIZE, `${live.totalParticipants} participants`);
-    assert.ok(live.entries.some((entry, i) => i > 0 && entry.rank === live.entries[i - 1]!.rank), 'a tie');
+    assert.ok(
+      live.entries.some((entry, i) => i > 0 && entry.rank === live.entries[i - 1]!.rank),
+      'a tie',
+    );
     assert.ok(referenceBoard(data, 3).asOf! < LAST_DAY);
     assert.is(referenceBoard(data, 4).asOf, null);
     assert.is(referenceBoard(data, 5).asOf, null);

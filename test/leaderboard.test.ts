@@ -4,8 +4,8 @@ import * as assert from 'uvu/assert';
 import { A, B, C, build, thrown } from './helpers/fixtures.ts';
 import { LeaderboardSchema } from '../schemas/leaderboard.ts';
 
-const D = '0x' + 'd'.repeat(40);
-const E = '0x' + 'e'.repeat(40);
+const D = `0x${'d'.repeat(40)}`;
+const E = `0x${'e'.repeat(40)}`;
 const board = (season: number) => `v1/leaderboard/s${season}.json`;
 
 test('competition ranks, ties ordered by address, dailyRate on A, multipliers by position then firstDay', async () => {
@@ -48,25 +48,37 @@ test('competition ranks, ties ordered by address, dailyRate on A, multipliers by
 });
 
 test('totalPoints and dailyRate are the exact sum rounded once, whatever the row order (math.fsum)', async () => {
-  const F = '0x' + 'f'.repeat(40);
-  const G = '0x' + '1'.repeat(40);
-  const H = '0x' + '2'.repeat(40);
+  const F = `0x${'f'.repeat(40)}`;
+  const G = `0x${'1'.repeat(40)}`;
+  const H = `0x${'2'.repeat(40)}`;
   const row = (address: string, date: string, points: number) => ({ season: 1, date, address, points });
   const built = await build({
     seasons: [{ season: 1, as_of: null }],
     points: [
       // The same three values in opposite orders: added left to right they differ in the last bit.
-      row(A, '2025-11-01', 0.1), row(A, '2025-11-01', 0.2), row(A, '2025-11-01', 0.3),
-      row(B, '2025-11-01', 0.3), row(B, '2025-11-01', 0.2), row(B, '2025-11-01', 0.1),
+      row(A, '2025-11-01', 0.1),
+      row(A, '2025-11-01', 0.2),
+      row(A, '2025-11-01', 0.3),
+      row(B, '2025-11-01', 0.3),
+      row(B, '2025-11-01', 0.2),
+      row(B, '2025-11-01', 0.1),
       // Cancellation that compensated summation can lose, and ten tenths.
-      row(C, '2025-11-02', 1e20), row(C, '2025-11-03', 1), row(C, '2025-11-04', -1e20),
+      row(C, '2025-11-02', 1e20),
+      row(C, '2025-11-03', 1),
+      row(C, '2025-11-04', -1e20),
       ...Array.from({ length: 10 }, () => row(D, '2025-11-05', 0.1)),
       // Just above a tie (1 + 2^-53 alone rounds to even, down to 1), and a sum spanning 600 binades.
-      row(E, '2025-11-06', 1), row(E, '2025-11-06', 2 ** -53), row(E, '2025-11-06', 2 ** -80),
-      row(F, '2025-11-07', 1e300), row(F, '2025-11-07', 1e-300),
+      row(E, '2025-11-06', 1),
+      row(E, '2025-11-06', 2 ** -53),
+      row(E, '2025-11-06', 2 ** -80),
+      row(F, '2025-11-07', 1e300),
+      row(F, '2025-11-07', 1e-300),
       // Subnormal values, and the day A itself: three tenths on 2025-11-19.
-      row(G, '2025-11-08', 5e-324), row(G, '2025-11-08', 5e-324),
-      row(H, '2025-11-19', 0.1), row(H, '2025-11-19', 0.1), row(H, '2025-11-19', 0.1),
+      row(G, '2025-11-08', 5e-324),
+      row(G, '2025-11-08', 5e-324),
+      row(H, '2025-11-19', 0.1),
+      row(H, '2025-11-19', 0.1),
+      row(H, '2025-11-19', 0.1),
     ],
   });
   assert.equal(built.json(board(1)).entries, [
@@ -84,7 +96,10 @@ test('totalPoints and dailyRate are the exact sum rounded once, whatever the row
 test('a day of -0 points is written 0 in the leaderboard, the points file and the history, never "-0"', async () => {
   const built = await build({
     seasons: [{ season: 1, as_of: null }],
-    points: [{ season: 1, date: '2025-11-19', address: A, points: 4 }, { season: 1, date: '2025-11-20', address: A, points: -0 }],
+    points: [
+      { season: 1, date: '2025-11-19', address: A, points: 4 },
+      { season: 1, date: '2025-11-20', address: A, points: -0 },
+    ],
   });
   const texts = [board(1), `v1/address/${A}/points.json`, `v1/address/${A}/points/history.json`].map((file) => built.text(file));
   // A number written "-0" would follow a ':' or ',' or '[' (dates and addresses hold no such text).
@@ -95,17 +110,25 @@ test('a day of -0 points is written 0 in the leaderboard, the points file and th
 });
 
 test('points adding up beyond the largest double fail the build with a clear message', async () => {
-  const error = await thrown(() => build({
-    seasons: [{ season: 1, as_of: null }],
-    points: [{ season: 1, date: '2025-11-01', address: A, points: 1e308 }, { season: 1, date: '2025-11-02', address: A, points: 1e308 }],
-  }));
+  const error = await thrown(() =>
+    build({
+      seasons: [{ season: 1, as_of: null }],
+      points: [
+        { season: 1, date: '2025-11-01', address: A, points: 1e308 },
+        { season: 1, date: '2025-11-02', address: A, points: 1e308 },
+      ],
+    }),
+  );
   assert.is(error.name, 'UserError');
   assert.match(error.message, 'points.parquet: column "points": a wallet\'s points in one season add up beyond the largest JSON number');
 });
 
 test('at most 100 entries; totalParticipants counts every wallet with points > 0', async () => {
   const points = Array.from({ length: 105 }, (_, i) => ({
-    season: 1, date: '2025-11-01', address: `0x${i.toString(16).padStart(40, '0')}`, points: 1000 - i,
+    season: 1,
+    date: '2025-11-01',
+    address: `0x${i.toString(16).padStart(40, '0')}`,
+    points: 1000 - i,
   }));
   points.push({ season: 1, date: '2025-11-01', address: A, points: 0 });
   points.push({ season: 1, date: '2025-11-01', address: B, points: -3 });
@@ -143,7 +166,10 @@ test('a frozen season counts points up to as_of, and asOf is as_of even without 
     ],
   });
   assert.equal(built.json(board(1)), {
-    season: 1, asOf: '2025-11-05', totalParticipants: 1, multipliers: [],
+    season: 1,
+    asOf: '2025-11-05',
+    totalParticipants: 1,
+    multipliers: [],
     entries: [{ rank: 1, user: A, totalPoints: 7, dailyRate: 0 }],
   });
 });
@@ -168,7 +194,9 @@ test('a known season with no points on or before its cut-off answers asOf null a
     multipliers: [{ season: 4, position: 'hold_uty', multiplier: 2, first_day: '2025-12-01', last_day: '2025-12-31' }],
   });
   assert.equal(built.json(board(4)), {
-    season: 4, asOf: null, totalParticipants: 0,
+    season: 4,
+    asOf: null,
+    totalParticipants: 0,
     multipliers: [{ position: 'hold_uty', multiplier: 2, firstDay: '2025-12-01', lastDay: '2025-12-31' }],
     entries: [],
   });
@@ -176,7 +204,10 @@ test('a known season with no points on or before its cut-off answers asOf null a
 
 test('rows repeating (season, date, address) add up; seasons are separate; unknown seasons have no file', async () => {
   const built = await build({
-    seasons: [{ season: 1, as_of: null }, { season: 2, as_of: null }],
+    seasons: [
+      { season: 1, as_of: null },
+      { season: 2, as_of: null },
+    ],
     points: [
       { season: 1, date: '2025-11-20', address: A, points: 1.25 },
       { season: 1, date: '2025-11-20', address: A, points: 2.5 },

@@ -475,7 +475,10 @@ test("sharded: a frozen season changed is refused at the commit, on the shards' 
   // The refusal carries the judgement its message and report were made from.
   assert.instance(error, NightRefused);
   const refused = error as NightRefused;
-  assert.equal(refused.outcome.judgement.refusals.map((row) => row.rule), ['frozen-season']);
+  assert.equal(
+    refused.outcome.judgement.refusals.map((row) => row.rule),
+    ['frozen-season'],
+  );
   assert.is(refused.context.live, JSON.parse(before).version);
   assert.is(refused.outcome.night.shard.count, 1, "the shards' summaries added up");
   assert.match(

@@ -8,7 +8,12 @@ import { A, balance, build, buildReusingThreads, type Built, PINNED_NOW, tempDir
 import { request, withServer } from './helpers/http.ts';
 import { ROOT } from './helpers/process.ts';
 
-type OpenApi = { openapi: string; info: { version: string }; paths: Record<string, { get: { responses: Record<string, { content: { 'application/json': { schema: object } } }> } }>; components: { schemas: Record<string, object> } };
+type OpenApi = {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, { get: { responses: Record<string, { content: { 'application/json': { schema: object } } }> } }>;
+  components: { schemas: Record<string, object> };
+};
 
 /** A validator of each (path template, status) response, with $refs into components resolved. */
 function responseValidator(document: OpenApi) {
@@ -18,7 +23,9 @@ function responseValidator(document: OpenApi) {
   const errorsOf = (template: string, status: number, body: unknown): string | null => {
     const response = document.paths[template]?.get.responses[String(status)];
     if (!response) return `${template} documents no ${status} response`;
-    const schema = JSON.parse(JSON.stringify(response.content['application/json'].schema).replaceAll('"#/components', '"openapi.json#/components'));
+    const schema = JSON.parse(
+      JSON.stringify(response.content['application/json'].schema).replaceAll('"#/components', '"openapi.json#/components'),
+    );
     const validate = ajv.compile(schema);
     return validate(body) ? null : `${template} ${status}: ${ajv.errorsText(validate.errors)}`;
   };
@@ -44,7 +51,9 @@ test('the document is OpenAPI 3.1 at version 1.3.0 (points standing and seasons 
       '/v1/address/{address}/points/history',
       '/v1/seasons',
     ]);
-    const parameters = answer.json.paths['/v1/address/{address}/points/history'].get.parameters.map((one: { name: string; in: string }) => `${one.in} ${one.name}`);
+    const parameters = answer.json.paths['/v1/address/{address}/points/history'].get.parameters.map(
+      (one: { name: string; in: string }) => `${one.in} ${one.name}`,
+    );
     assert.equal(parameters, ['path address', 'query from', 'query to']);
   });
 });
@@ -59,7 +68,11 @@ test('every response of the sample snapshot, and every error, conforms to the do
     for (const address of fs.readdirSync(path.join(out, 'v1/address'))) {
       check('/v1/address/{address}/portfolio', 200, (await request(base, `/v1/address/${address}/portfolio`)).json);
       check('/v1/address/{address}/portfolio/daily', 200, (await request(base, `/v1/address/${address}/portfolio/daily`)).json);
-      check('/v1/address/{address}/portfolio/daily', 200, (await request(base, `/v1/address/${address}/portfolio/daily?from=2025-09-01&to=2025-09-30`)).json);
+      check(
+        '/v1/address/{address}/portfolio/daily',
+        200,
+        (await request(base, `/v1/address/${address}/portfolio/daily?from=2025-09-01&to=2025-09-30`)).json,
+      );
       checked += 3;
     }
     for (const season of [1, 2, 3]) check('/v1/leaderboard/{season}', 200, (await request(base, `/v1/leaderboard/s${season}`)).json);
@@ -93,10 +106,18 @@ test('every response of the sample snapshot, and every error, conforms to the do
   assert.ok(standings >= 40, `${standings} points files`);
   check('/v1/address/{address}/points', 200, treeFile('_snapshot/no-history/points.json'));
   check('/v1/address/{address}/points/history', 200, treeFile('_snapshot/no-history/points-history.json'));
-  assert.ok(check.errorsOf('/v1/address/{address}/points/history', 200, { seasons: [{ season: 1, asOf: '2025-11-05', days: [{ date: '2025-11-05', points: 1, totalPoints: 1, rank: 0 }] }] }));
+  assert.ok(
+    check.errorsOf('/v1/address/{address}/points/history', 200, {
+      seasons: [{ season: 1, asOf: '2025-11-05', days: [{ date: '2025-11-05', points: 1, totalPoints: 1, rank: 0 }] }],
+    }),
+  );
   check('/v1/seasons', 200, treeFile('v1/seasons.json'));
   assert.ok(check.errorsOf('/v1/seasons', 200, { seasons: [{ season: 1, asOf: null, frozen: 'yes', totalParticipants: 0 }] }));
-  assert.ok(check.errorsOf('/v1/address/{address}/points', 200, { seasons: [{ season: 1, asOf: null, rank: 1, totalPoints: 1, dailyRate: 0, totalParticipants: 1 }] }));
+  assert.ok(
+    check.errorsOf('/v1/address/{address}/points', 200, {
+      seasons: [{ season: 1, asOf: null, rank: 1, totalPoints: 1, dailyRate: 0, totalParticipants: 1 }],
+    }),
+  );
 });
 
 test('the validator catches a document that breaks the description', async () => {
@@ -104,7 +125,10 @@ test('the validator catches a document that breaks the description', async () =>
   const check = responseValidator(built.json('v1/openapi.json'));
   const broken = built.json(`v1/address/${A}/portfolio/daily.json`);
   broken.days[0].positions[0].token = 'btc';
-  assert.match(check.errorsOf('/v1/address/{address}/portfolio/daily', 200, broken) ?? '', 'token must be equal to one of the allowed values');
+  assert.match(
+    check.errorsOf('/v1/address/{address}/portfolio/daily', 200, broken) ?? '',
+    'token must be equal to one of the allowed values',
+  );
 });
 
 test.run();

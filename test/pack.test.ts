@@ -54,7 +54,12 @@ function memoryTarget(stored: PackTarget['stored'] = new Map()): PackTarget & { 
   return { stored, objects, put: async (name, bytes) => void objects.set(name, bytes.slice()) };
 }
 
-const options = (dir: string) => ({ dir, progress: new Progress('quiet'), checkInterrupted: () => {}, edited: (file: string, sentBefore: number) => new Error(`${file} edited, ${sentBefore} sent before`) });
+const options = (dir: string) => ({
+  dir,
+  progress: new Progress('quiet'),
+  checkInterrupted: () => {},
+  edited: (file: string, sentBefore: number) => new Error(`${file} edited, ${sentBefore} sent before`),
+});
 /** The files as a build records them: each with the sha256 of its bytes. */
 const recorded = (dir: string, paths: string[]) => paths.map((treePath) => describeFile(dir, treePath));
 const md5 = (bytes: Uint8Array) => crypto.createHash('md5').update(bytes).digest('hex');
@@ -76,12 +81,19 @@ test('archives of at most 64 MiB that tar lists and unpacks, each text file gzip
   for (const name of ['00001.tar', '00002.tar']) assert.ok(packed.objects.get(name)!.length <= 64 * MIB, `${name} is at most 64 MiB`);
   const folder = tempDir('ws-pack-tar-');
   for (const name of ['00001.tar', '00002.tar']) fs.writeFileSync(path.join(folder, name), packed.objects.get(name)!);
-  const list = (name: string) => execFileSync('tar', ['-tf', path.join(folder, name)], { encoding: 'utf8' }).trim().split('\n');
+  const list = (name: string) =>
+    execFileSync('tar', ['-tf', path.join(folder, name)], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
   assert.equal(list('00001.tar'), ['explorer/a.png']);
   assert.equal(list('00002.tar'), ['explorer/b.png', `${LONG}.gz`, `v1/address/${WALLET}/portfolio.json.gz`, 'v1/seasons.json.gz']);
   const member = execFileSync('tar', ['-xOf', path.join(folder, '00002.tar'), `${LONG}.gz`]);
   assert.is(zlib.gunzipSync(member).toString(), '{"seasons":[]}');
-  assert.ok(execFileSync('tar', ['-xOf', path.join(folder, '00001.tar'), 'explorer/a.png'], { maxBuffer: 64 * MIB }).equals(tree.files['explorer/a.png']!));
+  assert.ok(
+    execFileSync('tar', ['-xOf', path.join(folder, '00001.tar'), 'explorer/a.png'], { maxBuffer: 64 * MIB }).equals(
+      tree.files['explorer/a.png']!,
+    ),
+  );
 });
 
 test("tar-stream, a second reader, reads every member as written: name, size, mode, mtime, bytes; the header's bytes are pinned", async () => {
@@ -91,7 +103,14 @@ test("tar-stream, a second reader, reads every member as written: name, size, mo
     const chunks: Buffer[] = [];
     stream.on('data', (chunk) => void chunks.push(chunk as Buffer));
     stream.on('end', () => {
-      members.push({ name: header.name, size: header.size ?? -1, mode: header.mode ?? -1, mtime: header.mtime!.getTime(), type: header.type!, bytes: Buffer.concat(chunks) });
+      members.push({
+        name: header.name,
+        size: header.size ?? -1,
+        mode: header.mode ?? -1,
+        mtime: header.mtime!.getTime(),
+        type: header.type!,
+        bytes: Buffer.concat(chunks),
+      });
       next();
     });
   });
@@ -136,7 +155,15 @@ test('the index finds every file, in one window of slots from its home slot', as
 test('an index of 100,000 entries: 85 bytes an entry, every entry within a window of at most a few kilobytes', async () => {
   // Hashed with node:crypto, as publish's threads hash (100,000 awaits of WebCrypto took 3.4 s).
   const hashOf = (file: string) => pathHashFromDigest(crypto.createHash('sha256').update(file).digest());
-  const entries = Array.from({ length: 100_000 }, (_, i) => ({ pathHash: hashOf(`v1/address/${i}`), archive: 1, offset: i, length: 1, gzip: true, mtimeMs: 0, sha256: '0'.repeat(64) }));
+  const entries = Array.from({ length: 100_000 }, (_, i) => ({
+    pathHash: hashOf(`v1/address/${i}`),
+    archive: 1,
+    offset: i,
+    length: 1,
+    gzip: true,
+    mtimeMs: 0,
+    sha256: '0'.repeat(64),
+  }));
   const { bytes, shape } = buildIndex(entries);
   assert.is(shape.slots, 133_334);
   assert.ok(bytes.length / entries.length < 86, `${bytes.length / entries.length} bytes an entry`);
@@ -144,7 +171,10 @@ test('an index of 100,000 entries: 85 bytes an entry, every entry within a windo
   for (const [i, entry] of entries.slice(0, 1000).entries()) {
     assert.is(entry.pathHash, await pathHashOf(`v1/address/${i}`));
     const window = windowOf(entry.pathHash, shape);
-    assert.is(findEntry(bytes.subarray(window.offset, window.offset + window.length), window.first, entry.pathHash, shape)?.offset, entry.offset);
+    assert.is(
+      findEntry(bytes.subarray(window.offset, window.offset + window.length), window.first, entry.pathHash, shape)?.offset,
+      entry.offset,
+    );
   }
 });
 
@@ -152,21 +182,37 @@ test('a second run sends only what is not stored whole: a stored archive of othe
   const files = recorded(tree.dir, Object.keys(tree.files).sort());
   const first = packed.objects.get('00001.tar')!;
   const second = packed.objects.get('00002.tar')!;
-  const target = memoryTarget(new Map([
-    ['00001.tar', { size: first.length, md5: md5(first) }],
-    ['00002.tar', { size: second.length, md5: '0'.repeat(32) }],
-  ]));
+  const target = memoryTarget(
+    new Map([
+      ['00001.tar', { size: first.length, md5: md5(first) }],
+      ['00002.tar', { size: second.length, md5: '0'.repeat(32) }],
+    ]),
+  );
   const summary = await packShard(options(tree.dir), files, target);
   assert.equal([...target.objects.keys()].sort(), ['00002.tar', 'index']);
   assert.equal(summary.skipped, { objects: 1, bytes: first.length });
-  assert.ok(target.objects.get('00002.tar')!.every((byte, i) => byte === second[i]), 'the same bytes as the first run');
+  assert.ok(
+    target.objects.get('00002.tar')!.every((byte, i) => byte === second[i]),
+    'the same bytes as the first run',
+  );
 });
 
 test('many runs through the reused run buffers: every member intact, every padding byte zero', async () => {
   const dir = tempDir('ws-pack-many-');
   // Documents of many sizes, so that a buffer reused by a later run held longer members there before.
   const paths = Array.from({ length: 1500 }, (_, i) => `v1/address/${String(i).padStart(4, '0')}.json`);
-  const contents = paths.map((_, i) => Buffer.from(JSON.stringify({ i, noise: crypto.createHash('sha256').update(String(i)).digest('hex').repeat(1 + ((i * 7919) % 40)) })));
+  const contents = paths.map((_, i) =>
+    Buffer.from(
+      JSON.stringify({
+        i,
+        noise: crypto
+          .createHash('sha256')
+          .update(String(i))
+          .digest('hex')
+          .repeat(1 + ((i * 7919) % 40)),
+      }),
+    ),
+  );
   for (const [i, file] of paths.entries()) {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.writeFileSync(path.join(dir, file), contents[i]!);
@@ -182,14 +228,22 @@ test('many runs through the reused run buffers: every member intact, every paddi
     const entry = findEntry(index.subarray(window.offset, window.offset + window.length), window.first, hash, summary.shape)!;
     assert.ok(zlib.gunzipSync(archive.subarray(entry.offset, entry.offset + entry.length)).equals(contents[i]!), file);
     const paddingEnd = Math.ceil((entry.offset + entry.length) / 512) * 512;
-    assert.ok(archive.subarray(entry.offset + entry.length, paddingEnd).every((byte) => byte === 0), `${file}: its padding is zeros`);
+    assert.ok(
+      archive.subarray(entry.offset + entry.length, paddingEnd).every((byte) => byte === 0),
+      `${file}: its padding is zeros`,
+    );
   }
   const folder = tempDir('ws-pack-many-tar-');
   fs.writeFileSync(path.join(folder, '00001.tar'), archive);
-  assert.is(execFileSync('tar', ['-tf', path.join(folder, '00001.tar')], { encoding: 'utf8' }).trim().split('\n').length, paths.length);
+  assert.is(
+    execFileSync('tar', ['-tf', path.join(folder, '00001.tar')], { encoding: 'utf8' })
+      .trim()
+      .split('\n').length,
+    paths.length,
+  );
 });
 
-test('a file whose bytes are not the recorded ones stops the packing before its archive is sent, in the caller\'s words', async () => {
+test("a file whose bytes are not the recorded ones stops the packing before its archive is sent, in the caller's words", async () => {
   const files = recorded(tree.dir, ['v1/seasons.json']);
   const dir = tempDir('ws-pack-changed-');
   fs.mkdirSync(path.join(dir, 'v1'));
@@ -227,7 +281,12 @@ test('a file edited in a later batch: the archives sent before it hold only chec
   assert.equal([...target.objects.keys()], ['00001.tar']);
   const folder = tempDir('ws-pack-edited-tar-');
   fs.writeFileSync(path.join(folder, '00001.tar'), target.objects.get('00001.tar')!);
-  assert.equal(execFileSync('tar', ['-tf', path.join(folder, '00001.tar')], { encoding: 'utf8' }).trim().split('\n'), ['explorer/a.png']);
+  assert.equal(
+    execFileSync('tar', ['-tf', path.join(folder, '00001.tar')], { encoding: 'utf8' })
+      .trim()
+      .split('\n'),
+    ['explorer/a.png'],
+  );
 });
 
 /** An R2 bucket over the packed objects of version `v` (one shard), counting reads. */
@@ -238,7 +297,12 @@ function bucketOf(versions: Record<string, { shape: PackedShard; objects: Map<st
     for (const [name, bytes] of pack.objects) objects.set(`${versionPrefix(version)}${packFolder({ index: 1, count: 1 })}${name}`, bytes);
   }
   const setLive = (version: string) => {
-    objects.set('live.json', new TextEncoder().encode(pointerText({ version, previous: [], publishedAt: '2025-11-21T00:00:00.000Z', shards: [versions[version]!.shape] })));
+    objects.set(
+      'live.json',
+      new TextEncoder().encode(
+        pointerText({ version, previous: [], publishedAt: '2025-11-21T00:00:00.000Z', shards: [versions[version]!.shape] }),
+      ),
+    );
   };
   setLive(live);
   const bucket: R2BucketLike = {
@@ -268,7 +332,7 @@ function mapCache(): CacheLike {
 const V1 = '2025-11-20-0000000000000001';
 const V2 = '2025-11-21-0000000000000002';
 
-test('the Worker\'s store: two reads a file (index window, member), the digest and mtime from the index', async () => {
+test("the Worker's store: two reads a file (index window, member), the digest and mtime from the index", async () => {
   const { bucket, reads } = bucketOf({ [V1]: packed }, V1);
   const store = new R2TreeStore(bucket, '', null, 0);
   const version = await store.open();
@@ -282,34 +346,52 @@ test('the Worker\'s store: two reads a file (index window, member), the digest a
   assert.ok(Buffer.from(png.bytes).equals(tree.files['explorer/a.png']!));
   assert.is(await version.read(`v1/address/${'0x'.padEnd(42, '1')}/portfolio.json`), null);
   assert.is(reads.length, 1 + 2 + 2 + 1, reads.join('\n'));
-  assert.ok(reads.every((read, i) => i === 0 || read.includes('+')), 'every read after the pointer is a range');
+  assert.ok(
+    reads.every((read, i) => i === 0 || read.includes('+')),
+    'every read after the pointer is a range',
+  );
 });
 
-test('an index held in the isolate: one read a file; the colo\'s cache: none; a new version never from the old entries', async () => {
+test("an index held in the isolate: one read a file; the colo's cache: none; a new version never from the old entries", async () => {
   const other = { shape: packed.shape, objects: new Map(packed.objects) };
   const { bucket, reads, setLive } = bucketOf({ [V1]: packed, [V2]: other }, V1);
   const cache = mapCache();
   const store = new R2TreeStore(bucket, '', cache);
   await (await store.open()).read('v1/seasons.json');
-  assert.equal(reads.map((read) => read.split(' ')[0]), ['live.json', `versions/${V1}/pack/1-of-1/index`, `versions/${V1}/pack/1-of-1/00002.tar`]);
+  assert.equal(
+    reads.map((read) => read.split(' ')[0]),
+    ['live.json', `versions/${V1}/pack/1-of-1/index`, `versions/${V1}/pack/1-of-1/00002.tar`],
+  );
   reads.length = 0;
   await (await store.open()).read(`v1/address/${WALLET}/portfolio.json`);
-  assert.equal(reads.map((read) => read.split(' ')[0]), [`versions/${V1}/pack/1-of-1/00002.tar`], 'the index is held');
+  assert.equal(
+    reads.map((read) => read.split(' ')[0]),
+    [`versions/${V1}/pack/1-of-1/00002.tar`],
+    'the index is held',
+  );
   reads.length = 0;
   for (let i = 0; i < 3; i++) {
     const version = await store.open();
     await version.read('v1/seasons.json');
     assert.is(await version.read('v1/none.json'), null);
   }
-  assert.equal(reads, [], 'the second time, the colo\'s cache answers both (the missing file too)');
+  assert.equal(reads, [], "the second time, the colo's cache answers both (the missing file too)");
   setLive(V2);
   // A fresh store reads the pointer now (an isolate keeps it a few seconds).
   await (await new R2TreeStore(bucket, '', cache).open()).read('v1/seasons.json');
-  assert.equal(reads.map((read) => read.split(' ')[0]), ['live.json', `versions/${V2}/pack/1-of-1/index`, `versions/${V2}/pack/1-of-1/00002.tar`]);
+  assert.equal(
+    reads.map((read) => read.split(' ')[0]),
+    ['live.json', `versions/${V2}/pack/1-of-1/index`, `versions/${V2}/pack/1-of-1/00002.tar`],
+  );
 });
 
-test('a pointer of another release is refused as the store\'s error, not served', async () => {
-  const bucket: R2BucketLike = { get: async () => ({ arrayBuffer: async () => new TextEncoder().encode('{"version":"2025-11-20-0000000000000001","previous":[],"publishedAt":"2025-11-21T00:00:00Z"}').buffer }) };
+test("a pointer of another release is refused as the store's error, not served", async () => {
+  const bucket: R2BucketLike = {
+    get: async () => ({
+      arrayBuffer: async () =>
+        new TextEncoder().encode('{"version":"2025-11-20-0000000000000001","previous":[],"publishedAt":"2025-11-21T00:00:00Z"}').buffer,
+    }),
+  };
   try {
     await new R2TreeStore(bucket).open();
     assert.unreachable();
@@ -319,7 +401,7 @@ test('a pointer of another release is refused as the store\'s error, not served'
   }
 });
 
-test('the scrub reads the format back: a member header as written, an index\'s every entry, an archive\'s length, a reproducible draw', () => {
+test("the scrub reads the format back: a member header as written, an index's every entry, an archive's length, a reproducible draw", () => {
   const long = `${'deep/'.repeat(30)}history.json.gz`;
   assert.equal(readMemberHeader(memberHeader(long, 1234, 1_700_000_000_250)), { name: long, size: 1234 });
   const header = memberHeader('v1/seasons.json.gz', 10, 0);
@@ -327,8 +409,19 @@ test('the scrub reads the format back: a member header as written, an index\'s e
   assert.equal(readMemberHeader(header), null, 'a header whose checksum does not add up');
   assert.equal(readMemberHeader(new Uint8Array(512)), null, 'a zero block');
   assert.equal([archiveLength(512 + 10), archiveLength(1024)], [1024 + 1024, 1024 + 1024]);
-  const entries = [1n, 2n, 3n].map((pathHash, i) => ({ pathHash: pathHash << 60n, archive: 1, offset: 512 * (i + 1), length: 10, gzip: true, mtimeMs: 0, sha256: 'ab'.repeat(32) }));
-  assert.equal(readEntries(buildIndex(entries).bytes).sort((a, b) => a.offset - b.offset), entries);
+  const entries = [1n, 2n, 3n].map((pathHash, i) => ({
+    pathHash: pathHash << 60n,
+    archive: 1,
+    offset: 512 * (i + 1),
+    length: 10,
+    gzip: true,
+    mtimeMs: 0,
+    sha256: 'ab'.repeat(32),
+  }));
+  assert.equal(
+    readEntries(buildIndex(entries).bytes).sort((a, b) => a.offset - b.offset),
+    entries,
+  );
   assert.equal(draw(1000, 10, 42), draw(1000, 10, 42));
   assert.not.equal(draw(1000, 10, 42), draw(1000, 10, 43));
   assert.equal(draw(5, 5, 1).sort(), [0, 1, 2, 3, 4], 'every member at most once');

@@ -40,7 +40,12 @@ function dataset(seed: number) {
     const values = w % 4 === 0 ? [...ORDINARY, ...EXTREME] : ORDINARY;
     // Few distinct days, so that wallets tie and rows repeat a (season, date, address).
     for (let k = 1 + Math.floor(draw() * 8); k > 0; k--) {
-      points.push({ season: pick([1, 1, 2, 2, 2, 3]), date: day(Math.floor(draw() * 30)), address: draw() < 0.2 ? address.toUpperCase().replace('0X', '0x') : address, points: pick(values) });
+      points.push({
+        season: pick([1, 1, 2, 2, 2, 3]),
+        date: day(Math.floor(draw() * 30)),
+        address: draw() < 0.2 ? address.toUpperCase().replace('0X', '0x') : address,
+        points: pick(values),
+      });
     }
   }
   points.push({ season: 4, date: '2025-11-21', address: `0x${'4'.repeat(40)}`, points: 9 });
@@ -72,20 +77,48 @@ function referenceHistories(data: ReturnType<typeof dataset>) {
     const cutoff = asOf !== null && asOf < LAST_DAY ? asOf : LAST_DAY;
     const rows = data.points.filter((row) => row.season === season && (row.date as string) <= cutoff);
     if (rows.length === 0) continue;
-    const last = asOf !== null ? cutoff : rows.map((row) => row.date as string).sort().at(-1)!;
+    const last =
+      asOf !== null
+        ? cutoff
+        : rows
+            .map((row) => row.date as string)
+            .sort()
+            .at(-1)!;
     const wallets = [...new Set(rows.map((row) => (row.address as string).toLowerCase()))];
     const rowsOf = (wallet: string) => rows.filter((row) => (row.address as string).toLowerCase() === wallet);
-    const first = new Map(wallets.map((wallet) => [wallet, rowsOf(wallet).map((row) => row.date as string).sort()[0]!]));
+    const first = new Map(
+      wallets.map((wallet) => [
+        wallet,
+        rowsOf(wallet)
+          .map((row) => row.date as string)
+          .sort()[0]!,
+      ]),
+    );
     // Every wallet's rounded running sum on each day of the season, for the ranks.
     const dates: string[] = [];
     for (let date = [...first.values()].sort()[0]!; date <= last; date = next(date)) dates.push(date);
-    const sums = new Map(wallets.map((wallet) => [wallet, dates.map((date) => rounded(rowsOf(wallet).filter((row) => (row.date as string) <= date).reduce((sum, row) => sum + exactUnits(row.points as number), 0n)))]));
+    const sums = new Map(
+      wallets.map((wallet) => [
+        wallet,
+        dates.map((date) =>
+          rounded(
+            rowsOf(wallet)
+              .filter((row) => (row.date as string) <= date)
+              .reduce((sum, row) => sum + exactUnits(row.points as number), 0n),
+          ),
+        ),
+      ]),
+    );
     for (const wallet of wallets.sort()) {
       const totals = sums.get(wallet)!;
       if (!(totals.at(-1)! > 0)) continue;
       const days = dates.flatMap((date, i) => {
         if (date < first.get(wallet)!) return [];
-        const points = rounded(rowsOf(wallet).filter((row) => row.date === date).reduce((sum, row) => sum + exactUnits(row.points as number), 0n));
+        const points = rounded(
+          rowsOf(wallet)
+            .filter((row) => row.date === date)
+            .reduce((sum, row) => sum + exactUnits(row.points as number), 0n),
+        );
         const totalPoints = totals[i]!;
         const rank = totalPoints > 0 ? 1 + wallets.filter((other) => sums.get(other)![i]! > totalPoints).length : null;
         return [{ date, points, totalPoints, rank }];
@@ -108,23 +141,45 @@ for (const seed of [1, 2, 3]) {
     const built = await build(data);
     const expected = referenceHistories(data);
     const folders = fs.readdirSync(path.join(built.out, 'v1/address'));
-    assert.equal(folders.filter((address) => built.exists(`v1/address/${address}/points/history.json`)).sort(), [...expected.keys()].sort());
+    assert.equal(
+      folders.filter((address) => built.exists(`v1/address/${address}/points/history.json`)).sort(),
+      [...expected.keys()].sort(),
+    );
     for (const [wallet, seasons] of expected) {
-      assert.is(fs.readFileSync(path.join(built.out, `v1/address/${wallet}/points/history.json`), 'utf8'), JSON.stringify({ seasons }), wallet);
+      assert.is(
+        fs.readFileSync(path.join(built.out, `v1/address/${wallet}/points/history.json`), 'utf8'),
+        JSON.stringify({ seasons }),
+        wallet,
+      );
     }
     // The dataset reaches what it is for: ties, ranks lost to a sum <= 0, several seasons, and
     // wallets whose magnitudes are too far apart for SQL's HUGEINT sums (1e-9 or 2^-60 beside 1).
     type Season = { season: number; days: { rank: number | null; date: string }[] };
     const entries = [...expected.values()].flat() as Season[];
-    assert.ok(entries.some((one) => one.days.some((day) => day.rank === null)), 'a day without a rank');
-    assert.ok([...expected.values()].some((seasons) => seasons.length > 1), 'a wallet in two seasons');
+    assert.ok(
+      entries.some((one) => one.days.some((day) => day.rank === null)),
+      'a day without a rank',
+    );
+    assert.ok(
+      [...expected.values()].some((seasons) => seasons.length > 1),
+      'a wallet in two seasons',
+    );
     const ranksOfDay = new Map<string, number[]>();
-    for (const one of entries) for (const { date, rank } of one.days) if (rank !== null) ranksOfDay.set(`${one.season} ${date}`, [...(ranksOfDay.get(`${one.season} ${date}`) ?? []), rank]);
-    assert.ok([...ranksOfDay.values()].some((ranks) => new Set(ranks).size < ranks.length), 'a tie');
-    const wide = [...expected.keys()].some((wallet) => [1, 2].some((season) => {
-      const values = data.points.filter((row) => row.season === season && (row.address as string).toLowerCase() === wallet).map((row) => Math.abs(row.points as number));
-      return values.some((value) => value > 0 && value < 1e-8) && values.some((value) => value >= 1);
-    }));
+    for (const one of entries)
+      for (const { date, rank } of one.days)
+        if (rank !== null) ranksOfDay.set(`${one.season} ${date}`, [...(ranksOfDay.get(`${one.season} ${date}`) ?? []), rank]);
+    assert.ok(
+      [...ranksOfDay.values()].some((ranks) => new Set(ranks).size < ranks.length),
+      'a tie',
+    );
+    const wide = [...expected.keys()].some((wallet) =>
+      [1, 2].some((season) => {
+        const values = data.points
+          .filter((row) => row.season === season && (row.address as string).toLowerCase() === wallet)
+          .map((row) => Math.abs(row.points as number));
+        return values.some((value) => value > 0 && value < 1e-8) && values.some((value) => value >= 1);
+      }),
+    );
     assert.ok(wide, 'a wallet summed outside SQL');
   });
 }

@@ -11,12 +11,12 @@ import { A, B, C, balance, build, fileHash, type Built, type Row } from './helpe
 import { PointsHistorySchema } from '../schemas/points-history.ts';
 import { verifyPointsHistory } from '../tree/verify-points-history.ts';
 
-const D = '0x' + 'd'.repeat(40);
-const E = '0x' + 'e'.repeat(40);
-const F = '0x' + 'f'.repeat(40);
-const LEADER = '0x' + '1'.repeat(40);
-const GONE_NEGATIVE = '0x' + '2'.repeat(40);
-const ONLY_AFTER = '0x' + '3'.repeat(40);
+const D = `0x${'d'.repeat(40)}`;
+const E = `0x${'e'.repeat(40)}`;
+const F = `0x${'f'.repeat(40)}`;
+const LEADER = `0x${'1'.repeat(40)}`;
+const GONE_NEGATIVE = `0x${'2'.repeat(40)}`;
+const ONLY_AFTER = `0x${'3'.repeat(40)}`;
 const history = (address: string) => `v1/address/${address}/points/history.json`;
 const standing = (address: string) => `v1/address/${address}/points.json`;
 const upper = (address: string) => address.toUpperCase().replace('0X', '0x');
@@ -84,30 +84,91 @@ const EXPECTED: Record<string, unknown> = {
   [A]: {
     seasons: [
       // GONE_NEGATIVE's 8 is ahead on 2025-11-03; tied with B at A = as_of; the row after as_of does not count.
-      s1([['2025-11-03', 7, 7, 2], ['2025-11-04', 0, 7, 2], ['2025-11-05', 3, 10, 1]]),
+      s1([
+        ['2025-11-03', 7, 7, 2],
+        ['2025-11-04', 0, 7, 2],
+        ['2025-11-05', 3, 10, 1],
+      ]),
       // No row on 2025-11-17: points 0, the same total; the row after L does not count.
-      s2([['2025-11-16', 10, 10, 2], ['2025-11-17', 0, 10, 4], ['2025-11-18', 5, 15, 2], ['2025-11-19', 1, 16, 2]]),
+      s2([
+        ['2025-11-16', 10, 10, 2],
+        ['2025-11-17', 0, 10, 4],
+        ['2025-11-18', 5, 15, 2],
+        ['2025-11-19', 1, 16, 2],
+      ]),
     ],
   },
   [B]: {
     seasons: [
-      s1([['2025-11-04', 10, 10, 1], ['2025-11-05', 0, 10, 1]]),
+      s1([
+        ['2025-11-04', 10, 10, 1],
+        ['2025-11-05', 0, 10, 1],
+      ]),
       // Two rows on 2025-11-19, in two letter cases: they add up.
-      s2([['2025-11-16', 10, 10, 2], ['2025-11-17', 3, 13, 3], ['2025-11-18', 0, 13, 4], ['2025-11-19', 3, 16, 2]]),
+      s2([
+        ['2025-11-16', 10, 10, 2],
+        ['2025-11-17', 3, 13, 3],
+        ['2025-11-18', 0, 13, 4],
+        ['2025-11-19', 3, 16, 2],
+      ]),
     ],
   },
-  [LEADER]: { seasons: [s2([['2025-11-16', 20, 20, 1], ['2025-11-17', 0, 20, 1], ['2025-11-18', 0, 20, 1], ['2025-11-19', 0, 20, 1]])] },
+  [LEADER]: {
+    seasons: [
+      s2([
+        ['2025-11-16', 20, 20, 1],
+        ['2025-11-17', 0, 20, 1],
+        ['2025-11-18', 0, 20, 1],
+        ['2025-11-19', 0, 20, 1],
+      ]),
+    ],
+  },
   // Ranks 1, 2, 2, 4 on 2025-11-16.
-  [C]: { seasons: [s2([['2025-11-16', 5, 5, 4], ['2025-11-17', 10, 15, 2], ['2025-11-18', 0, 15, 2], ['2025-11-19', 0, 15, 4]])] },
+  [C]: {
+    seasons: [
+      s2([
+        ['2025-11-16', 5, 5, 4],
+        ['2025-11-17', 10, 15, 2],
+        ['2025-11-18', 0, 15, 2],
+        ['2025-11-19', 0, 15, 4],
+      ]),
+    ],
+  },
   // Below 0 on 2025-11-17: no rank that day; back above 0 the next.
-  [D]: { seasons: [s2([['2025-11-16', 4, 4, 5], ['2025-11-17', -6, -2, null], ['2025-11-18', 3, 1, 7], ['2025-11-19', 0, 1, 7]])] },
+  [D]: {
+    seasons: [
+      s2([
+        ['2025-11-16', 4, 4, 5],
+        ['2025-11-17', -6, -2, null],
+        ['2025-11-18', 3, 1, 7],
+        ['2025-11-19', 0, 1, 7],
+      ]),
+    ],
+  },
   // A late starter: its days start at its first row.
-  [E]: { seasons: [s2([['2025-11-18', 7, 7, 5], ['2025-11-19', 0, 7, 5]])] },
+  [E]: {
+    seasons: [
+      s2([
+        ['2025-11-18', 7, 7, 5],
+        ['2025-11-19', 0, 7, 5],
+      ]),
+    ],
+  },
   // Its first row has 0 points: F is that row's day, with a total of 0 and no rank until it has points.
-  [F]: { seasons: [s2([['2025-11-15', 0, 0, null], ['2025-11-16', 0, 0, null], ['2025-11-17', 2, 2, 5], ['2025-11-18', 0, 2, 6], ['2025-11-19', 0, 2, 6]])] },
+  [F]: {
+    seasons: [
+      s2([
+        ['2025-11-15', 0, 0, null],
+        ['2025-11-16', 0, 0, null],
+        ['2025-11-17', 2, 2, 5],
+        ['2025-11-18', 0, 2, 6],
+        ['2025-11-19', 0, 2, 6],
+      ]),
+    ],
+  },
 };
 
-test('every participant\'s history: each day from F to A, its points, running total and rank', async () => {
+test("every participant's history: each day from F to A, its points, running total and rank", async () => {
   const tree = await built();
   for (const [address, document] of Object.entries(EXPECTED)) {
     const text = tree.text(history(address));
@@ -133,7 +194,10 @@ test('the row of A equals the points standing: totalPoints, rank and dailyRate, 
     const document = JSON.parse(tree.text(history(address)));
     const points = JSON.parse(tree.text(standing(address)));
     assert.equal(
-      document.seasons.map((one: any) => { const last = one.days.at(-1); return [one.season, one.asOf, last.date, last.totalPoints, last.rank, last.points]; }),
+      document.seasons.map((one: any) => {
+        const last = one.days.at(-1);
+        return [one.season, one.asOf, last.date, last.totalPoints, last.rank, last.points];
+      }),
       points.seasons.map((one: any) => [one.season, one.asOf, one.asOf, one.totalPoints, one.rank, one.dailyRate]),
       address,
     );
@@ -143,13 +207,16 @@ test('the row of A equals the points standing: totalPoints, rank and dailyRate, 
   }
 });
 
-test('exact sums: the running totals are the leaderboard\'s exact sums, rounded once a day', async () => {
+test("exact sums: the running totals are the leaderboard's exact sums, rounded once a day", async () => {
   // 0.1 + 0.2 is 0.30000000000000004 as doubles, as the exact sum of the two doubles rounded once;
   // 1e16 + 1 + 1 loses both ones added one by one, not as the exact sum. Season 2: exact sums
   // half-way between two doubles round to the even one, down for a day's sum (2^53 + 33) and up
   // for a running sum (2^53 + 95), on values summed in SQL (magnitudes close enough).
   const tree = await build({
-    seasons: [{ season: 1, as_of: null }, { season: 2, as_of: null }],
+    seasons: [
+      { season: 1, as_of: null },
+      { season: 2, as_of: null },
+    ],
     points: [
       { season: 1, date: '2025-11-18', address: A, points: 0.1 },
       { season: 1, date: '2025-11-19', address: A, points: 0.2 },
@@ -166,10 +233,41 @@ test('exact sums: the running totals are the leaderboard\'s exact sums, rounded 
       { season: 2, date: '2025-11-19', address: D, points: 62 },
     ],
   });
-  assert.equal(tree.json(history(A)), { seasons: [season(1, '2025-11-20', [['2025-11-18', 0.1, 0.1, 3], ['2025-11-19', 0.2, 0.30000000000000004, 3], ['2025-11-20', -0.3, 2.7755575615628914e-17, 2]])] });
-  assert.equal(tree.json(history(B)), { seasons: [season(1, '2025-11-20', [['2025-11-18', 1e16, 1e16, 2], ['2025-11-19', 2, 10000000000000002, 2], ['2025-11-20', 0, 10000000000000002, 1]])] });
-  assert.equal(tree.json(history(C)), { seasons: [season(1, '2025-11-20', [['2025-11-18', 7e22, 7e22, 1], ['2025-11-19', 2 ** -60, 7e22, 1], ['2025-11-20', -7e22, 2 ** -60, 3]])] });
-  assert.equal(tree.json(history(D)), { seasons: [season(2, '2025-11-19', [['2025-11-18', 2 ** 53 + 32, 2 ** 53 + 32, 1], ['2025-11-19', 62, 2 ** 53 + 96, 1]])] });
+  assert.equal(tree.json(history(A)), {
+    seasons: [
+      season(1, '2025-11-20', [
+        ['2025-11-18', 0.1, 0.1, 3],
+        ['2025-11-19', 0.2, 0.30000000000000004, 3],
+        ['2025-11-20', -0.3, 2.7755575615628914e-17, 2],
+      ]),
+    ],
+  });
+  assert.equal(tree.json(history(B)), {
+    seasons: [
+      season(1, '2025-11-20', [
+        ['2025-11-18', 1e16, 1e16, 2],
+        ['2025-11-19', 2, 10000000000000002, 2],
+        ['2025-11-20', 0, 10000000000000002, 1],
+      ]),
+    ],
+  });
+  assert.equal(tree.json(history(C)), {
+    seasons: [
+      season(1, '2025-11-20', [
+        ['2025-11-18', 7e22, 7e22, 1],
+        ['2025-11-19', 2 ** -60, 7e22, 1],
+        ['2025-11-20', -7e22, 2 ** -60, 3],
+      ]),
+    ],
+  });
+  assert.equal(tree.json(history(D)), {
+    seasons: [
+      season(2, '2025-11-19', [
+        ['2025-11-18', 2 ** 53 + 32, 2 ** 53 + 32, 1],
+        ['2025-11-19', 62, 2 ** 53 + 96, 1],
+      ]),
+    ],
+  });
   for (const address of [A, B, C, D]) {
     const last = tree.json(history(address)).seasons[0].days.at(-1);
     const row = tree.json(standing(address)).seasons[0];
@@ -183,7 +281,7 @@ test('no seasons, or no points: no history files, and the no-history answer', as
   assert.is(fs.readFileSync(path.join(tree.out, '_snapshot/no-history/points-history.json'), 'utf8'), '{"seasons":[]}');
 });
 
-test('sharded: each history in its wallet\'s shard, ranks over every wallet of every shard, the union is the whole tree', async () => {
+test("sharded: each history in its wallet's shard, ranks over every wallet of every shard, the union is the whole tree", async () => {
   const whole = await built();
   const union = new Map<string, string>();
   for (let k = 1; k <= 2; k++) {
@@ -203,7 +301,11 @@ test('sharded: each history in its wallet\'s shard, ranks over every wallet of e
 
 test('--manifest lists every history file with the hash of its bytes', async () => {
   const { out, manifest } = await built();
-  const lines = fs.readFileSync(manifest!, 'utf8').trim().split('\n').map((line) => [line.slice(66), line.slice(0, 64)] as const);
+  const lines = fs
+    .readFileSync(manifest!, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => [line.slice(66), line.slice(0, 64)] as const);
   const listed = lines.filter(([file]) => file.endsWith('/points/history.json')).map(([file]) => file);
   assert.equal(listed.sort(), Object.keys(EXPECTED).map(history).sort());
   for (const [file, hash] of lines) assert.is(fileHash(path.join(out, file)), hash, file);

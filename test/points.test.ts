@@ -12,10 +12,10 @@ import { verifyTree } from '../tree/verify.ts';
 import { PointsStandingSchema } from '../schemas/points.ts';
 import { SeasonsIndexSchema } from '../schemas/seasons.ts';
 
-const D = '0x' + 'd'.repeat(40);
-const E = '0x' + 'e'.repeat(40);
-const F = '0x' + 'f'.repeat(40);
-const G = '0x' + '7'.repeat(40);
+const D = `0x${'d'.repeat(40)}`;
+const E = `0x${'e'.repeat(40)}`;
+const F = `0x${'f'.repeat(40)}`;
+const G = `0x${'7'.repeat(40)}`;
 const filler = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
 const points = (address: string) => `v1/address/${address}/points.json`;
 
@@ -61,7 +61,12 @@ const built = () => (fixture ??= build(TABLES, { manifest: true }));
 const s1 = { season: 1, asOf: '2025-11-05', totalParticipants: 3 };
 const s2 = { season: 2, asOf: '2025-11-19', totalParticipants: 107 };
 const row = (season: typeof s1, rank: number, totalPoints: number, dailyRate: number) => ({
-  season: season.season, asOf: season.asOf, rank, totalPoints, dailyRate, totalParticipants: season.totalParticipants,
+  season: season.season,
+  asOf: season.asOf,
+  rank,
+  totalPoints,
+  dailyRate,
+  totalParticipants: season.totalParticipants,
 });
 
 test('every participant has its rank, totals, asOf and totalParticipants per season, seasons ascending', async () => {
@@ -104,12 +109,19 @@ test('the first 100 of the leaderboard have the same numbers in their points fil
   assert.is(board.entries.length, 100);
   for (const entry of board.entries) {
     const standing = tree.json(points(entry.user)).seasons.find((one: { season: number }) => one.season === 2);
-    assert.equal(standing, { season: 2, asOf: board.asOf, rank: entry.rank, totalPoints: entry.totalPoints, dailyRate: entry.dailyRate, totalParticipants: board.totalParticipants });
+    assert.equal(standing, {
+      season: 2,
+      asOf: board.asOf,
+      rank: entry.rank,
+      totalPoints: entry.totalPoints,
+      dailyRate: entry.dailyRate,
+      totalParticipants: board.totalParticipants,
+    });
   }
   assert.not.ok(board.entries.some((entry: { user: string }) => entry.user === E));
 });
 
-test('the seasons index: every known season by season, frozen when as_of is set, the leaderboards\' values', async () => {
+test("the seasons index: every known season by season, frozen when as_of is set, the leaderboards' values", async () => {
   const tree = await built();
   const index = tree.json('v1/seasons.json');
   SeasonsIndexSchema.parse(index);
@@ -155,27 +167,77 @@ test('the tree verifies; tampered points files and seasons index are each caught
     change(document.seasons.find((one: { season: number }) => one.season === 2));
     return document;
   };
-  assert.match(await failuresWith(points(D), withSeason2((one) => (one.rank = 2))), `${points(D)}: season 2: rank 2, totalPoints 2000, dailyRate 2000; the leaderboard has 1, 2000, 2000`);
-  assert.match(await failuresWith(points(D), withSeason2((one) => (one.dailyRate = 1))), `${points(D)}: season 2: rank 1, totalPoints 2000, dailyRate 1`);
-  assert.match(await failuresWith(points(D), () => null), `${points(D)}: missing, or without season 2, for a wallet in the season's leaderboard`);
+  assert.match(
+    await failuresWith(
+      points(D),
+      withSeason2((one) => (one.rank = 2)),
+    ),
+    `${points(D)}: season 2: rank 2, totalPoints 2000, dailyRate 2000; the leaderboard has 1, 2000, 2000`,
+  );
+  assert.match(
+    await failuresWith(
+      points(D),
+      withSeason2((one) => (one.dailyRate = 1)),
+    ),
+    `${points(D)}: season 2: rank 1, totalPoints 2000, dailyRate 1`,
+  );
+  assert.match(
+    await failuresWith(points(D), () => null),
+    `${points(D)}: missing, or without season 2, for a wallet in the season's leaderboard`,
+  );
   // Outside the first 100: the count of files, and every rank against all participants' totals.
   // A whole tree (its records say so) tampered with: the failure, and no hint about shards.
   const oneFileGone = await failuresWith(points(E), () => null);
   assert.match(oneFileGone, /season 2: 106 points files list it, its leaderboard counts 107 participants(\n|$)/);
   assert.not.match(oneFileGone, '--shard');
-  assert.match(await failuresWith(points(E), withSeason2((one) => (one.rank = 106))), 'season 2: a participant with totalPoints 897 has rank 106, expected 105');
-  assert.match(await failuresWith(points(E), withSeason2((one) => (one.totalPoints = 903))), `${points(E)}: season 2: totalPoints 903 puts the wallet in the leaderboard's first 100, which does not list it`);
-  assert.match(await failuresWith(points(E), withSeason2((one) => (one.asOf = '2025-11-20'))), `${points(E)}: season 2 has asOf 2025-11-20 and 107 participants, its leaderboard 2025-11-19 and 107`);
-  assert.match(await failuresWith(points(B), () => ({ seasons: [] })), `${points(B)}: a wallet that takes part in no season has no points file`);
-  assert.match(await failuresWith(points(A), (document) => ({ seasons: document.seasons.reverse() })), `${points(A)}: seasons are not in ascending order`);
-  assert.match(await failuresWith('v1/seasons.json', (index) => { index.seasons[1].totalParticipants = 106; return index; }),
-    'v1/seasons.json: season 2 has asOf 2025-11-19 and 106 participants, its leaderboard 2025-11-19 and 107');
-  assert.match(await failuresWith('v1/seasons.json', (index) => ({ seasons: index.seasons.slice(1) })), 'v1/seasons.json: lists seasons 2, 3, 4, expected the known seasons 1, 2, 3, 4 in order');
-  assert.match(await failuresWith('_snapshot/no-history/points.json', () => ({ seasons: [row(s1, 1, 10, 0)] })), '_snapshot/no-history/points.json: must be {"seasons":[]}');
+  assert.match(
+    await failuresWith(
+      points(E),
+      withSeason2((one) => (one.rank = 106)),
+    ),
+    'season 2: a participant with totalPoints 897 has rank 106, expected 105',
+  );
+  assert.match(
+    await failuresWith(
+      points(E),
+      withSeason2((one) => (one.totalPoints = 903)),
+    ),
+    `${points(E)}: season 2: totalPoints 903 puts the wallet in the leaderboard's first 100, which does not list it`,
+  );
+  assert.match(
+    await failuresWith(
+      points(E),
+      withSeason2((one) => (one.asOf = '2025-11-20')),
+    ),
+    `${points(E)}: season 2 has asOf 2025-11-20 and 107 participants, its leaderboard 2025-11-19 and 107`,
+  );
+  assert.match(
+    await failuresWith(points(B), () => ({ seasons: [] })),
+    `${points(B)}: a wallet that takes part in no season has no points file`,
+  );
+  assert.match(
+    await failuresWith(points(A), (document) => ({ seasons: document.seasons.reverse() })),
+    `${points(A)}: seasons are not in ascending order`,
+  );
+  assert.match(
+    await failuresWith('v1/seasons.json', (index) => {
+      index.seasons[1].totalParticipants = 106;
+      return index;
+    }),
+    'v1/seasons.json: season 2 has asOf 2025-11-19 and 106 participants, its leaderboard 2025-11-19 and 107',
+  );
+  assert.match(
+    await failuresWith('v1/seasons.json', (index) => ({ seasons: index.seasons.slice(1) })),
+    'v1/seasons.json: lists seasons 2, 3, 4, expected the known seasons 1, 2, 3, 4 in order',
+  );
+  assert.match(
+    await failuresWith('_snapshot/no-history/points.json', () => ({ seasons: [row(s1, 1, 10, 0)] })),
+    '_snapshot/no-history/points.json: must be {"seasons":[]}',
+  );
   assert.match(await failuresWith('v1/seasons.json', () => null), 'v1/seasons.json: missing');
 });
 
-test('sharded: each participant\'s file in its wallet\'s shard, the union is the whole tree, each shard verifies as that shard', async () => {
+test("sharded: each participant's file in its wallet's shard, the union is the whole tree, each shard verifies as that shard", async () => {
   const whole = await built();
   const union = new Map<string, string>();
   for (let k = 1; k <= 2; k++) {
@@ -192,26 +254,44 @@ test('sharded: each participant\'s file in its wallet\'s shard, the union is the
     // A wrong --shard is refused once, naming the shard the records say the tree is.
     const refused = await thrown(() => verifyTree(shard.out, { shard: { index: 3 - k, count: 2 } }));
     assert.instance(refused, UserError);
-    assert.is(refused.message, `--shard ${3 - k}/2 does not match ${shard.out}: it is shard ${k} of 2 (its records in _snapshot/manifests/ say so); verify it with --shard ${k}/2`);
-    assert.is((await thrown(() => verifyTree(shard.out, { shard: { index: k, count: 4 } }))).message, `--shard ${k}/4 does not match ${shard.out}: it is shard ${k} of 2 (its records in _snapshot/manifests/ say so); verify it with --shard ${k}/2`);
+    assert.is(
+      refused.message,
+      `--shard ${3 - k}/2 does not match ${shard.out}: it is shard ${k} of 2 (its records in _snapshot/manifests/ say so); verify it with --shard ${k}/2`,
+    );
+    assert.is(
+      (await thrown(() => verifyTree(shard.out, { shard: { index: k, count: 4 } }))).message,
+      `--shard ${k}/4 does not match ${shard.out}: it is shard ${k} of 2 (its records in _snapshot/manifests/ say so); verify it with --shard ${k}/2`,
+    );
     // Without records to tell, every wallet of another shard is a failure of its own.
     fs.rmSync(path.join(shard.out, '_snapshot/manifests'), { recursive: true });
     assert.match((await verifyTree(shard.out, { shard: { index: 3 - k, count: 2 } })).failures.join('\n'), `is not in shard ${3 - k} of 2`);
   }
-  assert.is((await thrown(() => verifyTree(whole.out, { shard: { index: 1, count: 2 } }))).message,
-    `--shard 1/2 does not match ${whole.out}: it is the whole tree (its records in _snapshot/manifests/ say so); verify it without --shard`);
-  const expected = new Map(fs.readdirSync(path.join(whole.out, 'v1/address'))
-    .filter((address) => whole.exists(points(address)))
-    .map((address) => [address, fileHash(path.join(whole.out, points(address)))]));
+  assert.is(
+    (await thrown(() => verifyTree(whole.out, { shard: { index: 1, count: 2 } }))).message,
+    `--shard 1/2 does not match ${whole.out}: it is the whole tree (its records in _snapshot/manifests/ say so); verify it without --shard`,
+  );
+  const expected = new Map(
+    fs
+      .readdirSync(path.join(whole.out, 'v1/address'))
+      .filter((address) => whole.exists(points(address)))
+      .map((address) => [address, fileHash(path.join(whole.out, points(address)))]),
+  );
   assert.equal([...union].sort(), [...expected].sort());
 });
 
 test('--manifest lists every points file with the hash of its bytes, in address order', async () => {
   const { out, manifest } = await built();
-  const lines = fs.readFileSync(manifest!, 'utf8').trim().split('\n').map((line) => [line.slice(66), line.slice(0, 64)] as const);
+  const lines = fs
+    .readFileSync(manifest!, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => [line.slice(66), line.slice(0, 64)] as const);
   const listed = lines.filter(([file]) => file.endsWith('/points.json') && file.startsWith('v1/address/'));
   assert.is(listed.length, 109);
-  assert.equal(listed.map(([file]) => file), listed.map(([file]) => file).sort());
+  assert.equal(
+    listed.map(([file]) => file),
+    listed.map(([file]) => file).sort(),
+  );
   for (const [file, hash] of lines) assert.is(fileHash(path.join(out, file)), hash, file);
   assert.ok(lines.some(([file]) => file === 'v1/seasons.json'));
   assert.ok(lines.some(([file]) => file === '_snapshot/no-history/points.json'));

@@ -18,19 +18,29 @@ test('one snapshot per changing transaction, all seven token keys in order, exac
     ],
   });
   const text = fs.readFileSync(path.join(built.out, file(A)), 'utf8');
-  assert.is(text, JSON.stringify({
-    1: { ...empty, uty: [{ date: '2025-06-01', timestamp: t1, balance: 1.5 }], venueALp: [{ date: '2025-06-02', timestamp: t2, balance: 2 }] },
-  }));
+  assert.is(
+    text,
+    JSON.stringify({
+      1: {
+        ...empty,
+        uty: [{ date: '2025-06-01', timestamp: t1, balance: 1.5 }],
+        venueALp: [{ date: '2025-06-02', timestamp: t2, balance: 2 }],
+      },
+    }),
+  );
 });
 
 test('rows after now do not count; a wallet with no snapshot has no file', async () => {
   const now = PINNED_NOW;
-  const built = await build({
-    balances: [
-      balance({ address: A, block_number: 1, timestamp: unix(now) + 1, balance: '5' }),
-      balance({ address: B, block_number: 2, timestamp: unix(now), balance: '7' }),
-    ],
-  }, { now });
+  const built = await build(
+    {
+      balances: [
+        balance({ address: A, block_number: 1, timestamp: unix(now) + 1, balance: '5' }),
+        balance({ address: B, block_number: 2, timestamp: unix(now), balance: '7' }),
+      ],
+    },
+    { now },
+  );
   assert.not.ok(built.exists(file(A)));
   assert.equal(built.json(file(B))['1'].uty, [{ date: '2025-11-21', timestamp: unix(now), balance: 0.000000000000000007 }]);
 });
@@ -45,7 +55,10 @@ test('a row repeating the previous balance emits nothing; a drop to zero emits 0
     ],
     tokens: [{ chain_id: 1, token: 'uty', decimals: 0 }],
   });
-  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [100, 0]);
+  assert.equal(
+    built.json(file(A))['1'].uty.map((s: any) => s.balance),
+    [100, 0],
+  );
 });
 
 test('an address whose balance rows are all zero gets no files', async () => {
@@ -54,7 +67,7 @@ test('an address whose balance rows are all zero gets no files', async () => {
   assert.is(built.summary.wallets, 0);
 });
 
-test('rows of one transaction make one snapshot, with the account\'s latest row of the transaction', async () => {
+test("rows of one transaction make one snapshot, with the account's latest row of the transaction", async () => {
   const built = await build({
     balances: [
       balance({ address: A, block_number: 5, log_index: 1, tx_hash: '0xt', balance: '10' }),
@@ -63,7 +76,10 @@ test('rows of one transaction make one snapshot, with the account\'s latest row 
     ],
     tokens: [{ chain_id: 1, token: 'uty', decimals: 0 }],
   });
-  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [20]);
+  assert.equal(
+    built.json(file(A))['1'].uty.map((s: any) => s.balance),
+    [20],
+  );
 });
 
 test('transactions are ordered by block, then smallest log index, whatever the hash', async () => {
@@ -75,9 +91,11 @@ test('transactions are ordered by block, then smallest log index, whatever the h
     ],
     tokens: [{ chain_id: 1, token: 'uty', decimals: 0 }],
   });
-  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [1, 2, 3]);
+  assert.equal(
+    built.json(file(A))['1'].uty.map((s: any) => s.balance),
+    [1, 2, 3],
+  );
 });
-
 
 test('identical copies of the rows of interleaved transactions change no snapshot', async () => {
   // Balance rows are not merged by key before the snapshots (build/input/check.ts): a copy must
@@ -90,7 +108,10 @@ test('identical copies of the rows of interleaved transactions change no snapsho
     balance({ address: A, block_number: 7, log_index: 0, tx_hash: '0xd', balance: '0' }),
   ];
   const built = await build({ balances: [...rows, ...rows, rows[2]!, rows[4]!], tokens: [{ chain_id: 1, token: 'uty', decimals: 0 }] });
-  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.balance), [20, 40, 0]);
+  assert.equal(
+    built.json(file(A))['1'].uty.map((s: any) => s.balance),
+    [20, 40, 0],
+  );
 });
 test('chain keys appear only with history, in ascending numeric order', async () => {
   const built = await build({
@@ -147,28 +168,47 @@ test('dates are New York days across both DST changes (23:30 and 00:30 local)', 
   });
   assert.equal(
     built.json(file(A))['1'].uty.map((s: any) => [s.date, s.timestamp]),
-    [['2025-03-08', times[0]], ['2025-03-09', times[1]], ['2025-03-09', times[2]], ['2025-11-01', times[3]], ['2025-11-02', times[4]], ['2025-11-02', times[5]]],
+    [
+      ['2025-03-08', times[0]],
+      ['2025-03-09', times[1]],
+      ['2025-03-09', times[2]],
+      ['2025-11-01', times[3]],
+      ['2025-11-02', times[4]],
+      ['2025-11-02', times[5]],
+    ],
   );
 });
 
 test('times before 1970 and on New York midnight get their New York day', async () => {
-  const times = [unix('1969-12-29T23:30:00-05:00'), unix('1969-12-31T23:30:00-05:00'), unix('1969-12-31T00:00:00-05:00'), unix('2025-07-04T00:00:00-04:00'), unix('2025-07-03T23:59:59-04:00')];
+  const times = [
+    unix('1969-12-29T23:30:00-05:00'),
+    unix('1969-12-31T23:30:00-05:00'),
+    unix('1969-12-31T00:00:00-05:00'),
+    unix('2025-07-04T00:00:00-04:00'),
+    unix('2025-07-03T23:59:59-04:00'),
+  ];
   const built = await build({
     balances: times.map((timestamp, i) => balance({ address: A, block_number: i + 1, timestamp, balance: String(i + 1) })),
     tokens: [{ chain_id: 1, token: 'uty', decimals: 0 }],
   });
-  assert.equal(built.json(file(A))['1'].uty.map((s: any) => s.date), ['1969-12-29', '1969-12-31', '1969-12-31', '2025-07-04', '2025-07-03']);
+  assert.equal(
+    built.json(file(A))['1'].uty.map((s: any) => s.date),
+    ['1969-12-29', '1969-12-31', '1969-12-31', '2025-07-04', '2025-07-03'],
+  );
 });
 
 test('addresses are lower-cased in paths and merged across letter case; identical duplicate rows are one row', async () => {
-  const mixed = '0xAbCdEf' + 'a'.repeat(34);
+  const mixed = `0xAbCdEf${'a'.repeat(34)}`;
   const lower = mixed.toLowerCase();
   const row = balance({ address: mixed, block_number: 1, balance: '5' });
   const built = await build({
     balances: [row, { ...row }, balance({ address: lower, block_number: 2, balance: '6' })],
     tokens: [{ chain_id: 1, token: 'uty', decimals: 0 }],
   });
-  assert.equal(built.json(file(lower))['1'].uty.map((s: any) => s.balance), [5, 6]);
+  assert.equal(
+    built.json(file(lower))['1'].uty.map((s: any) => s.balance),
+    [5, 6],
+  );
   assert.not.ok(built.exists(file(mixed)));
 });
 

@@ -8,7 +8,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, C, SUB, balance, buildReusingThreads, PINNED_NOW as now, tempDir, thrown, treeHashes, writeInputs, type Tables } from './helpers/fixtures.ts';
+import {
+  A,
+  B,
+  C,
+  SUB,
+  balance,
+  buildReusingThreads,
+  PINNED_NOW as now,
+  tempDir,
+  thrown,
+  treeHashes,
+  writeInputs,
+  type Tables,
+} from './helpers/fixtures.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { prepareNight } from '../build/prepare.ts';
 import { openPreparedFolder, PREPARED_FACTS_FILE, PREPARED_FORMAT, sealOf } from '../build/prepared-folder.ts';
@@ -32,14 +45,20 @@ function night(): Tables {
       balance({ address: SUB, block_number: 101, chain_id: 8453, balance: '5' }),
       balance({ address: C, block_number: 102, chain_id: 10, token: 'venueBUsdc', balance: '9000000' }),
     ],
-    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: wallets[3]! }, { chain_id: 10, account: C, owner: wallets[7]! }],
+    venue_b_accounts: [
+      { chain_id: 1, account: SUB, owner: wallets[3]! },
+      { chain_id: 10, account: C, owner: wallets[7]! },
+    ],
     prices: [{ chain_id: 1, token: 'uty', date: '2025-06-01', usd_price: 1.25 }],
     points: wallets.flatMap((wallet, i) => [
       { season: 1, date: '2025-11-01', address: wallet.toUpperCase().replace('0X', '0x'), points: i % 4 },
       { season: 1, date: '2025-11-03', address: wallet, points: 0.1 * i },
       { season: 2, date: '2025-11-19', address: wallet, points: 7 - i },
     ]),
-    seasons: [{ season: 1, as_of: '2025-11-05' }, { season: 2, as_of: null }],
+    seasons: [
+      { season: 1, as_of: '2025-11-05' },
+      { season: 2, as_of: null },
+    ],
   };
 }
 
@@ -48,7 +67,10 @@ test('each prepared folder, alone in a fresh place, builds the tree build --inpu
   const input = await writeInputs(path.join(root, 'input'), night());
   const nightDir = path.join(root, 'night');
   const prepared = await prepareNight({ ...resolveBuildConfig({ input, out: nightDir, now, ...quiet }), shards: 2 });
-  assert.equal(prepared.folders, [1, 2].map((k) => path.join(nightDir, `shard-${k}-of-2`)));
+  assert.equal(
+    prepared.folders,
+    [1, 2].map((k) => path.join(nightDir, `shard-${k}-of-2`)),
+  );
   // The facts of the whole export every shard writes (the daily asOf, the example wallet), as the
   // whole build finds them on its own snapshots (build/compute/export-facts.ts).
   const whole = path.join(root, 'whole');
@@ -108,7 +130,10 @@ test('a prepared folder that was altered is refused, naming the file', async () 
   delete format1.seal;
   format1.format = 1;
   fs.writeFileSync(olderFacts, JSON.stringify({ ...format1, seal: sealOf(format1) }));
-  assert.match(await refusal(older), `${olderFacts} was written by another version of wallet-snapshot (prepared folder format 1; this version reads format ${PREPARED_FORMAT})`);
+  assert.match(
+    await refusal(older),
+    `${olderFacts} was written by another version of wallet-snapshot (prepared folder format 1; this version reads format ${PREPARED_FORMAT})`,
+  );
 
   const missing = fresh('missing');
   fs.rmSync(path.join(missing, 'participants.parquet'));
@@ -138,10 +163,15 @@ test('prepare refuses what the build refuses, in the same words, and so does eve
   const whole = await thrown(() => buildReusingThreads({ input, out: path.join(root, 'whole'), now, ...quiet }));
   assert.instance(whole, UserError);
   assert.match(whole.message, 'a key (chain_id, block_number, log_index, address, token) repeated with a different balance');
-  const prepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 4 }));
+  const prepared = await thrown(() =>
+    prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 4 }),
+  );
   assert.is(prepared.message, whole.message);
   assert.is((prepared as UserError).exitCode, (whole as UserError).exitCode);
-  assert.not.ok(fs.readdirSync(path.join(root, 'night')).some((name) => name.startsWith('shard-')), 'no shard folder is written');
+  assert.not.ok(
+    fs.readdirSync(path.join(root, 'night')).some((name) => name.startsWith('shard-')),
+    'no shard folder is written',
+  );
   // The rows are in one shard's wallet only; the shards that do not hold it refuse too.
   assert.ok(shardOf(A, 4) !== shardOf(C, 4) || shardOf(B, 4) !== shardOf(C, 4));
   for (let k = 1; k <= 4; k++) {
@@ -151,11 +181,13 @@ test('prepare refuses what the build refuses, in the same words, and so does eve
   // A missing file: refused before any work, as the build refuses it.
   fs.rmSync(path.join(input, 'points.parquet'));
   const missingWhole = await thrown(() => buildReusingThreads({ input, out: path.join(root, 'whole'), now, ...quiet }));
-  const missingPrepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 4 }));
+  const missingPrepared = await thrown(() =>
+    prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 4 }),
+  );
   assert.is(missingPrepared.message, missingWhole.message);
 });
 
-test('a summed balance beyond 2^127 - 1, found only by computing a wallet\'s sums, is refused by prepare and every shard too', async () => {
+test("a summed balance beyond 2^127 - 1, found only by computing a wallet's sums, is refused by prepare and every shard too", async () => {
   const root = tempDir();
   const large = '9'.repeat(38);
   const input = await writeInputs(path.join(root, 'input'), {
@@ -169,7 +201,9 @@ test('a summed balance beyond 2^127 - 1, found only by computing a wallet\'s sum
   const whole = await thrown(() => buildReusingThreads({ input, out: path.join(root, 'whole'), now, ...quiet }));
   assert.instance(whole, UserError);
   assert.match(whole.message, "a wallet's summed raw balance of one token on one chain exceeds 2^127 - 1");
-  const prepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 2 }));
+  const prepared = await thrown(() =>
+    prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 2 }),
+  );
   assert.is(prepared.message, whole.message);
   for (let k = 1; k <= 2; k++) {
     const shard = await thrown(() => buildReusingThreads({ input, out: path.join(root, `shard-${k}`), now, shard: `${k}/2`, ...quiet }));
@@ -177,7 +211,7 @@ test('a summed balance beyond 2^127 - 1, found only by computing a wallet\'s sum
   }
 });
 
-test('values that can reach beyond the largest JSON number, in one shard\'s wallet, are refused by prepare and every shard too', async () => {
+test("values that can reach beyond the largest JSON number, in one shard's wallet, are refused by prepare and every shard too", async () => {
   const root = tempDir();
   const input = await writeInputs(path.join(root, 'input'), {
     balances: [balance({ address: A, block_number: 1, balance: '9'.repeat(37) }), balance({ address: SUB, block_number: 2, balance: '1' })],
@@ -186,7 +220,9 @@ test('values that can reach beyond the largest JSON number, in one shard\'s wall
   const whole = await thrown(() => buildReusingThreads({ input, out: path.join(root, 'whole'), now, ...quiet }));
   assert.instance(whole, UserError);
   assert.match(whole.message, `1 wallet whose balances times their prices can reach beyond the largest JSON number, e.g. ${A}`);
-  const prepared = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 2 }));
+  const prepared = await thrown(() =>
+    prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 2 }),
+  );
   assert.is(prepared.message, whole.message);
   assert.ok(shardOf(A, 2) !== shardOf(SUB, 2), 'the two wallets in different shards');
   for (let k = 1; k <= 2; k++) {
@@ -195,13 +231,18 @@ test('values that can reach beyond the largest JSON number, in one shard\'s wall
   }
   // With a summed balance beyond 2^127 - 1 as well, every kind of build names the same problem first.
   const both = await writeInputs(path.join(root, 'both'), {
-    balances: [balance({ address: A, block_number: 1, balance: '9'.repeat(38) }), balance({ address: SUB, block_number: 2, balance: '9'.repeat(38) })],
+    balances: [
+      balance({ address: A, block_number: 1, balance: '9'.repeat(38) }),
+      balance({ address: SUB, block_number: 2, balance: '9'.repeat(38) }),
+    ],
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
     prices: [{ chain_id: 1, token: 'uty', date: '2025-06-01', usd_price: 1e300 }],
   });
   const wholeBoth = await thrown(() => buildReusingThreads({ input: both, out: path.join(root, 'whole-both'), now, ...quiet }));
   assert.match(wholeBoth.message, 'can reach beyond the largest JSON number');
-  const preparedBoth = await thrown(() => prepareNight({ ...resolveBuildConfig({ input: both, out: path.join(root, 'night-both'), now, ...quiet }), shards: 2 }));
+  const preparedBoth = await thrown(() =>
+    prepareNight({ ...resolveBuildConfig({ input: both, out: path.join(root, 'night-both'), now, ...quiet }), shards: 2 }),
+  );
   assert.is(preparedBoth.message, wholeBoth.message);
 });
 

@@ -19,8 +19,14 @@ function tree(files: Record<string, string>): string {
   return dir;
 }
 
-test('every file at any depth, by its tree path, in path order; the static hosts\' files apart', async () => {
-  const dir = tree({ 'v1/seasons.json': '[]', 'v1/address/0xb/portfolio.json': '{}', 'v1/address/0xa/points/history.json': '{"a":1}', 'index.html': '<p>', _headers: '/*' });
+test("every file at any depth, by its tree path, in path order; the static hosts' files apart", async () => {
+  const dir = tree({
+    'v1/seasons.json': '[]',
+    'v1/address/0xb/portfolio.json': '{}',
+    'v1/address/0xa/points/history.json': '{"a":1}',
+    'index.html': '<p>',
+    _headers: '/*',
+  });
   const { paths, unpublished } = await listTreePaths(dir, () => {});
   assert.equal(paths, ['index.html', 'v1/address/0xa/points/history.json', 'v1/address/0xb/portfolio.json', 'v1/seasons.json']);
   assert.equal(unpublished, ['_headers']);
@@ -42,11 +48,19 @@ test('a tree of many folders is listed on the threads: the same paths, and a lin
   }
   const dir = tree(files);
   const { paths, unpublished } = await listTreePaths(dir, () => {});
-  assert.equal(paths, Object.keys(files).filter((file) => file !== '_redirects').sort());
+  assert.equal(
+    paths,
+    Object.keys(files)
+      .filter((file) => file !== '_redirects')
+      .sort(),
+  );
   assert.equal(unpublished, ['_redirects']);
   fs.symlinkSync(path.join(dir, 'v1/seasons.json'), path.join(dir, `v1/address/${wallets[500]}/points/other.json`));
   const error = await thrown(() => listTreePaths(dir, () => {}));
-  assert.match(error.message, `v1/address/${wallets[500]}/points/other.json is not a regular file; a built tree holds only files and folders`);
+  assert.match(
+    error.message,
+    `v1/address/${wallets[500]}/points/other.json is not a regular file; a built tree holds only files and folders`,
+  );
 });
 
 test.run();

@@ -140,9 +140,17 @@ export function withoutComments(text: string): string {
 
 /** Tokens after which a slash divides. */
 const ENDS_AN_EXPRESSION = new Set([
-  ts.SyntaxKind.Identifier, ts.SyntaxKind.NumericLiteral, ts.SyntaxKind.BigIntLiteral, ts.SyntaxKind.StringLiteral,
-  ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken, ts.SyntaxKind.CloseBraceToken, ts.SyntaxKind.TemplateTail,
-  ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.ThisKeyword, ts.SyntaxKind.RegularExpressionLiteral,
+  ts.SyntaxKind.Identifier,
+  ts.SyntaxKind.NumericLiteral,
+  ts.SyntaxKind.BigIntLiteral,
+  ts.SyntaxKind.StringLiteral,
+  ts.SyntaxKind.CloseParenToken,
+  ts.SyntaxKind.CloseBracketToken,
+  ts.SyntaxKind.CloseBraceToken,
+  ts.SyntaxKind.TemplateTail,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+  ts.SyntaxKind.ThisKeyword,
+  ts.SyntaxKind.RegularExpressionLiteral,
 ]);
 
 test('each rule is spelled in its places only', () => {
@@ -165,13 +173,17 @@ test('each rule is spelled in its places only', () => {
 test('each spelling finds the copies a reader found of its rule', () => {
   for (const rule of RULES) {
     for (const example of rule.copies) {
-      assert.ok(rule.spellings.some((spelling) => spelling.test(example)), `${rule.name}: "${example}" is found`);
+      assert.ok(
+        rule.spellings.some((spelling) => spelling.test(example)),
+        `${rule.name}: "${example}" is found`,
+      );
     }
   }
 });
 
 test('comments are left out, strings and templates are kept', () => {
-  const text = "const a = 'x > 0'; // total_points > 0\n/* md5 */ const b = `SELECT ${{ a }.a} AS c WHERE total_points > 0`;" +
+  const text =
+    "const a = 'x > 0'; // total_points > 0\n/* md5 */ const b = `SELECT ${{ a }.a} AS c WHERE total_points > 0`;" +
     " const r = /'/; // md5\nconst d = 1 / 2; // md5";
   const kept = withoutComments(text);
   assert.not.match(kept, /md5/);
@@ -201,8 +213,14 @@ test('the shard of a wallet: the SQL and the Node forms agree, and the shards ar
   }
   // The values the rule gives, fixed: a change to the rule is a change to every published sharded version.
   // md5 of 0xabab...ab starts c7016fc9 (3,338,760,137), of 0xaa...aa 6e88dbba (1,854,462,906).
-  assert.equal([1, 2, 3, 7, 64].map((count) => shardOf(`0x${'ab'.repeat(20)}`, count)), [1, 2, 3, 7, 10]);
-  assert.equal([1, 2, 3, 7, 64].map((count) => shardOf(`0x${'a'.repeat(40)}`, count)), [1, 1, 1, 3, 59]);
+  assert.equal(
+    [1, 2, 3, 7, 64].map((count) => shardOf(`0x${'ab'.repeat(20)}`, count)),
+    [1, 2, 3, 7, 10],
+  );
+  assert.equal(
+    [1, 2, 3, 7, 64].map((count) => shardOf(`0x${'a'.repeat(40)}`, count)),
+    [1, 1, 1, 3, 59],
+  );
   const address = `'${ADDRESSES[0]}'`;
   const [one] = await db.rows<{ kept: boolean; all: boolean }>(
     `SELECT ${shardFilterSql({ index: shardOf(ADDRESSES[0]!, 4), count: 4 }, address)} AS kept, ${shardFilterSql(null, address)} AS all`,
@@ -213,19 +231,25 @@ test('the shard of a wallet: the SQL and the Node forms agree, and the shards ar
 test("the shard of a wallet: the Worker's form, through workerd's Web Crypto, agrees with Node's", async () => {
   // Bundled as the Worker is (preview/worker-from-sources.ts), so that the module is what the Worker imports.
   const entry = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ws-rules-worker-')), 'entry.ts');
-  fs.writeFileSync(entry, `import { shardOfWithWebCrypto } from ${JSON.stringify(path.join(ROOT, 'core/shard.ts'))};
+  fs.writeFileSync(
+    entry,
+    `import { shardOfWithWebCrypto } from ${JSON.stringify(path.join(ROOT, 'core/shard.ts'))};
     export default { async fetch(request) {
       const { addresses, counts } = await request.json();
       const shards = [];
       for (const count of counts) for (const address of addresses) shards.push(await shardOfWithWebCrypto(address, count));
       return Response.json(shards);
-    } };`);
+    } };`,
+  );
   const miniflare = new Miniflare({ modules: true, script: await bundleWorkerSources(entry), compatibilityDate: COMPATIBILITY_DATE });
   try {
     const counts = [1, 3, 7, 64];
     const body = JSON.stringify({ addresses: ADDRESSES, counts });
     const response = await miniflare.dispatchFetch('http://worker/', { method: 'POST', body });
-    assert.equal(await response.json(), counts.flatMap((count) => ADDRESSES.map((address) => shardOf(address, count))));
+    assert.equal(
+      await response.json(),
+      counts.flatMap((count) => ADDRESSES.map((address) => shardOf(address, count))),
+    );
   } finally {
     await miniflare.dispose();
   }
@@ -246,7 +270,11 @@ test("a daily position's value: balance times usdPerToken, 0 without a price; th
   assert.is(valueUsd(0.1, 3), 0.30000000000000004);
   assert.is(totalValueUsd([{ valueUsd: 1e16 }, { valueUsd: 1 }, { valueUsd: 1 }]), 1e16);
   assert.is(totalValueUsd([]), 0);
-  for (const [balance, price] of [[0.1, 3], [12.5, null], [1e-18, 2500.75]] as const) {
+  for (const [balance, price] of [
+    [0.1, 3],
+    [12.5, null],
+    [1e-18, 2500.75],
+  ] as const) {
     const usdPerToken = usdPerTokenSql(price === null ? 'NULL::DOUBLE' : `CAST('${price}' AS DOUBLE)`);
     const [row] = await db.rows<{ value: number }>(`SELECT ${valueUsdSql(`CAST('${balance}' AS DOUBLE)`, usdPerToken)} AS value`);
     assert.is(row!.value, valueUsd(balance, price ?? NO_PRICE), `${balance} at ${price}`);

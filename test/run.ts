@@ -27,13 +27,32 @@ const TEST_DIR = path.dirname(fileURLToPath(import.meta.url));
 const SLOW_DIR = path.join(TEST_DIR, 'slow');
 const UVU = path.join(TEST_DIR, '..', 'node_modules', 'uvu', 'bin.js');
 /** Suites that take longest (browsers, child processes, many builds): started first. */
-const SLOW_FIRST = ['explorer', 'explorer-workerd', 'http', 'server-node', 'cli', 'publish-s3', 'publish-shards', 'publish', 'readme', 'cdn', 'reference', 'verify', 'shard', 'input-contract'];
+const SLOW_FIRST = [
+  'explorer',
+  'explorer-workerd',
+  'http',
+  'server-node',
+  'cli',
+  'publish-s3',
+  'publish-shards',
+  'publish',
+  'readme',
+  'cdn',
+  'reference',
+  'verify',
+  'shard',
+  'input-contract',
+];
 
 const arguments_ = process.argv.slice(2);
 const tier = arguments_.includes('--slow') ? 'slow' : arguments_.includes('--all') ? 'all' : 'fast';
 const pattern = arguments_.find((argument) => !argument.startsWith('--'));
 const only = pattern ? new RegExp(pattern) : null;
-const suitesIn = (dir: string) => fs.readdirSync(dir).filter((name) => name.endsWith('.test.ts')).map((name) => ({ dir, name }));
+const suitesIn = (dir: string) =>
+  fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => ({ dir, name }));
 const files = [...(tier === 'slow' ? [] : suitesIn(TEST_DIR)), ...(tier === 'fast' ? [] : suitesIn(SLOW_DIR))]
   .filter(({ name }) => !only || only.test(name))
   .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
@@ -47,9 +66,11 @@ const broken: string[] = [];
 const started = performance.now();
 const jobs = processes(files).map((group) => () => runSuites(group));
 let next = 0;
-await Promise.all(Array.from({ length: parallel }, async () => {
-  while (next < jobs.length) await jobs[next++]!();
-}));
+await Promise.all(
+  Array.from({ length: parallel }, async () => {
+    while (next < jobs.length) await jobs[next++]!();
+  }),
+);
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 if (broken.length > 0) process.stdout.write(`\nfailing suites: ${broken.join(', ')}\n`);
 process.stdout.write(`\n${files.length} suites in ${seconds} s\n${passed} passed, ${failed} failed\n`);
@@ -102,7 +123,10 @@ function runSuites(suites: Suite[]): Promise<void> {
       // prints no error, so a suite fails unless it ran tests and passed them all.
       const green = code === 0 && total > 0 && ok === total;
       if (!green) broken.push(label);
-      const silent = code === 0 && ok < total ? `(uvu exited 0 with ${total - ok} of ${total} tests not passed: a before or after hook threw; its message, if any, is above)\n` : '';
+      const silent =
+        code === 0 && ok < total
+          ? `(uvu exited 0 with ${total - ok} of ${total} tests not passed: a before or after hook threw; its message, if any, is above)\n`
+          : '';
       const seconds = ((performance.now() - suiteStarted) / 1000).toFixed(1);
       process.stdout.write(`\n=== ${label} (${seconds} s)\n${green ? output.replace(/\n\s*Total:[\s\S]*$/, '\n') : output + silent}`);
       resolve();

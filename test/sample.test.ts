@@ -33,7 +33,10 @@ test('the sample builds into a tree that verifies, with the story wallet attribu
   assert.equal(result.failures, []);
   const history = JSON.parse(fs.readFileSync(path.join(out, `v1/address/${STORY_WALLET}/portfolio.json`), 'utf8'));
   // The same-transaction move into the sub-account (block 903) leaves no snapshot.
-  assert.equal(history['1'].uty.map((s: { date: string }) => s.date), ['2025-03-08', '2025-03-09']);
+  assert.equal(
+    history['1'].uty.map((s: { date: string }) => s.date),
+    ['2025-03-08', '2025-03-09'],
+  );
   assert.is(history['1'].venueBUsdc[0].balance, 2500);
 });
 

@@ -3,7 +3,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DuckDBInstance } from '@duckdb/node-api';
 import {
-  chainIndexOfSeriesSql, seriesKeySql, tokenIndexOfSeriesSql, walletChainKeySql, walletChainOfSeriesSql, walletOfSeriesSql,
+  chainIndexOfSeriesSql,
+  seriesKeySql,
+  tokenIndexOfSeriesSql,
+  walletChainKeySql,
+  walletChainOfSeriesSql,
+  walletOfSeriesSql,
 } from '../build/compute/series-key.ts';
 
 const MAX_WALLET = 2 ** 31 - 1;

@@ -74,7 +74,7 @@ test('a stage that reads a table made later on the list is caught', () => {
   assert.equal(unmetReads([early, ...SHARD_STAGES]), ['early reads snapshots']);
 });
 
-test('the runner holds each stage to its declaration, in DuckDB\'s catalog', async () => {
+test("the runner holds each stage to its declaration, in DuckDB's catalog", async () => {
   const db = await scratchDatabase({ threads: 1 });
   const context: StageContext = {
     config: resolveBuildConfig({ progress: 'quiet' }),
@@ -88,7 +88,13 @@ test('the runner holds each stage to its declaration, in DuckDB\'s catalog', asy
     inputsDigest: Promise.resolve('0'.repeat(64)),
   };
   const make = (name: string, reads: string[], writes: string[], sql: string | null): AnyStage => ({
-    name, side: 'night', reads, writes, needs: [], makes: [], run: async (stageContext) => {
+    name,
+    side: 'night',
+    reads,
+    writes,
+    needs: [],
+    makes: [],
+    run: async (stageContext) => {
       if (sql) await stageContext.db.run(sql);
       return {};
     },
@@ -102,16 +108,22 @@ test('the runner holds each stage to its declaration, in DuckDB\'s catalog', asy
     // A table read without being declared is refused before the statement runs, on a second connection too.
     const undeclared = await thrown(() => runStages([make('reads a quietly', [], [], 'SELECT x FROM a')], context));
     assert.is(undeclared.message, 'stage "reads a quietly" reads a, which it does not declare in its reads');
-    const sideways: AnyStage = { ...make('joins a elsewhere', [], [], null), run: async (stageContext) => {
-      const other = await stageContext.db.connect();
-      try {
-        await other.run('SELECT 1 FROM (SELECT 1) t JOIN a ON true');
-      } finally {
-        other.disconnectSync();
-      }
-      return {};
-    } };
-    assert.is((await thrown(() => runStages([sideways], context))).message, 'stage "joins a elsewhere" reads a, which it does not declare in its reads');
+    const sideways: AnyStage = {
+      ...make('joins a elsewhere', [], [], null),
+      run: async (stageContext) => {
+        const other = await stageContext.db.connect();
+        try {
+          await other.run('SELECT 1 FROM (SELECT 1) t JOIN a ON true');
+        } finally {
+          other.disconnectSync();
+        }
+        return {};
+      },
+    };
+    assert.is(
+      (await thrown(() => runStages([sideways], context))).message,
+      'stage "joins a elsewhere" reads a, which it does not declare in its reads',
+    );
     // A value a stage needs that no stage made; a value a stage declares and does not return.
     const needy: AnyStage = { ...make('needs prices', [], [], null), needs: ['prices'] };
     assert.is((await thrown(() => runStages([needy], context))).message, 'stage "needs prices" needs prices, which no earlier stage made');
@@ -120,7 +132,11 @@ test('the runner holds each stage to its declaration, in DuckDB\'s catalog', asy
     // A null value is a value: "no asOf" is given as null, not refused as missing.
     let given: unknown = 'unset';
     const nullMaker: AnyStage = { ...make('no asOf', [], [], null), makes: ['dailyAsOf'], run: async () => ({ dailyAsOf: null }) };
-    const nullTaker: AnyStage = { ...make('takes asOf', [], [], null), needs: ['dailyAsOf'], run: async (_c, values) => ((given = values.dailyAsOf), {}) };
+    const nullTaker: AnyStage = {
+      ...make('takes asOf', [], [], null),
+      needs: ['dailyAsOf'],
+      run: async (_c, values) => ((given = values.dailyAsOf), {}),
+    };
     await runStages([nullMaker, nullTaker], context);
     assert.is(given, null);
   } finally {

@@ -90,7 +90,8 @@ test('every cited section of a document in the repository exists', () => {
   const texts = trackedTexts();
   const anchors = new Map<string, Set<string>>();
   const anchorsIn = (file: string) => {
-    if (!anchors.has(file)) anchors.set(file, fs.existsSync(path.join(ROOT, file)) ? anchorsOf(fs.readFileSync(path.join(ROOT, file), 'utf8')) : new Set());
+    if (!anchors.has(file))
+      anchors.set(file, fs.existsSync(path.join(ROOT, file)) ? anchorsOf(fs.readFileSync(path.join(ROOT, file), 'utf8')) : new Set());
     return anchors.get(file)!;
   };
   const broken: string[] = [];
@@ -102,7 +103,10 @@ test('every cited section of a document in the repository exists', () => {
     // In Markdown: a link relative to the file (its own anchors when the path is empty).
     if (file.endsWith('.md')) {
       for (const match of text.matchAll(/\]\(([\w./-]*\.md|)#([\w-]+)\)/g)) {
-        cited.push({ target: match[1] ? path.posix.normalize(path.posix.join(path.posix.dirname(file), match[1])) : file, anchor: match[2]! });
+        cited.push({
+          target: match[1] ? path.posix.normalize(path.posix.join(path.posix.dirname(file), match[1])) : file,
+          anchor: match[2]!,
+        });
       }
     }
     for (const { target, anchor } of cited) {
@@ -116,7 +120,8 @@ test('every cited section of a document in the repository exists', () => {
 
 test('every file of the repository the docs name exists', () => {
   const missing: string[] = [];
-  const named = /(?<![\w./-])((?:build|core|server|publish|preview|tree|schemas|cli|test|bench|assembly|explorer|scripts|bin|data)\/[\w./-]*\.(?:ts|js|mjs|md|json|wasm|sql))\b/g;
+  const named =
+    /(?<![\w./-])((?:build|core|server|publish|preview|tree|schemas|cli|test|bench|assembly|explorer|scripts|bin|data)\/[\w./-]*\.(?:ts|js|mjs|md|json|wasm|sql))\b/g;
   for (const { file, text } of trackedTexts()) {
     if (!(file.startsWith('docs/') && file.endsWith('.md')) && file !== 'README.md' && file !== 'bench/MEASUREMENTS.md') continue;
     for (const match of text.matchAll(named)) if (!fs.existsSync(path.join(ROOT, match[1]!))) missing.push(`${file}: ${match[1]}`);
@@ -125,8 +130,11 @@ test('every file of the repository the docs name exists', () => {
 });
 
 test('a heading gives the anchor GitHub gives it', () => {
-  assert.is(headingAnchor("The night's guard: nothing implausible goes live unseen"), 'the-nights-guard-nothing-implausible-goes-live-unseen');
-  assert.is(headingAnchor('2026-11-25: publish\'s file work on threads'), '2026-11-25-publishs-file-work-on-threads');
+  assert.is(
+    headingAnchor("The night's guard: nothing implausible goes live unseen"),
+    'the-nights-guard-nothing-implausible-goes-live-unseen',
+  );
+  assert.is(headingAnchor("2026-11-25: publish's file work on threads"), '2026-11-25-publishs-file-work-on-threads');
   assert.is(headingAnchor('`verify`: proving a tree'), 'verify-proving-a-tree');
   assert.is(headingAnchor('GET /v1/address/{address}/points (new in 1.2.0)'), 'get-v1addressaddresspoints-new-in-120');
   assert.equal([...anchorsOf('# A\n```\n# B\n```\n## A\n<a id="c"></a>\n')], ['a', 'a-1', 'c']);

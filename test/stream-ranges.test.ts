@@ -21,7 +21,12 @@ const database = (): Promise<Database> => scratchDatabase({ memoryLimit: '512MB'
  */
 async function snapshotsOf(db: Database, last: number, withSnapshots: number[]): Promise<void> {
   await db.run(`CREATE TABLE addresses AS SELECT printf('0x%040x', i) AS address, i::INTEGER AS id FROM range(1, ${last + 1}) r(i)`);
-  const rows = withSnapshots.flatMap((wallet) => [[wallet, 1, 0, 1], [wallet, 0, 3, 2], [wallet, 0, 0, 1], [wallet, 0, 3, 1]]);
+  const rows = withSnapshots.flatMap((wallet) => [
+    [wallet, 1, 0, 1],
+    [wallet, 0, 3, 2],
+    [wallet, 0, 0, 1],
+    [wallet, 0, 3, 1],
+  ]);
   await db.run(`
     CREATE TABLE snapshots AS
     SELECT ${seriesKeySql('w', 'c', 't')} AS series, n::INTEGER AS number, (1700000000 + w * 10 + n)::BIGINT AS ts,
@@ -49,7 +54,12 @@ async function readAll(db: Database): Promise<string[]> {
 }
 
 const expectedRows = (wallets: number[]) =>
-  wallets.flatMap((w) => [`${w} 0 0 19001 ${w * 1000 + 1}`, `${w} 0 3 19001 ${w * 1000 + 1}`, `${w} 0 3 19002 ${w * 1000 + 2}`, `${w} 1 0 19001 ${w * 1000 + 1}`]);
+  wallets.flatMap((w) => [
+    `${w} 0 0 19001 ${w * 1000 + 1}`,
+    `${w} 0 3 19001 ${w * 1000 + 1}`,
+    `${w} 0 3 19002 ${w * 1000 + 2}`,
+    `${w} 1 0 19001 ${w * 1000 + 1}`,
+  ]);
 
 test('every wallet once, in order, for any number of wallets against the ranges', async () => {
   for (const last of [1, 2, 3, 4, 5, 7, 8, 9, 12, 13]) {

@@ -30,12 +30,19 @@ async function buildInto(tables: Tables, cache: ThreadCache | undefined, manifes
   const root = tempDir('ws-thread-cache-');
   const input = await writeInputs(path.join(root, 'input'), tables);
   const out = path.join(root, 'public');
-  const config = resolveBuildConfig({ input, out, now: PINNED_NOW, progress: 'quiet', threads: 1, ...(manifest ? { manifest: path.join(root, 'tree.sha256') } : {}) });
+  const config = resolveBuildConfig({
+    input,
+    out,
+    now: PINNED_NOW,
+    progress: 'quiet',
+    threads: 1,
+    ...(manifest ? { manifest: path.join(root, 'tree.sha256') } : {}),
+  });
   await buildSnapshot(config, { threadCache: cache });
   return out;
 }
 
-test('a second build takes the first one\'s threads, emptied, and writes the tree fresh threads write', async () => {
+test("a second build takes the first one's threads, emptied, and writes the tree fresh threads write", async () => {
   const cache = new ThreadCache();
   await buildInto(FIRST, cache, true);
   assert.is(cache.size, 2, 'the file thread and the document thread wait for the next build');

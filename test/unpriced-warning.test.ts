@@ -9,7 +9,7 @@ import { A, B, balance, build, unix } from './helpers/fixtures.ts';
 
 const noon = (day: string) => unix(`${day}T12:00:00-05:00`);
 
-test('each chain and token without a price: its days and positions; the total is the documents\' count', async () => {
+test("each chain and token without a price: its days and positions; the total is the documents' count", async () => {
   const built = await build({
     balances: [
       // A holds uty on chain 1 from 11-10; its first price is dated 11-13: 11-10, 11-11, 11-12 have none.
@@ -35,7 +35,8 @@ test('each chain and token without a price: its days and positions; the total is
   ]);
   let zeros = 0;
   for (const wallet of [A, B]) {
-    for (const day of built.json(`v1/address/${wallet}/portfolio/daily.json`).days) zeros += day.positions.filter((p: { usdPerToken: number }) => p.usdPerToken === 0).length;
+    for (const day of built.json(`v1/address/${wallet}/portfolio/daily.json`).days)
+      zeros += day.positions.filter((p: { usdPerToken: number }) => p.usdPerToken === 0).length;
   }
   assert.is(zeros, 7);
   assert.is(built.summary.dailyPositionsWithoutPrice, 7);

@@ -22,7 +22,10 @@ test.before(async () => {
     ],
     prices: [{ chain_id: 1, token: 'uty', date: '2025-11-17', usd_price: 1.25 }],
     seasons: [{ season: 1, as_of: null }],
-    points: [{ season: 1, date: '2025-11-20', address: A, points: 3.5 }, { season: 1, date: '2025-11-19', address: B, points: 2 }],
+    points: [
+      { season: 1, date: '2025-11-20', address: A, points: 3.5 },
+      { season: 1, date: '2025-11-19', address: B, points: 2 },
+    ],
     multipliers: [{ season: 1, position: 'hold_uty', multiplier: 2, first_day: '2025-11-01', last_day: '2025-11-30' }],
   });
   tree = built.out;
@@ -46,9 +49,15 @@ const edit = (dir: string, file: string, change: (text: string) => string) => {
 
 /** What a careful tamperer adds: the record rewritten to match the edited file. */
 const rewriteRecord = (dir: string, file: string) => {
-  const hash = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, file))).digest('hex');
+  const hash = crypto
+    .createHash('sha256')
+    .update(fs.readFileSync(path.join(dir, file)))
+    .digest('hex');
   edit(dir, '_snapshot/manifests/1-of-1.sha256', (text) => text.replace(new RegExp(`^[0-9a-f]{64}  ${file}$`, 'm'), `${hash}  ${file}`));
-  const list = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, '_snapshot/manifests/1-of-1.sha256'))).digest('hex');
+  const list = crypto
+    .createHash('sha256')
+    .update(fs.readFileSync(path.join(dir, '_snapshot/manifests/1-of-1.sha256')))
+    .digest('hex');
   edit(dir, '_snapshot/manifests/1-of-1.json', (text) => text.replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${list}"`));
 };
 
@@ -63,37 +72,103 @@ test('the tree as built verifies, as the whole tree', async () => {
 });
 
 const tamperings: [string, (dir: string) => void, string | RegExp][] = [
-  ['a whole wallet folder deleted', (dir) => fs.rmSync(path.join(dir, `v1/address/${B}`), { recursive: true }), `v1/address/${B}/portfolio.json: missing`],
-  ['an extra file at the top', (dir) => fs.writeFileSync(path.join(dir, 'index.txt'), 'hello'), 'index.txt: extra file (not written by the build)'],
-  ['an extra file in v1/', (dir) => fs.writeFileSync(path.join(dir, 'v1/status.json'), '{}'), 'v1/status.json: extra file (not written by the build)'],
+  [
+    'a whole wallet folder deleted',
+    (dir) => fs.rmSync(path.join(dir, `v1/address/${B}`), { recursive: true }),
+    `v1/address/${B}/portfolio.json: missing`,
+  ],
+  [
+    'an extra file at the top',
+    (dir) => fs.writeFileSync(path.join(dir, 'index.txt'), 'hello'),
+    'index.txt: extra file (not written by the build)',
+  ],
+  [
+    'an extra file in v1/',
+    (dir) => fs.writeFileSync(path.join(dir, 'v1/status.json'), '{}'),
+    'v1/status.json: extra file (not written by the build)',
+  ],
   ['an extra empty folder in v1/', (dir) => fs.mkdirSync(path.join(dir, 'v1/beta')), 'v1/beta/: extra folder'],
   ['openapi.json deleted', (dir) => fs.rmSync(path.join(dir, 'v1/openapi.json')), 'v1/openapi.json: missing'],
-  ['a leaderboard total edited', (dir) => edit(dir, 'v1/leaderboard/s1.json', (text) => text.replace('"totalPoints":3.5', '"totalPoints":4.5')), 'v1/leaderboard/s1.json: edited'],
-  ['a dailyRate edited', (dir) => edit(dir, 'v1/leaderboard/s1.json', (text) => text.replace('"dailyRate":3.5', '"dailyRate":3')), 'v1/leaderboard/s1.json: edited'],
-  ['a multiplier edited', (dir) => edit(dir, 'v1/leaderboard/s1.json', (text) => text.replace('"multiplier":2', '"multiplier":3')), 'v1/leaderboard/s1.json: edited'],
-  ['a timestamp changed', (dir) => edit(dir, history, (text) => text.replace('"timestamp":1763400000', '"timestamp":1763400001')), `${history}: edited`],
-  ['a digit beyond the 17th significant one', (dir) => edit(dir, daily, (text) => text.replace('1234.567890123456789012', '1234.567890123456789013')), `${daily}: edited`],
-  ['the record\'s list edited', (dir) => edit(dir, '_snapshot/manifests/1-of-1.sha256', (text) => text.replace(/^[0-9a-f]/, (digit) => (digit === '0' ? '1' : '0'))), '_snapshot/manifests/1-of-1.sha256: edited (its sha256 is not the one _snapshot/manifests/1-of-1.json records)'],
+  [
+    'a leaderboard total edited',
+    (dir) => edit(dir, 'v1/leaderboard/s1.json', (text) => text.replace('"totalPoints":3.5', '"totalPoints":4.5')),
+    'v1/leaderboard/s1.json: edited',
+  ],
+  [
+    'a dailyRate edited',
+    (dir) => edit(dir, 'v1/leaderboard/s1.json', (text) => text.replace('"dailyRate":3.5', '"dailyRate":3')),
+    'v1/leaderboard/s1.json: edited',
+  ],
+  [
+    'a multiplier edited',
+    (dir) => edit(dir, 'v1/leaderboard/s1.json', (text) => text.replace('"multiplier":2', '"multiplier":3')),
+    'v1/leaderboard/s1.json: edited',
+  ],
+  [
+    'a timestamp changed',
+    (dir) => edit(dir, history, (text) => text.replace('"timestamp":1763400000', '"timestamp":1763400001')),
+    `${history}: edited`,
+  ],
+  [
+    'a digit beyond the 17th significant one',
+    (dir) => edit(dir, daily, (text) => text.replace('1234.567890123456789012', '1234.567890123456789013')),
+    `${daily}: edited`,
+  ],
+  [
+    "the record's list edited",
+    (dir) => edit(dir, '_snapshot/manifests/1-of-1.sha256', (text) => text.replace(/^[0-9a-f]/, (digit) => (digit === '0' ? '1' : '0'))),
+    '_snapshot/manifests/1-of-1.sha256: edited (its sha256 is not the one _snapshot/manifests/1-of-1.json records)',
+  ],
   ['the record deleted', (dir) => fs.rmSync(path.join(dir, '_snapshot/manifests'), { recursive: true }), '_snapshot/manifests: missing'],
-  ['a wallet deleted with its lines (record rewritten but for its wallet count)', (dir) => {
-    fs.rmSync(path.join(dir, `v1/address/${B}`), { recursive: true });
-    edit(dir, '_snapshot/manifests/1-of-1.sha256', (text) => text.split('\n').filter((line) => !line.includes(B)).join('\n'));
-    const list = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, '_snapshot/manifests/1-of-1.sha256'))).digest('hex');
-    edit(dir, '_snapshot/manifests/1-of-1.json', (text) => text.replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${list}"`).replace(/"files":\d+/, (files) => `"files":${Number(files.split(':')[1]) - 2}`));
-  }, '_snapshot/manifests/1-of-1.sha256: lists 1 wallets, _snapshot/manifests/1-of-1.json records 2'],
+  [
+    'a wallet deleted with its lines (record rewritten but for its wallet count)',
+    (dir) => {
+      fs.rmSync(path.join(dir, `v1/address/${B}`), { recursive: true });
+      edit(dir, '_snapshot/manifests/1-of-1.sha256', (text) =>
+        text
+          .split('\n')
+          .filter((line) => !line.includes(B))
+          .join('\n'),
+      );
+      const list = crypto
+        .createHash('sha256')
+        .update(fs.readFileSync(path.join(dir, '_snapshot/manifests/1-of-1.sha256')))
+        .digest('hex');
+      edit(dir, '_snapshot/manifests/1-of-1.json', (text) =>
+        text
+          .replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${list}"`)
+          .replace(/"files":\d+/, (files) => `"files":${Number(files.split(':')[1]) - 2}`),
+      );
+    },
+    '_snapshot/manifests/1-of-1.sha256: lists 1 wallets, _snapshot/manifests/1-of-1.json records 2',
+  ],
   // With the record rewritten to match, the numbers themselves must give the edit away.
-  ['a daily balance changed beyond a double\'s digits, record rewritten', (dir) => {
-    edit(dir, daily, (text) => text.replace('1234.567890123456789012', '1234.567890123456789013'));
-    rewriteRecord(dir, daily);
-  }, `${daily}: the positions of 2025-11-17 are not the end-of-day balances of portfolio.json (expected 1 uty 1234.567890123456789012; found 1 uty 1234.567890123456789013)`],
-  ['a dollar value given an 18th digit, record rewritten', (dir) => {
-    edit(dir, daily, (text) => text.replace(/"valueUsd":([0-9.]+)/, (_, value: string) => `"valueUsd":${value}${value.includes('.') ? '' : '.'}00000000000000001`));
-    rewriteRecord(dir, daily);
-  }, new RegExp(`${daily}: valueUsd [0-9.]+00000000000000001 is not the text of the number it stands for`)],
-  ['a points total given an 18th digit, record rewritten', (dir) => {
-    edit(dir, 'v1/leaderboard/s1.json', (text) => text.replace('"totalPoints":3.5', '"totalPoints":3.50000000000000001'));
-    rewriteRecord(dir, 'v1/leaderboard/s1.json');
-  }, 'v1/leaderboard/s1.json: totalPoints 3.50000000000000001 is not the text of the number it stands for (3.5)'],
+  [
+    "a daily balance changed beyond a double's digits, record rewritten",
+    (dir) => {
+      edit(dir, daily, (text) => text.replace('1234.567890123456789012', '1234.567890123456789013'));
+      rewriteRecord(dir, daily);
+    },
+    `${daily}: the positions of 2025-11-17 are not the end-of-day balances of portfolio.json (expected 1 uty 1234.567890123456789012; found 1 uty 1234.567890123456789013)`,
+  ],
+  [
+    'a dollar value given an 18th digit, record rewritten',
+    (dir) => {
+      edit(dir, daily, (text) =>
+        text.replace(/"valueUsd":([0-9.]+)/, (_, value: string) => `"valueUsd":${value}${value.includes('.') ? '' : '.'}00000000000000001`),
+      );
+      rewriteRecord(dir, daily);
+    },
+    new RegExp(`${daily}: valueUsd [0-9.]+00000000000000001 is not the text of the number it stands for`),
+  ],
+  [
+    'a points total given an 18th digit, record rewritten',
+    (dir) => {
+      edit(dir, 'v1/leaderboard/s1.json', (text) => text.replace('"totalPoints":3.5', '"totalPoints":3.50000000000000001'));
+      rewriteRecord(dir, 'v1/leaderboard/s1.json');
+    },
+    'v1/leaderboard/s1.json: totalPoints 3.50000000000000001 is not the text of the number it stands for (3.5)',
+  ],
 ];
 
 for (const [name, tamper, expected] of tamperings) {

@@ -28,7 +28,9 @@ let tree = '';
 
 test.before(async () => {
   const built = await build({
-    balances: WALLETS.map((address, i) => balance({ address, block_number: i + 1, timestamp: 1_763_400_000 + i * 3_600, balance: `${i + 1}234567890123456789012` })),
+    balances: WALLETS.map((address, i) =>
+      balance({ address, block_number: i + 1, timestamp: 1_763_400_000 + i * 3_600, balance: `${i + 1}234567890123456789012` }),
+    ),
     prices: [{ chain_id: 1, token: 'uty', date: '2025-11-17', usd_price: 1.25 }],
     seasons: [{ season: 1, as_of: null }],
     points: WALLETS.map((address, i) => ({ season: 1, date: '2025-11-20', address, points: 10 + i })),
@@ -55,9 +57,15 @@ const edit = (dir: string, file: string, change: (text: string) => string) => {
 
 /** The record rewritten to match the edited file. */
 const rewriteRecord = (dir: string, file: string) => {
-  const hash = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, file))).digest('hex');
+  const hash = crypto
+    .createHash('sha256')
+    .update(fs.readFileSync(path.join(dir, file)))
+    .digest('hex');
   edit(dir, '_snapshot/manifests/1-of-1.sha256', (text) => text.replace(new RegExp(`^[0-9a-f]{64}  ${file}$`, 'm'), `${hash}  ${file}`));
-  const list = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, '_snapshot/manifests/1-of-1.sha256'))).digest('hex');
+  const list = crypto
+    .createHash('sha256')
+    .update(fs.readFileSync(path.join(dir, '_snapshot/manifests/1-of-1.sha256')))
+    .digest('hex');
   edit(dir, '_snapshot/manifests/1-of-1.json', (text) => text.replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${list}"`));
 };
 
@@ -69,13 +77,16 @@ test('in threads, the tree as built verifies, and every document is counted', as
   assert.is(threaded.wallets, WALLETS.length);
 });
 
-test('in threads: a digit beyond a double\'s in the last wallet, record rewritten', async () => {
+test("in threads: a digit beyond a double's in the last wallet, record rewritten", async () => {
   const daily = `v1/address/${LAST}/portfolio/daily.json`;
   const failures = await failuresInThreads((dir) => {
     edit(dir, daily, (text) => text.replace('12234.567890123456789012', '12234.567890123456789013'));
     rewriteRecord(dir, daily);
   });
-  assert.match(failures, `${daily}: the positions of 2025-11-17 are not the end-of-day balances of portfolio.json (expected 1 uty 12234.567890123456789012; found 1 uty 12234.567890123456789013)`);
+  assert.match(
+    failures,
+    `${daily}: the positions of 2025-11-17 are not the end-of-day balances of portfolio.json (expected 1 uty 12234.567890123456789012; found 1 uty 12234.567890123456789013)`,
+  );
 });
 
 test('in threads: an edited byte, an extra file in a wallet folder, a wallet folder deleted', async () => {
@@ -125,9 +136,12 @@ test('the fast schema test accepts no document zod refuses (every document of a 
     };
     walk(document, []);
     for (const at of paths.slice(1)) {
-      const variants = [...replacements.map((replacement) => (holder: any, key: string | number) => void (holder[key] = replacement)),
+      const variants = [
+        ...replacements.map((replacement) => (holder: any, key: string | number) => void (holder[key] = replacement)),
         (holder: any, key: string | number) => (Array.isArray(holder) ? void holder.splice(Number(key), 1) : void delete holder[key]),
-        (holder: any, key: string | number) => (Array.isArray(holder) ? void holder.push(holder[key as number]) : void (holder[`${key}2`] = holder[key]))];
+        (holder: any, key: string | number) =>
+          Array.isArray(holder) ? void holder.push(holder[key as number]) : void (holder[`${key}2`] = holder[key]),
+      ];
       for (const change of variants) {
         const copy = structuredClone(document);
         const holder = at.slice(0, -1).reduce((value: any, key) => value[key], copy);
@@ -149,11 +163,16 @@ test('the one-pass number check says what writing each number back says; texts t
   const digits = (n: number) => Array.from({ length: n }, (_, i) => String(i === 0 ? 1 + random(9) : random(10))).join('');
   for (let k = 0; k < 20_000; k++) {
     const kind = random(5);
-    const text = kind === 0 ? String((random(1e9) / 1e9) * 10 ** (random(30) - 10))
-      : kind === 1 ? `${random(2) ? '-' : ''}${random(3) ? digits(1 + random(22)) : '0'}${random(2) ? `.${digits(1 + random(19))}` : ''}`
-        : kind === 2 ? `0.${'0'.repeat(random(9))}${digits(1 + random(17))}`
-          : kind === 3 ? `${digits(1 + random(17))}${'0'.repeat(random(8))}`
-            : `${digits(1 + random(3))}.${digits(1 + random(17))}0`;
+    const text =
+      kind === 0
+        ? String((random(1e9) / 1e9) * 10 ** (random(30) - 10))
+        : kind === 1
+          ? `${random(2) ? '-' : ''}${random(3) ? digits(1 + random(22)) : '0'}${random(2) ? `.${digits(1 + random(19))}` : ''}`
+          : kind === 2
+            ? `0.${'0'.repeat(random(9))}${digits(1 + random(17))}`
+            : kind === 3
+              ? `${digits(1 + random(17))}${'0'.repeat(random(8))}`
+              : `${digits(1 + random(3))}.${digits(1 + random(17))}0`;
     const document = `{"valueUsd":${text},"balance":1}`;
     const result = readNumberTexts('f', document, JSON.parse(document));
     assert.is(result.problem === null, String(Number(text)) === text, text);
@@ -162,8 +181,15 @@ test('the one-pass number check says what writing each number back says; texts t
   for (const document of ['{"10":{"balance":1},"2":{"balance":2}}', '{"a":1,"3":2}', '{"balance":1.5,"balance":2}']) {
     assert.is(readNumberTexts('f', document, JSON.parse(document)).problem, unpaired, document);
   }
-  assert.equal(readNumberTexts('f', '{"2":{"balance":1.10},"10":{"balance":2}}', JSON.parse('{"2":{"balance":1.10},"10":{"balance":2}}')).problem, 'f: balance 1.10 is not an exact decimal as the build writes it');
-  assert.equal(readNumberTexts('f', '{"2":{"balance":1.25},"10":{"b\\u0061lance":2}}', JSON.parse('{"2":{"balance":1.25},"10":{"b\\u0061lance":2}}')).balances, ['1.25', '2']);
+  assert.equal(
+    readNumberTexts('f', '{"2":{"balance":1.10},"10":{"balance":2}}', JSON.parse('{"2":{"balance":1.10},"10":{"balance":2}}')).problem,
+    'f: balance 1.10 is not an exact decimal as the build writes it',
+  );
+  assert.equal(
+    readNumberTexts('f', '{"2":{"balance":1.25},"10":{"b\\u0061lance":2}}', JSON.parse('{"2":{"balance":1.25},"10":{"b\\u0061lance":2}}'))
+      .balances,
+    ['1.25', '2'],
+  );
 });
 
 test('progress: the stages and the wallets checked, with an ETA, on the stream given', async () => {

@@ -53,56 +53,96 @@ function failures(change: (history: PointsHistory, points: PointsStanding) => vo
 }
 
 test('a history as the build writes it passes', () => {
-  assert.equal(failures(() => {}), []);
+  assert.equal(
+    failures(() => {}),
+    [],
+  );
 });
 
-test('the seasons must be the standing\'s, in order, with its asOf', () => {
-  assert.equal(failures((history) => history.seasons.reverse()), [`${FILE}: lists seasons [2, 1], the points standing [1, 2]`]);
-  assert.equal(failures((history) => history.seasons.pop()), [`${FILE}: lists seasons [1], the points standing [1, 2]`]);
-  assert.equal(failures((_, points) => (points.seasons[0]!.asOf = '2025-11-06')), [
-    `${FILE}: season 1: asOf 2025-11-05, the points standing 2025-11-06`,
-    `${FILE}: season 1: the last day is 2025-11-05, not asOf 2025-11-06`,
-  ]);
-  assert.equal(failures((history) => (history.seasons[1]!.days = [])), [`${FILE}: season 2: no days, for a participant of the season`]);
+test("the seasons must be the standing's, in order, with its asOf", () => {
+  assert.equal(
+    failures((history) => history.seasons.reverse()),
+    [`${FILE}: lists seasons [2, 1], the points standing [1, 2]`],
+  );
+  assert.equal(
+    failures((history) => history.seasons.pop()),
+    [`${FILE}: lists seasons [1], the points standing [1, 2]`],
+  );
+  assert.equal(
+    failures((_, points) => (points.seasons[0]!.asOf = '2025-11-06')),
+    [
+      `${FILE}: season 1: asOf 2025-11-05, the points standing 2025-11-06`,
+      `${FILE}: season 1: the last day is 2025-11-05, not asOf 2025-11-06`,
+    ],
+  );
+  assert.equal(
+    failures((history) => (history.seasons[1]!.days = [])),
+    [`${FILE}: season 2: no days, for a participant of the season`],
+  );
 });
 
 test('the row of asOf must equal the standing', () => {
-  assert.equal(failures((_, points) => (points.seasons[0]!.rank = 2)), [
-    `${FILE}: season 1: the last day has totalPoints 10, rank 1, points 3; the points standing has 10, 2, dailyRate 3`,
-  ]);
-  assert.equal(failures((_, points) => (points.seasons[1]!.dailyRate = 0.3)), [
-    `${FILE}: season 2: the last day has totalPoints 0.30000000000000004, rank 2, points 0.2; the points standing has 0.30000000000000004, 2, dailyRate 0.3`,
-  ]);
+  assert.equal(
+    failures((_, points) => (points.seasons[0]!.rank = 2)),
+    [`${FILE}: season 1: the last day has totalPoints 10, rank 1, points 3; the points standing has 10, 2, dailyRate 3`],
+  );
+  assert.equal(
+    failures((_, points) => (points.seasons[1]!.dailyRate = 0.3)),
+    [
+      `${FILE}: season 2: the last day has totalPoints 0.30000000000000004, rank 2, points 0.2; the points standing has 0.30000000000000004, 2, dailyRate 0.3`,
+    ],
+  );
 });
 
 test('days follow one another up to asOf, with no gap and no repeat', () => {
-  assert.equal(failures((history) => history.seasons[0]!.days.splice(1, 1)), [`${FILE}: season 1: 2025-11-05 follows 2025-11-03: the days must follow one another, one a day`]);
-  assert.equal(failures((history) => history.seasons[0]!.days.splice(2, 1)), [
-    `${FILE}: season 1: the last day is 2025-11-04, not asOf 2025-11-05`,
-    `${FILE}: season 1: the last day has totalPoints 7, rank 2, points 0; the points standing has 10, 1, dailyRate 3`,
-  ]);
-  assert.equal(failures((history) => (history.seasons[0]!.days[1]!.date = '2025-11-03')), [
-    `${FILE}: season 1: 2025-11-03 follows 2025-11-03: the days must follow one another, one a day`,
-    `${FILE}: season 1: 2025-11-05 follows 2025-11-03: the days must follow one another, one a day`,
-  ]);
+  assert.equal(
+    failures((history) => history.seasons[0]!.days.splice(1, 1)),
+    [`${FILE}: season 1: 2025-11-05 follows 2025-11-03: the days must follow one another, one a day`],
+  );
+  assert.equal(
+    failures((history) => history.seasons[0]!.days.splice(2, 1)),
+    [
+      `${FILE}: season 1: the last day is 2025-11-04, not asOf 2025-11-05`,
+      `${FILE}: season 1: the last day has totalPoints 7, rank 2, points 0; the points standing has 10, 1, dailyRate 3`,
+    ],
+  );
+  assert.equal(
+    failures((history) => (history.seasons[0]!.days[1]!.date = '2025-11-03')),
+    [
+      `${FILE}: season 1: 2025-11-03 follows 2025-11-03: the days must follow one another, one a day`,
+      `${FILE}: season 1: 2025-11-05 follows 2025-11-03: the days must follow one another, one a day`,
+    ],
+  );
 });
 
 test('rank is null exactly when totalPoints <= 0', () => {
-  assert.equal(failures((history) => (history.seasons[1]!.days[1]!.rank = 3)), [`${FILE}: season 2: 2025-11-17: rank 3 with totalPoints 0 (null exactly when totalPoints <= 0)`]);
-  assert.equal(failures((history) => (history.seasons[0]!.days[0]!.rank = null)), [`${FILE}: season 1: 2025-11-03: rank null with totalPoints 7 (null exactly when totalPoints <= 0)`]);
+  assert.equal(
+    failures((history) => (history.seasons[1]!.days[1]!.rank = 3)),
+    [`${FILE}: season 2: 2025-11-17: rank 3 with totalPoints 0 (null exactly when totalPoints <= 0)`],
+  );
+  assert.equal(
+    failures((history) => (history.seasons[0]!.days[0]!.rank = null)),
+    [`${FILE}: season 1: 2025-11-03: rank null with totalPoints 7 (null exactly when totalPoints <= 0)`],
+  );
 });
 
-test('totalPoints is the running sum of the days\' points, checked exactly', () => {
-  assert.equal(failures((history) => (history.seasons[0]!.days[1]!.points = 1)), [`${FILE}: season 1: 2025-11-04: totalPoints 7 is not the previous day's 7 plus the day's points 1`]);
+test("totalPoints is the running sum of the days' points, checked exactly", () => {
+  assert.equal(
+    failures((history) => (history.seasons[0]!.days[1]!.points = 1)),
+    [`${FILE}: season 1: 2025-11-04: totalPoints 7 is not the previous day's 7 plus the day's points 1`],
+  );
   // Two ulps off: the day and the next are reported.
-  assert.equal(failures((history) => (history.seasons[0]!.days[0]!.totalPoints = 7.000000000000002)), [
-    `${FILE}: season 1: 2025-11-03: totalPoints 7.000000000000002 is not the previous day's 0 plus the day's points 7`,
-    `${FILE}: season 1: 2025-11-04: totalPoints 7 is not the previous day's 7.000000000000002 plus the day's points 0`,
-  ]);
+  assert.equal(
+    failures((history) => (history.seasons[0]!.days[0]!.totalPoints = 7.000000000000002)),
+    [
+      `${FILE}: season 1: 2025-11-03: totalPoints 7.000000000000002 is not the previous day's 0 plus the day's points 7`,
+      `${FILE}: season 1: 2025-11-04: totalPoints 7 is not the previous day's 7.000000000000002 plus the day's points 0`,
+    ],
+  );
   // Half an ulp of each of the three numbers is allowed, no more.
   assert.ok(isRunningSum(0.1, 0.2, 0.30000000000000004));
   assert.ok(isRunningSum(0.1, 0.2, 0.3));
-  assert.not.ok(isRunningSum(0.1, 0.2, 0.30000000000000010));
+  assert.not.ok(isRunningSum(0.1, 0.2, 0.3000000000000001));
   assert.ok(isRunningSum(1e16, 2, 10000000000000002));
   assert.ok(isRunningSum(7e22, 2 ** -60, 7e22));
   assert.not.ok(isRunningSum(10, 0, 11));

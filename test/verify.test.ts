@@ -48,11 +48,15 @@ test('a file the system will not read is "unreadable" with the system\'s words, 
   }
   for (const threads of [0, 1]) {
     const { failures } = await verifyTree(built.out, { threads });
-    assert.equal(failures, [
-      'v1/seasons.json: unreadable (EISDIR: illegal operation on a directory, read)',
-      `v1/address/${A}/portfolio.json: unreadable (EISDIR: illegal operation on a directory, read)`,
-      'index.html: unreadable (EISDIR: illegal operation on a directory, read)',
-    ], `threads ${threads}`);
+    assert.equal(
+      failures,
+      [
+        'v1/seasons.json: unreadable (EISDIR: illegal operation on a directory, read)',
+        `v1/address/${A}/portfolio.json: unreadable (EISDIR: illegal operation on a directory, read)`,
+        'index.html: unreadable (EISDIR: illegal operation on a directory, read)',
+      ],
+      `threads ${threads}`,
+    );
   }
   fs.rmdirSync(path.join(built.out, 'v1/seasons.json'));
   assert.ok((await verifyTree(built.out)).failures.includes('v1/seasons.json: missing'));
@@ -63,11 +67,15 @@ test('build records that cannot be read: one failure saying so (the tree is then
   const list = path.join(built.out, '_snapshot/manifests/1-of-1.sha256');
   fs.rmSync(list);
   fs.mkdirSync(list);
-  assert.equal((await verifyTree(built.out)).failures, ['_snapshot/manifests/1-of-1.sha256: unreadable (EISDIR: illegal operation on a directory, read)']);
+  assert.equal((await verifyTree(built.out)).failures, [
+    '_snapshot/manifests/1-of-1.sha256: unreadable (EISDIR: illegal operation on a directory, read)',
+  ]);
   const records = path.join(built.out, '_snapshot/manifests');
   fs.rmSync(records, { recursive: true });
   fs.writeFileSync(records, '');
-  assert.equal((await verifyTree(built.out)).failures, [`_snapshot/manifests: unreadable (ENOTDIR: not a directory, scandir '${records}')`]);
+  assert.equal((await verifyTree(built.out)).failures, [
+    `_snapshot/manifests: unreadable (ENOTDIR: not a directory, scandir '${records}')`,
+  ]);
 });
 
 test('each daily document must read off its own history: first day, positions and balances', async () => {
@@ -93,28 +101,40 @@ test('each daily document must read off its own history: first day, positions an
 
   // B's history in A's folder: A's rows start before B's first snapshot.
   const historyOfB = JSON.parse(fs.readFileSync(file(B, 'portfolio.json'), 'utf8'));
-  assert.match(await failuresWith(file(A, 'portfolio.json'), () => historyOfB),
-    `v1/address/${A}/portfolio/daily.json: the rows must start on 2025-11-19, the date of the earliest snapshot in portfolio.json`);
+  assert.match(
+    await failuresWith(file(A, 'portfolio.json'), () => historyOfB),
+    `v1/address/${A}/portfolio/daily.json: the rows must start on 2025-11-19, the date of the earliest snapshot in portfolio.json`,
+  );
   // The first row dropped: the days still follow each other and end on asOf.
-  assert.match(await failuresWith(file(A, 'portfolio/daily.json'), (daily) => void daily.days.shift()),
-    `v1/address/${A}/portfolio/daily.json: the rows must start on 2025-11-17`);
+  assert.match(
+    await failuresWith(file(A, 'portfolio/daily.json'), (daily) => void daily.days.shift()),
+    `v1/address/${A}/portfolio/daily.json: the rows must start on 2025-11-17`,
+  );
   // A balance doubled, with its value and the day's total to match: only the history tells.
-  assert.match(await failuresWith(file(B, 'portfolio/daily.json'), (daily) => {
-    const position = daily.days[0].positions[0];
-    position.balance *= 2;
-    position.valueUsd = position.balance * position.usdPerToken;
-    daily.days[0].totalValueUsd = position.valueUsd;
-  }), `v1/address/${B}/portfolio/daily.json: the positions of 2025-11-19 are not the end-of-day balances of portfolio.json (expected 1 uty 2; found 1 uty 4)`);
+  assert.match(
+    await failuresWith(file(B, 'portfolio/daily.json'), (daily) => {
+      const position = daily.days[0].positions[0];
+      position.balance *= 2;
+      position.valueUsd = position.balance * position.usdPerToken;
+      daily.days[0].totalValueUsd = position.valueUsd;
+    }),
+    `v1/address/${B}/portfolio/daily.json: the positions of 2025-11-19 are not the end-of-day balances of portfolio.json (expected 1 uty 2; found 1 uty 4)`,
+  );
   // A position of A's on chain 10 dropped from its last day.
-  assert.match(await failuresWith(file(A, 'portfolio/daily.json'), (daily) => void daily.days.at(-1).positions.pop()),
-    `v1/address/${A}/portfolio/daily.json: the positions of 2025-11-20 are not the end-of-day balances of portfolio.json (expected 1 uty 1, 10 uty 3; found 1 uty 1)`);
+  assert.match(
+    await failuresWith(file(A, 'portfolio/daily.json'), (daily) => void daily.days.at(-1).positions.pop()),
+    `v1/address/${A}/portfolio/daily.json: the positions of 2025-11-20 are not the end-of-day balances of portfolio.json (expected 1 uty 1, 10 uty 3; found 1 uty 1)`,
+  );
   assert.equal((await verifyTree(built.out)).failures, []);
 });
 
 test('a leaderboard lists the first min(100, participants) entries and its multipliers in order', async () => {
   const built = await build({
     seasons: [{ season: 1, as_of: null }],
-    points: [{ season: 1, date: '2025-11-20', address: A, points: 3 }, { season: 1, date: '2025-11-20', address: B, points: 2 }],
+    points: [
+      { season: 1, date: '2025-11-20', address: A, points: 3 },
+      { season: 1, date: '2025-11-20', address: B, points: 2 },
+    ],
     multipliers: [
       { season: 1, position: 'hold_uty', multiplier: 1, first_day: '2025-11-01', last_day: '2025-11-30' },
       { season: 1, position: 'lp_venue_a', multiplier: 2, first_day: '2025-11-01', last_day: '2025-11-30' },
@@ -138,9 +158,15 @@ test('a later block with an earlier timestamp: the days follow the transaction o
     ],
   });
   const daily = built.json(`v1/address/${A}/portfolio/daily.json`);
-  assert.equal(daily.days.map((day: any) => [day.date, day.positions.map((position: any) => position.balance)]), [
-    ['2025-11-17', [5]], ['2025-11-18', [5]], ['2025-11-19', [5]], ['2025-11-20', [5]],
-  ]);
+  assert.equal(
+    daily.days.map((day: any) => [day.date, day.positions.map((position: any) => position.balance)]),
+    [
+      ['2025-11-17', [5]],
+      ['2025-11-18', [5]],
+      ['2025-11-19', [5]],
+      ['2025-11-20', [5]],
+    ],
+  );
   assert.equal((await verifyTree(built.out)).failures, []);
 });
 

@@ -56,7 +56,8 @@ export const shardRecordPath = (shard: { index: number; count: number }) => `${S
 export const SHARD_RECORD_NAME = /^([1-9][0-9]*)-of-([1-9][0-9]*)\.sha256\.gz$/;
 export const COMMIT_PATH = `${PUBLISH_FOLDER}/commit.json`;
 export const NIGHT_SUMMARY_PATH = `${PUBLISH_FOLDER}/summary.json`;
-export const shardNightSummaryPath = (shard: { index: number; count: number }) => `${SHARDS_FOLDER}${shard.index}-of-${shard.count}.summary.json`;
+export const shardNightSummaryPath = (shard: { index: number; count: number }) =>
+  `${SHARDS_FOLDER}${shard.index}-of-${shard.count}.summary.json`;
 
 /** Formats that are compressed already gain nothing from gzip. */
 const COMPRESSIBLE = new Set(['.json', '.html', '.js', '.mjs', '.css', '.svg', '.txt', '.sha256', '.map', '.wasm']);

@@ -9,7 +9,14 @@
  *   handler does (docs/hosting.md says what it cannot do).
  */
 import { ADDRESS_PATTERN, SEASON_SEGMENT_PATTERN } from '../schemas/common.ts';
-import { ALLOWED_METHODS, CORS_HEADERS, CORS_MAX_AGE_SECONDS, DOCUMENT_CACHE_CONTROL, ERROR_CACHE_CONTROL, JSON_CONTENT_TYPE } from './http-headers.ts';
+import {
+  ALLOWED_METHODS,
+  CORS_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+  DOCUMENT_CACHE_CONTROL,
+  ERROR_CACHE_CONTROL,
+  JSON_CONTENT_TYPE,
+} from './http-headers.ts';
 
 export const NETLIFY_HEADERS_FILE = '_headers';
 export const NETLIFY_REDIRECTS_FILE = '_redirects';

@@ -47,7 +47,12 @@ export function indexDailyRows(document: Uint8Array): DailyRows {
 }
 
 /** The filtered document, as one byte array. */
-export function filterDaily(document: Uint8Array, from: string | null, to: string | null, rows = dailyRowsOf(document)): Uint8Array<ArrayBuffer> {
+export function filterDaily(
+  document: Uint8Array,
+  from: string | null,
+  to: string | null,
+  rows = dailyRowsOf(document),
+): Uint8Array<ArrayBuffer> {
   const head = document.subarray(0, rows.headEnd);
   const { starts, dates } = rows;
   const first = from === null ? 0 : firstAtLeast(dates, Number(from.replaceAll('-', '')));
@@ -75,8 +80,14 @@ function firstAtLeast(dates: Int32Array, date: number): number {
 function dateNumber(document: Uint8Array, at: number): number {
   const digit = (offset: number) => document[at + offset]! - 0x30;
   return (
-    digit(0) * 10_000_000 + digit(1) * 1_000_000 + digit(2) * 100_000 + digit(3) * 10_000 +
-    digit(5) * 1_000 + digit(6) * 100 + digit(8) * 10 + digit(9)
+    digit(0) * 10_000_000 +
+    digit(1) * 1_000_000 +
+    digit(2) * 100_000 +
+    digit(3) * 10_000 +
+    digit(5) * 1_000 +
+    digit(6) * 100 +
+    digit(8) * 10 +
+    digit(9)
   );
 }
 

@@ -28,7 +28,9 @@ export function parseNightSummary(text: string, where: string): NightSummary {
   const result = NightSummarySchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    throw new Error(`${where} is not a night's summary (${issue.path.join('.') || 'the document'}: ${issue.message})`, { cause: result.error });
+    throw new Error(`${where} is not a night's summary (${issue.path.join('.') || 'the document'}: ${issue.message})`, {
+      cause: result.error,
+    });
   }
   return result.data;
 }
@@ -41,7 +43,13 @@ export function parseNightSummary(text: string, where: string): NightSummary {
 export function addShardSummaries(summaries: readonly NightSummary[]): NightSummary {
   const first = summaries[0]!;
   const shared = (summary: NightSummary) =>
-    JSON.stringify([summary.shard.count, summary.lastClosedDay, summary.asOf, summary.days.map((day) => day.date), summary.seasons.map(({ participantsByDay: _, ...season }) => season)]);
+    JSON.stringify([
+      summary.shard.count,
+      summary.lastClosedDay,
+      summary.asOf,
+      summary.days.map((day) => day.date),
+      summary.seasons.map(({ participantsByDay: _, ...season }) => season),
+    ]);
   const total: NightSummary = {
     ...first,
     shard: { index: 1, count: 1 },
@@ -53,13 +61,17 @@ export function addShardSummaries(summaries: readonly NightSummary[]): NightSumm
   };
   for (const summary of summaries) {
     if (shared(summary) !== shared(first)) {
-      throw new Error(`the night summary of shard ${summary.shard.index} of ${summary.shard.count} disagrees with shard ${first.shard.index}'s on the facts every shard shares (last closed day, asOf, seasons)`);
+      throw new Error(
+        `the night summary of shard ${summary.shard.index} of ${summary.shard.count} disagrees with shard ${first.shard.index}'s on the facts every shard shares (last closed day, asOf, seasons)`,
+      );
     }
     total.wallets += summary.wallets;
     total.positions += summary.positions;
     total.positionsWithoutPrice += summary.positionsWithoutPrice;
     summary.days.forEach((day, i) => (total.days[i]!.totalValueUsd += day.totalValueUsd));
-    summary.seasons.forEach((season, s) => season.participantsByDay.forEach((count, i) => (total.seasons[s]!.participantsByDay[i]! += count)));
+    summary.seasons.forEach((season, s) =>
+      season.participantsByDay.forEach((count, i) => (total.seasons[s]!.participantsByDay[i]! += count)),
+    );
   }
   return NightSummarySchema.parse(total);
 }

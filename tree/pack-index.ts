@@ -81,7 +81,8 @@ export function buildIndex(entries: readonly IndexEntry[]): { bytes: Uint8Array<
     const home = homes[i]!;
     // Two paths of one hash share a home: compare within the run of that home (a handful at most).
     for (let j = k - 1; j >= 0 && homes[order[j]!] === home; j--) {
-      if (entries[order[j]!]!.pathHash === entries[i]!.pathHash) throw new Error(`two paths of the index share the hash ${entries[i]!.pathHash.toString(16)}`);
+      if (entries[order[j]!]!.pathHash === entries[i]!.pathHash)
+        throw new Error(`two paths of the index share the hash ${entries[i]!.pathHash.toString(16)}`);
     }
     const at = Math.max(home, next);
     positions[i] = at;
@@ -123,7 +124,8 @@ function writeEntry(view: DataView, bytes: Uint8Array, at: number, entry: IndexE
   view.setUint32(at + 16, entry.length, true);
   view.setUint8(at + 20, entry.gzip ? 1 : 0);
   setUint48(view, at + 21, entry.mtimeMs);
-  for (let i = 0; i < 32; i++) bytes[at + 32 + i] = (hexDigit(entry.sha256.charCodeAt(2 * i)) << 4) | hexDigit(entry.sha256.charCodeAt(2 * i + 1));
+  for (let i = 0; i < 32; i++)
+    bytes[at + 32 + i] = (hexDigit(entry.sha256.charCodeAt(2 * i)) << 4) | hexDigit(entry.sha256.charCodeAt(2 * i + 1));
 }
 
 function readEntry(view: DataView, bytes: Uint8Array, at: number): IndexEntry {
@@ -158,6 +160,7 @@ function getUint48(view: DataView, at: number): number {
 export function readEntries(bytes: Uint8Array): IndexEntry[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const entries: IndexEntry[] = [];
-  for (let at = 0; at + ENTRY_BYTES <= bytes.byteLength; at += ENTRY_BYTES) if (view.getUint16(at + 8, true) !== 0) entries.push(readEntry(view, bytes, at));
+  for (let at = 0; at + ENTRY_BYTES <= bytes.byteLength; at += ENTRY_BYTES)
+    if (view.getUint16(at + 8, true) !== 0) entries.push(readEntry(view, bytes, at));
   return entries;
 }

@@ -23,7 +23,13 @@ export interface ReadDocument<T> {
  * its schema. A document whose numbers are not the texts the build writes is reported and still
  * returned, for the rules across files.
  */
-export function readDocument<T>(root: string, file: string, schema: z.ZodType<T>, fail: Fail, sawBytes: (file: string, bytes: Buffer) => void): ReadDocument<T> | null {
+export function readDocument<T>(
+  root: string,
+  file: string,
+  schema: z.ZodType<T>,
+  fail: Fail,
+  sawBytes: (file: string, bytes: Buffer) => void,
+): ReadDocument<T> | null {
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(path.join(root, file));

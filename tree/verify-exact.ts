@@ -77,7 +77,10 @@ class TextScan {
   private lastIndexKey: number[] = [];
   private depth = -1;
 
-  constructor(private readonly file: string, private readonly text: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly text: string,
+  ) {}
 
   /** False when the texts cannot be paired in document order (the caller pairs them the slow way). */
   run(): boolean {
@@ -264,7 +267,14 @@ class TextScan {
  * JavaScript writes without exponent (below 1e21, at least 1e-6), and not "-0". Other texts are
  * converted and written back by the caller.
  */
-function isShortestText(text: string, negative: boolean, integerStart: number, integerEnd: number, fractionStart: number, fractionEnd: number): boolean {
+function isShortestText(
+  text: string,
+  negative: boolean,
+  integerStart: number,
+  integerEnd: number,
+  fractionStart: number,
+  fractionEnd: number,
+): boolean {
   const integerDigits = integerEnd - integerStart;
   if (integerDigits === 1 && text.charCodeAt(integerStart) === ZERO) {
     if (fractionStart < 0) return !negative;

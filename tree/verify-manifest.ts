@@ -91,10 +91,11 @@ export class ManifestCheck {
       if (!shard.kinds.has('json')) fail(`${summaryFile}: missing`);
       if (!shard.kinds.has('sha256')) fail(`${listFile}: missing`);
       if (shard.kinds.size < 2) continue;
-      const read = (file: string) => fs.readFile(path.join(dir, file)).catch((error: unknown) => {
-        fail(unreadable(file, error));
-        return null;
-      });
+      const read = (file: string) =>
+        fs.readFile(path.join(dir, file)).catch((error: unknown) => {
+          fail(unreadable(file, error));
+          return null;
+        });
       // A record that cannot be read proves nothing: the tree is checked as one without records.
       const summaryBytes = await read(summaryFile);
       if (summaryBytes === null) return new ManifestCheck(dir, fail, null, 'no record', false);
@@ -106,7 +107,8 @@ export class ManifestCheck {
         fail(`${summaryFile}: not a manifest summary (${(error as Error).message.split('\n')[0]})`);
         continue;
       }
-      if (summary.shard.index !== shard.index || summary.shard.count !== shard.count) fail(`${summaryFile}: records shard ${summary.shard.index} of ${summary.shard.count}, not its name's`);
+      if (summary.shard.index !== shard.index || summary.shard.count !== shard.count)
+        fail(`${summaryFile}: records shard ${summary.shard.index} of ${summary.shard.count}, not its name's`);
       const list = await read(listFile);
       if (list === null) return new ManifestCheck(dir, fail, null, 'no record', false);
       if (sha256(list) !== summary.sha256) {
@@ -130,7 +132,10 @@ export class ManifestCheck {
           const lines = walletLines.get(wallet);
           // A wallet's file is in one shard's record only.
           const earlier = lines?.find((other) => other.slice(MANIFEST_LINE_PATH_AT) === file);
-          if (earlier !== undefined) fail(`${listFile}: ${file} is also listed by another shard's record${earlier.slice(0, MANIFEST_LINE_PATH_AT - 2) !== parsed.sha256 ? ' with other bytes' : ''}`);
+          if (earlier !== undefined)
+            fail(
+              `${listFile}: ${file} is also listed by another shard's record${earlier.slice(0, MANIFEST_LINE_PATH_AT - 2) !== parsed.sha256 ? ' with other bytes' : ''}`,
+            );
           if (lines) lines.push(line);
           else walletLines.set(wallet, [line]);
           continue;
@@ -147,7 +152,12 @@ export class ManifestCheck {
     const count = [...counts][0]!;
     const indexes = [...shards.values()].map((shard) => shard.index).sort((a, b) => a - b);
     const complete = counts.size === 1 && indexes.length === count;
-    const coverage = count === 1 ? 'the whole tree' : complete ? `all ${count} shards` : `shard${indexes.length > 1 ? 's' : ''} ${indexes.join(', ')} of ${count}`;
+    const coverage =
+      count === 1
+        ? 'the whole tree'
+        : complete
+          ? `all ${count} shards`
+          : `shard${indexes.length > 1 ? 's' : ''} ${indexes.join(', ')} of ${count}`;
     return new ManifestCheck(dir, fail, expected, coverage, complete, count > 1 && !complete ? { count, indexes } : null, walletLines);
   }
 
@@ -202,9 +212,18 @@ export class ManifestCheck {
   async finish(): Promise<ManifestFindings> {
     const expected = this.expected;
     if (!expected) return { coverage: this.coverage, complete: false, listed: 0 };
-    const found = walkRecorded(this.dir, '', expected, this.folders, this.fail, (file) => {
-      if (!this.seen.has(file)) readRecorded(this.dir, file, (bytes) => this.saw(file, bytes), this.fail);
-    }, listFolder, { ignored: MANIFEST_DIR, notEntered: ADDRESS_DIR });
+    const found = walkRecorded(
+      this.dir,
+      '',
+      expected,
+      this.folders,
+      this.fail,
+      (file) => {
+        if (!this.seen.has(file)) readRecorded(this.dir, file, (bytes) => this.saw(file, bytes), this.fail);
+      },
+      listFolder,
+      { ignored: MANIFEST_DIR, notEntered: ADDRESS_DIR },
+    );
     for (const file of expected.keys()) if (!found.has(file)) this.fail(`${file}: missing`);
     let listed = expected.size;
     for (const lines of this.walletLines.values()) listed += lines.length;
@@ -238,8 +257,16 @@ function readRecorded(root: string, file: string, saw: (bytes: Uint8Array) => vo
   saw(bytes);
 }
 
-function walkRecorded(root: string, start: string, expected: Map<string, string>, folders: Set<string>, fail: Fail,
-  found: (file: string) => void, list: (root: string, folder: string) => Dirent[] | null, skip: { ignored?: string; notEntered?: string } = {}): Set<string> {
+function walkRecorded(
+  root: string,
+  start: string,
+  expected: Map<string, string>,
+  folders: Set<string>,
+  fail: Fail,
+  found: (file: string) => void,
+  list: (root: string, folder: string) => Dirent[] | null,
+  skip: { ignored?: string; notEntered?: string } = {},
+): Set<string> {
   const present = new Set<string>();
   const walk = (folder: string): void => {
     for (const entry of list(root, folder) ?? []) {
@@ -275,7 +302,11 @@ export class RecordedFolder {
   private readonly folders = new Set<string>();
   private readonly seen = new Set<string>();
 
-  constructor(private readonly folder: string, lines: string[], private readonly fail: Fail) {
+  constructor(
+    private readonly folder: string,
+    lines: string[],
+    private readonly fail: Fail,
+  ) {
     for (const line of lines) {
       const file = line.slice(MANIFEST_LINE_PATH_AT);
       this.expected.set(file, line.slice(0, MANIFEST_LINE_PATH_AT - 2));
@@ -291,9 +322,17 @@ export class RecordedFolder {
 
   /** `list`: the folder listings the document checks made already. */
   finish(root: string, list: (root: string, folder: string) => Dirent[] | null): void {
-    const found = walkRecorded(root, this.folder, this.expected, this.folders, this.fail, (file) => {
-      if (!this.seen.has(file)) readRecorded(root, file, (bytes) => this.saw(file, bytes), this.fail);
-    }, list);
+    const found = walkRecorded(
+      root,
+      this.folder,
+      this.expected,
+      this.folders,
+      this.fail,
+      (file) => {
+        if (!this.seen.has(file)) readRecorded(root, file, (bytes) => this.saw(file, bytes), this.fail);
+      },
+      list,
+    );
     for (const file of this.expected.keys()) if (!found.has(file)) this.fail(`${file}: missing`);
   }
 }

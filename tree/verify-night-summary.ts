@@ -39,19 +39,27 @@ export function checkNightSummaries(
 }
 
 function checkSummary(file: string, summary: NightSummary, meta: SnapshotMeta, boards: readonly Leaderboard[], fail: Fail): void {
-  if (`${summary.shard.index}-of-${summary.shard.count}.json` !== file.slice(NIGHT_DIR.length + 1)) fail(`${file}: holds the summary of shard ${summary.shard.index} of ${summary.shard.count}`);
-  if (summary.lastClosedDay !== meta.lastClosedDay) fail(`${file}: lastClosedDay ${summary.lastClosedDay}, but meta.json says ${meta.lastClosedDay}`);
+  if (`${summary.shard.index}-of-${summary.shard.count}.json` !== file.slice(NIGHT_DIR.length + 1))
+    fail(`${file}: holds the summary of shard ${summary.shard.index} of ${summary.shard.count}`);
+  if (summary.lastClosedDay !== meta.lastClosedDay)
+    fail(`${file}: lastClosedDay ${summary.lastClosedDay}, but meta.json says ${meta.lastClosedDay}`);
   if (summary.asOf !== meta.dailyAsOf) fail(`${file}: asOf ${summary.asOf}, but meta.json says ${meta.dailyAsOf}`);
-  if (summary.days.at(-1)!.date !== summary.lastClosedDay) fail(`${file}: its days end on ${summary.days.at(-1)!.date}, not on the last closed day ${summary.lastClosedDay}`);
+  if (summary.days.at(-1)!.date !== summary.lastClosedDay)
+    fail(`${file}: its days end on ${summary.days.at(-1)!.date}, not on the last closed day ${summary.lastClosedDay}`);
   const seasons = summary.seasons.map((season) => season.season);
-  if (JSON.stringify(seasons) !== JSON.stringify(meta.seasons)) fail(`${file}: seasons ${seasons.join(', ')}, but meta.json says ${meta.seasons.join(', ')}`);
+  if (JSON.stringify(seasons) !== JSON.stringify(meta.seasons))
+    fail(`${file}: seasons ${seasons.join(', ')}, but meta.json says ${meta.seasons.join(', ')}`);
   for (const season of summary.seasons) {
     const board = boards.find((one) => one.season === season.season);
     if (!board) continue;
     // The build writes a leaderboard as JSON.stringify of the document, so these are its bytes.
     const digest = crypto.createHash('sha256').update(JSON.stringify(board)).digest('hex');
-    if (season.leaderboardSha256 !== digest) fail(`${file}: season ${season.season}'s leaderboard digest ${season.leaderboardSha256} is not that of ${`v1/leaderboard/s${season.season}.json`} (${digest})`);
-    if (season.participants !== board.totalParticipants) fail(`${file}: season ${season.season} has ${season.participants} participants, its leaderboard ${board.totalParticipants}`);
+    if (season.leaderboardSha256 !== digest)
+      fail(
+        `${file}: season ${season.season}'s leaderboard digest ${season.leaderboardSha256} is not that of ${`v1/leaderboard/s${season.season}.json`} (${digest})`,
+      );
+    if (season.participants !== board.totalParticipants)
+      fail(`${file}: season ${season.season} has ${season.participants} participants, its leaderboard ${board.totalParticipants}`);
     if (season.asOf !== board.asOf) fail(`${file}: season ${season.season}'s asOf ${season.asOf}, its leaderboard's ${board.asOf}`);
   }
 }

@@ -51,9 +51,20 @@ export class PointsVerifier {
    * `--shard K/N`, or from the build's records in the tree); null for a whole tree.
    */
   /** `partUnknown`: the tree has no records of its own to tell a shard from the whole tree. */
-  constructor(boards: Leaderboard[], private readonly part: TreePart | null, private readonly fail: Fail, private readonly partUnknown = false) {
+  constructor(
+    boards: Leaderboard[],
+    private readonly part: TreePart | null,
+    private readonly fail: Fail,
+    private readonly partUnknown = false,
+  ) {
     for (const board of boards) {
-      this.seasons.set(board.season, { board, entries: new Map(board.entries.map((entry) => [entry.user, entry])), seen: new Set(), totals: [], ranks: [] });
+      this.seasons.set(board.season, {
+        board,
+        entries: new Map(board.entries.map((entry) => [entry.user, entry])),
+        seen: new Set(),
+        totals: [],
+        ranks: [],
+      });
     }
   }
 
@@ -62,11 +73,16 @@ export class PointsVerifier {
     const index = await read(SEASONS_FILE, SeasonsIndexSchema);
     if (index) {
       const listed = index.seasons.map((row) => row.season);
-      if (listed.join() !== knownSeasons.join()) this.fail(`${SEASONS_FILE}: lists seasons ${listed.join(', ') || 'none'}, expected the known seasons ${knownSeasons.join(', ') || 'none'} in order`);
+      if (listed.join() !== knownSeasons.join())
+        this.fail(
+          `${SEASONS_FILE}: lists seasons ${listed.join(', ') || 'none'}, expected the known seasons ${knownSeasons.join(', ') || 'none'} in order`,
+        );
       for (const row of index.seasons) {
         const board = this.seasons.get(row.season)?.board;
         if (board && (row.asOf !== board.asOf || row.totalParticipants !== board.totalParticipants)) {
-          this.fail(`${SEASONS_FILE}: season ${row.season} has asOf ${row.asOf} and ${row.totalParticipants} participants, its leaderboard ${board.asOf} and ${board.totalParticipants}`);
+          this.fail(
+            `${SEASONS_FILE}: season ${row.season} has asOf ${row.asOf} and ${row.totalParticipants} participants, its leaderboard ${board.asOf} and ${board.totalParticipants}`,
+          );
         }
       }
     }
@@ -86,16 +102,21 @@ export class PointsVerifier {
       if (!tally) return;
       const { board } = tally;
       if (row.asOf !== board.asOf || row.totalParticipants !== board.totalParticipants) {
-        this.fail(`${file}: season ${row.season} has asOf ${row.asOf} and ${row.totalParticipants} participants, its leaderboard ${board.asOf} and ${board.totalParticipants}`);
+        this.fail(
+          `${file}: season ${row.season} has asOf ${row.asOf} and ${row.totalParticipants} participants, its leaderboard ${board.asOf} and ${board.totalParticipants}`,
+        );
       }
-      if (row.rank > board.totalParticipants) this.fail(`${file}: season ${row.season}: rank ${row.rank} of ${board.totalParticipants} participants`);
+      if (row.rank > board.totalParticipants)
+        this.fail(`${file}: season ${row.season}: rank ${row.rank} of ${board.totalParticipants} participants`);
       tally.totals.push(row.totalPoints);
       tally.ranks.push(row.rank);
       const entry = tally.entries.get(address);
       if (entry) {
         tally.seen.add(address);
         if (entry.rank !== row.rank || entry.totalPoints !== row.totalPoints || entry.dailyRate !== row.dailyRate) {
-          this.fail(`${file}: season ${row.season}: rank ${row.rank}, totalPoints ${row.totalPoints}, dailyRate ${row.dailyRate}; the leaderboard has ${entry.rank}, ${entry.totalPoints}, ${entry.dailyRate}`);
+          this.fail(
+            `${file}: season ${row.season}: rank ${row.rank}, totalPoints ${row.totalPoints}, dailyRate ${row.dailyRate}; the leaderboard has ${entry.rank}, ${entry.totalPoints}, ${entry.dailyRate}`,
+          );
         }
         return;
       }
@@ -105,9 +126,13 @@ export class PointsVerifier {
       if (board.entries.length < LEADERBOARD_SIZE || !last) {
         this.fail(`${file}: season ${row.season}: a participant missing from the leaderboard, which lists all ${board.totalParticipants}`);
       } else if (row.totalPoints > last.totalPoints || (row.totalPoints === last.totalPoints && address < last.user)) {
-        this.fail(`${file}: season ${row.season}: totalPoints ${row.totalPoints} puts the wallet in the leaderboard's first ${LEADERBOARD_SIZE}, which does not list it`);
+        this.fail(
+          `${file}: season ${row.season}: totalPoints ${row.totalPoints} puts the wallet in the leaderboard's first ${LEADERBOARD_SIZE}, which does not list it`,
+        );
       } else if (row.totalPoints === last.totalPoints ? row.rank !== last.rank : row.rank <= LEADERBOARD_SIZE) {
-        this.fail(`${file}: season ${row.season}: rank ${row.rank} disagrees with the leaderboard's last entry (rank ${last.rank}, totalPoints ${last.totalPoints})`);
+        this.fail(
+          `${file}: season ${row.season}: rank ${row.rank} disagrees with the leaderboard's last entry (rank ${last.rank}, totalPoints ${last.totalPoints})`,
+        );
       }
     });
   }
@@ -148,7 +173,9 @@ export class PointsVerifier {
     for (const [season, tally] of this.seasons) {
       const listed = tally.totals.length;
       if (this.part ? listed > tally.board.totalParticipants : listed !== tally.board.totalParticipants) {
-        this.fail(`season ${season}: ${listed} points files list it, its leaderboard counts ${tally.board.totalParticipants} participants${!this.part && this.partUnknown ? ' (a tree of one shard is verified with --shard K/N)' : ''}`);
+        this.fail(
+          `season ${season}: ${listed} points files list it, its leaderboard counts ${tally.board.totalParticipants} participants${!this.part && this.partUnknown ? ' (a tree of one shard is verified with --shard K/N)' : ''}`,
+        );
       } else if (!this.part) {
         this.checkCompetitionRanks(season, tally);
       }
@@ -168,7 +195,9 @@ export class PointsVerifier {
       const i = order[k]!;
       if (k > 0 && tally.totals[order[k - 1]!]! > tally.totals[i]!) higher = k;
       if (tally.ranks[i] !== higher + 1) {
-        this.fail(`season ${season}: a participant with totalPoints ${tally.totals[i]} has rank ${tally.ranks[i]}, expected ${higher + 1} (participants with more points: ${higher})`);
+        this.fail(
+          `season ${season}: a participant with totalPoints ${tally.totals[i]} has rank ${tally.ranks[i]}, expected ${higher + 1} (participants with more points: ${higher})`,
+        );
         return;
       }
     }

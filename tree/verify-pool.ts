@@ -13,8 +13,13 @@ const PENDING_PER_THREAD = 2;
  * Checks every batch; `onResult` gets each result as it comes (not in batch order) and returns
  * false to stop handing out batches (enough failures to report).
  */
-export async function checkWalletBatches(context: WalletContext, batches: WalletBatch[], threads: number, limit: number,
-  onResult: (result: WalletBatchResult) => boolean): Promise<void> {
+export async function checkWalletBatches(
+  context: WalletContext,
+  batches: WalletBatch[],
+  threads: number,
+  limit: number,
+  onResult: (result: WalletBatchResult) => boolean,
+): Promise<void> {
   if (threads <= 0) {
     const checker = new WalletChecker(context, limit);
     for (const batch of batches) {
@@ -24,8 +29,10 @@ export async function checkWalletBatches(context: WalletContext, batches: Wallet
     }
     return;
   }
-  const workers = Array.from({ length: Math.min(threads, batches.length) }, () =>
-    new Worker(new URL('./verify-thread-entry.js', import.meta.url), { workerData: { context, limit } }));
+  const workers = Array.from(
+    { length: Math.min(threads, batches.length) },
+    () => new Worker(new URL('./verify-thread-entry.js', import.meta.url), { workerData: { context, limit } }),
+  );
   try {
     await new Promise<void>((resolve, reject) => {
       let next = 0;

@@ -181,7 +181,8 @@ function checksOf(def: Definition): Accept[] {
         if (check.format !== 'safeint') throw new Unsupported(`number format ${check.format}`);
         return (value) => Number.isSafeInteger(value);
       case 'string_format': {
-        if (check.format !== 'regex' || !(check.pattern instanceof RegExp) || check.pattern.global || check.pattern.sticky) throw new Unsupported(`string format ${check.format}`);
+        if (check.format !== 'regex' || !(check.pattern instanceof RegExp) || check.pattern.global || check.pattern.sticky)
+          throw new Unsupported(`string format ${check.format}`);
         const pattern = check.pattern;
         return (value) => pattern.test(value as string);
       }

@@ -15,7 +15,16 @@ import { PointsStandingSchema } from '../schemas/points.ts';
 import type { Leaderboard } from '../schemas/leaderboard.ts';
 import { TOKEN_KEYS, type TokenKey } from '../schemas/token-keys.ts';
 import { PointsHistorySchema } from '../schemas/points-history.ts';
-import { ADDRESS_DIR, POINTS_FILE_NAME, POINTS_HISTORY_DIR_NAME, POINTS_HISTORY_FILE_NAME, dailyFile, pointsFile, pointsHistoryFile, portfolioFile } from './layout.ts';
+import {
+  ADDRESS_DIR,
+  POINTS_FILE_NAME,
+  POINTS_HISTORY_DIR_NAME,
+  POINTS_HISTORY_FILE_NAME,
+  dailyFile,
+  pointsFile,
+  pointsHistoryFile,
+  portfolioFile,
+} from './layout.ts';
 import { verifyPointsHistory } from './verify-points-history.ts';
 import { RecordedFolder, listFolder } from './verify-manifest.ts';
 import { PointsVerifier, type SeasonTallyPart, type TreePart } from './verify-points.ts';
@@ -57,7 +66,10 @@ export class WalletChecker {
   private failures: string[] = [];
   private files = 0;
 
-  constructor(private readonly context: WalletContext, private readonly limit: number) {
+  constructor(
+    private readonly context: WalletContext,
+    private readonly limit: number,
+  ) {
     this.points = new PointsVerifier(context.boards, context.part, (message) => this.fail(message));
   }
 
@@ -95,8 +107,13 @@ export class WalletChecker {
     record?.finish(root, list);
   }
 
-  private checkDocuments(address: string, folder: string, list: (root: string, folder: string) => Dirent[] | null,
-    read: <T>(file: string, schema: z.ZodType<T>, counted?: boolean) => ReadDocument<T> | null, fail: Fail): void {
+  private checkDocuments(
+    address: string,
+    folder: string,
+    list: (root: string, folder: string) => Dirent[] | null,
+    read: <T>(file: string, schema: z.ZodType<T>, counted?: boolean) => ReadDocument<T> | null,
+    fail: Fail,
+  ): void {
     if (!/^0x[0-9a-f]{40}$/.test(address)) {
       fail(`${folder}: not a lower-case address folder`);
       return;
@@ -107,13 +124,17 @@ export class WalletChecker {
     const isParticipant = allNames.includes(POINTS_FILE_NAME);
     if (isParticipant || allNames.includes(POINTS_HISTORY_DIR_NAME)) {
       // A participant's points file has its points history beside it (points/history.json), and only it.
-      const historyNames = allNames.includes(POINTS_HISTORY_DIR_NAME) ? (list(root, `${folder}/${POINTS_HISTORY_DIR_NAME}`) ?? []).map((entry) => entry.name) : [];
+      const historyNames = allNames.includes(POINTS_HISTORY_DIR_NAME)
+        ? (list(root, `${folder}/${POINTS_HISTORY_DIR_NAME}`) ?? []).map((entry) => entry.name)
+        : [];
       if (!isParticipant || historyNames.join() !== POINTS_HISTORY_FILE_NAME) {
         fail(`${folder}: a participant's folder holds points.json and points/history.json, and only a participant's`);
       }
       const standing = isParticipant ? read(pointsFile(address), PointsStandingSchema) : null;
       if (standing) this.points.checkWallet(address, standing.value);
-      const pointsHistory = historyNames.includes(POINTS_HISTORY_FILE_NAME) ? read(pointsHistoryFile(address), PointsHistorySchema, false) : null;
+      const pointsHistory = historyNames.includes(POINTS_HISTORY_FILE_NAME)
+        ? read(pointsHistoryFile(address), PointsHistorySchema, false)
+        : null;
       if (standing && pointsHistory) verifyPointsHistory(pointsHistoryFile(address), pointsHistory.value, standing.value, fail);
       // A participant without balance history: its folder holds its points files only.
       if (names.length === 0) return;
@@ -144,7 +165,12 @@ function balanceText(document: ReadDocument<unknown>, index: number, holder: { b
  * transaction order (a later block may carry an earlier timestamp), so each series is swept in date
  * order. Balances are compared as their texts: two that one double cannot tell apart still differ.
  */
-function checkDailyAgainstHistory(file: string, historyDocument: ReadDocument<PortfolioHistory>, dailyDocument: ReadDocument<DailyPortfolio>, fail: Fail): void {
+function checkDailyAgainstHistory(
+  file: string,
+  historyDocument: ReadDocument<PortfolioHistory>,
+  dailyDocument: ReadDocument<DailyPortfolio>,
+  fail: Fail,
+): void {
   const history = historyDocument.value;
   // Where each series' balances start among the document's, in its own (the text's) order.
   const firstBalance = new Map<string, number>();
@@ -158,10 +184,22 @@ function checkDailyAgainstHistory(file: string, historyDocument: ReadDocument<Po
   const series = Object.entries(history).flatMap(([chain, tokens]) =>
     TOKEN_KEYS.filter((token) => tokens[token].length > 0).map((token) => {
       const snapshots = tokens[token];
-      const byDate = snapshots.map((_, i) => i).sort((a, b) => (snapshots[a]!.date < snapshots[b]!.date ? -1 : snapshots[a]!.date > snapshots[b]!.date ? 1 : a - b));
-      return { chainId: Number(chain), token: token as TokenKey, snapshots, byDate, first: firstBalance.get(`${chain} ${token}`)!, swept: 0, last: -1 };
-    }));
+      const byDate = snapshots
+        .map((_, i) => i)
+        .sort((a, b) => (snapshots[a]!.date < snapshots[b]!.date ? -1 : snapshots[a]!.date > snapshots[b]!.date ? 1 : a - b));
+      return {
+        chainId: Number(chain),
+        token: token as TokenKey,
+        snapshots,
+        byDate,
+        first: firstBalance.get(`${chain} ${token}`)!,
+        swept: 0,
+        last: -1,
+      };
+    }),
+  );
   if (series.length === 0) return;
+  // biome-ignore lint/complexity/useMathMinMax: the dates are YYYY-MM-DD strings, compared as text.
   const firstDate = series.map((one) => one.snapshots[one.byDate[0]!]!.date).reduce((first, date) => (date < first ? date : first));
   const daily = dailyDocument.value;
   const days = daily.days;
@@ -181,11 +219,19 @@ function checkDailyAgainstHistory(file: string, historyDocument: ReadDocument<Po
       const balance = one.last < 0 ? '0' : balanceText(historyDocument, one.first + one.last, one.snapshots[one.last]!);
       if (balance === '0') continue;
       const found = day.positions[k];
-      if (!found || found.chainId !== one.chainId || found.token !== one.token || balanceText(dailyDocument, position + k, found) !== balance) matches = false;
+      if (
+        !found ||
+        found.chainId !== one.chainId ||
+        found.token !== one.token ||
+        balanceText(dailyDocument, position + k, found) !== balance
+      )
+        matches = false;
       k++;
     }
     if (!matches || k !== day.positions.length) {
-      fail(`${file}: the positions of ${day.date} are not the end-of-day balances of portfolio.json (expected ${expectedPositions(historyDocument, series).join(', ') || 'none'}; found ${day.positions.map((one, i) => `${one.chainId} ${one.token} ${balanceText(dailyDocument, position + i, one)}`).join(', ') || 'none'})`);
+      fail(
+        `${file}: the positions of ${day.date} are not the end-of-day balances of portfolio.json (expected ${expectedPositions(historyDocument, series).join(', ') || 'none'}; found ${day.positions.map((one, i) => `${one.chainId} ${one.token} ${balanceText(dailyDocument, position + i, one)}`).join(', ') || 'none'})`,
+      );
       return;
     }
     position += day.positions.length;
@@ -193,7 +239,10 @@ function checkDailyAgainstHistory(file: string, historyDocument: ReadDocument<Po
 }
 
 /** For the message only: the positions the history gives the day the series were swept up to. */
-function expectedPositions(historyDocument: ReadDocument<PortfolioHistory>, series: { chainId: number; token: string; snapshots: { balance: number }[]; first: number; last: number }[]): string[] {
+function expectedPositions(
+  historyDocument: ReadDocument<PortfolioHistory>,
+  series: { chainId: number; token: string; snapshots: { balance: number }[]; first: number; last: number }[],
+): string[] {
   return series.flatMap((one) => {
     const balance = one.last < 0 ? '0' : balanceText(historyDocument, one.first + one.last, one.snapshots[one.last]!);
     return balance === '0' ? [] : [`${one.chainId} ${one.token} ${balance}`];
@@ -224,8 +273,11 @@ function checkDaily(file: string, daily: DailyPortfolio, dailyAsOf: string | nul
     for (let k = 0; k < day.positions.length; k++) {
       const position = day.positions[k]!;
       const previous = day.positions[k - 1];
-      if (previous && (previous.chainId > position.chainId ||
-          (previous.chainId === position.chainId && TOKEN_ORDER.get(previous.token)! >= TOKEN_ORDER.get(position.token)!))) {
+      if (
+        previous &&
+        (previous.chainId > position.chainId ||
+          (previous.chainId === position.chainId && TOKEN_ORDER.get(previous.token)! >= TOKEN_ORDER.get(position.token)!))
+      ) {
         fail(`${file}: positions of ${day.date} are not ordered by chainId then token`);
         return;
       }

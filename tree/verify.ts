@@ -103,7 +103,9 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
 
   const noHistory = read(NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema);
   if (noHistory && Object.keys(noHistory).length > 0) fail(`${NO_HISTORY_PORTFOLIO_FILE}: must be {}`);
-  const noPointsHistory = readDocument(dir, NO_HISTORY_POINTS_HISTORY_FILE, PointsHistorySchema, fail, (name, bytes) => manifest.saw(name, bytes));
+  const noPointsHistory = readDocument(dir, NO_HISTORY_POINTS_HISTORY_FILE, PointsHistorySchema, fail, (name, bytes) =>
+    manifest.saw(name, bytes),
+  );
   if (noPointsHistory && noPointsHistory.value.seasons.length > 0) fail(`${NO_HISTORY_POINTS_HISTORY_FILE}: must be {"seasons":[]}`);
   const noDaily = read(NO_HISTORY_DAILY_FILE, DailyPortfolioSchema);
   if (noDaily && (noDaily.asOf !== meta.dailyAsOf || noDaily.days.length > 0)) {
@@ -166,7 +168,8 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
 function checkLeaderboard(file: string, board: z.infer<typeof LeaderboardSchema>, season: number, fail: Fail): void {
   if (board.season !== season) fail(`${file}: season is ${board.season}`);
   const listed = Math.min(LEADERBOARD_SIZE, board.totalParticipants);
-  if (board.entries.length !== listed) fail(`${file}: ${board.entries.length} entries for ${board.totalParticipants} participants (the first ${listed} are listed)`);
+  if (board.entries.length !== listed)
+    fail(`${file}: ${board.entries.length} entries for ${board.totalParticipants} participants (the first ${listed} are listed)`);
   board.multipliers.forEach((row, i) => {
     const previous = board.multipliers[i - 1];
     if (previous && (previous.position > row.position || (previous.position === row.position && previous.firstDay > row.firstDay))) {
@@ -177,7 +180,10 @@ function checkLeaderboard(file: string, board: z.infer<typeof LeaderboardSchema>
     const previous = board.entries[i - 1];
     const expectedRank = previous && previous.totalPoints === entry.totalPoints ? previous.rank : i + 1;
     if (entry.rank !== expectedRank) fail(`${file}: entry ${i + 1} has rank ${entry.rank}, expected ${expectedRank}`);
-    if (previous && (previous.totalPoints < entry.totalPoints || (previous.totalPoints === entry.totalPoints && previous.user >= entry.user))) {
+    if (
+      previous &&
+      (previous.totalPoints < entry.totalPoints || (previous.totalPoints === entry.totalPoints && previous.user >= entry.user))
+    ) {
       fail(`${file}: entries are not ordered by totalPoints then user`);
     }
   });
@@ -210,7 +216,8 @@ function shardMismatch(dir: string, shard: Shard, recorded: { count: number; ind
   const given = `--shard ${shard.index}/${shard.count} does not match ${dir}`;
   const source = `its records in ${MANIFEST_DIR}/ say so`;
   if (recorded === 'whole') return `${given}: it is the whole tree (${source}); verify it without --shard`;
-  if (recorded.indexes.length > 1) return `${given}: it holds shards ${recorded.indexes.join(', ')} of ${recorded.count} (${source}); verify it without --shard`;
+  if (recorded.indexes.length > 1)
+    return `${given}: it holds shards ${recorded.indexes.join(', ')} of ${recorded.count} (${source}); verify it without --shard`;
   const [index] = recorded.indexes;
   if (index === shard.index && recorded.count === shard.count) return null;
   return `${given}: it is shard ${index} of ${recorded.count} (${source}); verify it with --shard ${index}/${recorded.count}`;

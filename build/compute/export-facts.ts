@@ -31,7 +31,8 @@ const FIRST_BATCH = 64;
 
 /** Both facts read off a table of snapshots: the example is the first of its wallets in `exampleOrderSql`. */
 export async function factsOfSnapshots(db: Database, snapshots: string, lastClosedDay: string): Promise<ExportFacts> {
-  const [row] = await db.rows<{ any_closed: boolean; example: string | null }>(`
+  const [row] = await db.rows<{ any_closed: boolean; example: string | null }>(
+    `
     SELECT (SELECT coalesce(min(day) <= $last, false) FROM ${snapshots}) AS any_closed,
            (SELECT a.address
             FROM (SELECT DISTINCT ${walletOfSeriesSql('series')} AS wallet FROM ${snapshots}) w
@@ -49,19 +50,28 @@ function exampleOrderSql(wallet: string, address: string): string {
 }
 
 /** Both facts for a night split among shards, found by probing candidate wallets of the whole export. */
-export async function probeExportFacts(db: Database, nowSeconds: number, lastClosedDay: string, rowsFrom: 'export' | 'balance_rows'): Promise<ExportFacts> {
+export async function probeExportFacts(
+  db: Database,
+  nowSeconds: number,
+  lastClosedDay: string,
+  rowsFrom: 'export' | 'balance_rows',
+): Promise<ExportFacts> {
   // Every address of the export, numbered in the example's order.
   await db.run(
     `CREATE TABLE probe_candidates AS
      SELECT a.id AS wallet, (row_number() OVER (ORDER BY ${exampleOrderSql('a.id', 'a.address')}))::INTEGER AS position
      FROM addresses a`,
   );
-  const [{ candidates } = { candidates: 0 }] = await db.rows<{ candidates: number }>('SELECT count(*)::INTEGER AS candidates FROM probe_candidates');
+  const [{ candidates } = { candidates: 0 }] = await db.rows<{ candidates: number }>(
+    'SELECT count(*)::INTEGER AS candidates FROM probe_candidates',
+  );
   let exampleWallet: string | null = null;
   let dailyAsOf: string | null = null;
   for (let first = 1, size = FIRST_BATCH; first <= candidates; first += size, size *= 16) {
     for (const table of ['probe_rows', 'probe_days', 'probe_snapshots']) await db.run(`DROP TABLE IF EXISTS ${table}`);
-    await db.run(`CREATE TABLE probe_rows AS ${balanceRowsOfWalletsSql(`SELECT wallet AS id FROM probe_candidates WHERE position BETWEEN ${first} AND ${first + size - 1}`, rowsFrom)}`);
+    await db.run(
+      `CREATE TABLE probe_rows AS ${balanceRowsOfWalletsSql(`SELECT wallet AS id FROM probe_candidates WHERE position BETWEEN ${first} AND ${first + size - 1}`, rowsFrom)}`,
+    );
     await computeSnapshotsOf(db, nowSeconds, { rows: 'probe_rows', days: 'probe_days', snapshots: 'probe_snapshots' });
     const found = await factsOfSnapshots(db, 'probe_snapshots', lastClosedDay);
     // Batches come in the example's order: the first batch with a snapshot holds the example.

@@ -32,7 +32,8 @@ export async function numberChains(db: Database): Promise<void> {
     SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS chain_index, chain_id::VARCHAR AS chain_text
     FROM (SELECT DISTINCT chain_id FROM tokens)`);
   const [{ chains } = { chains: 0 }] = await db.rows<{ chains: number }>('SELECT count(*)::DOUBLE AS chains FROM chains');
-  if (chains > MAX_CHAINS) throw new UserError(`tokens.parquet: column "chain_id": ${chains} distinct chains, more than the ${MAX_CHAINS} a series key holds`);
+  if (chains > MAX_CHAINS)
+    throw new UserError(`tokens.parquet: column "chain_id": ${chains} distinct chains, more than the ${MAX_CHAINS} a series key holds`);
 }
 
 /**
@@ -57,7 +58,11 @@ export async function checkSummedBalances(db: Database, nowSeconds: number, rows
   const [{ risks } = { risks: 0 }] = await db.rows<{ risks: number }>('SELECT count(*)::INTEGER AS risks FROM summed_balance_risks');
   if (risks > 0) {
     await db.run(`CREATE TABLE summed_balance_rows AS ${rowsOfWallets('SELECT id FROM summed_balance_risks')}`);
-    await computeSnapshotsOf(db, nowSeconds, { rows: 'summed_balance_rows', days: 'summed_balance_days', snapshots: 'summed_balance_snapshots' });
+    await computeSnapshotsOf(db, nowSeconds, {
+      rows: 'summed_balance_rows',
+      days: 'summed_balance_days',
+      snapshots: 'summed_balance_snapshots',
+    });
     for (const table of ['summed_balance_rows', 'summed_balance_days', 'summed_balance_snapshots']) await db.run(`DROP TABLE ${table}`);
   }
   await db.run('DROP TABLE summed_balance_risks');
@@ -85,7 +90,8 @@ export async function computeSnapshotsOf(db: Database, nowSeconds: number, table
            epoch(timezone('${NEW_YORK}', (DATE '1970-01-01' + day::INTEGER)::TIMESTAMP))::BIGINT AS starts_at
     FROM span, range(first_day, last_day + 1) r(day)`);
   try {
-    await db.run(`
+    await db.run(
+      `
       CREATE TABLE ${tables.snapshots} AS
       WITH
       -- Attribution: on each chain a sub-account's rows count for its owner, whatever the token.
@@ -162,7 +168,9 @@ export async function computeSnapshotsOf(db: Database, nowSeconds: number, table
     );
   } catch (error) {
     if (error instanceof Error && /Overflow in HUGEINT/.test(error.message)) {
-      throw new UserError('balances.parquet: column "balance": a wallet\'s summed raw balance of one token on one chain exceeds 2^127 - 1, the largest exact sum this build can hold');
+      throw new UserError(
+        'balances.parquet: column "balance": a wallet\'s summed raw balance of one token on one chain exceeds 2^127 - 1, the largest exact sum this build can hold',
+      );
     }
     throw error;
   }

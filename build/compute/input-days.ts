@@ -19,10 +19,10 @@ import { NEW_YORK } from '../config.ts';
  * days since 1970-01-01, or for a balance row its hour since 1970 (`hourly`), whose New York date
  * is found once per hour afterwards rather than once per row. Null for the other files.
  */
-const ROW_DAY: Record<string, { sql: (valueOf: (column: string) => string) => string; hourly?: true } | null> = {
-  balances: { sql: (valueOf) => `(${valueOf('timestamp')} // 3600)`, hourly: true },
-  prices: { sql: (valueOf) => `(${valueOf('date')} - DATE '1970-01-01')::INTEGER` },
-  points: { sql: (valueOf) => `(${valueOf('date')} - DATE '1970-01-01')::INTEGER` },
+const ROW_DAY: Record<string, { sql: (valueOfColumn: (column: string) => string) => string; hourly?: true } | null> = {
+  balances: { sql: (column) => `(${column('timestamp')} // 3600)`, hourly: true },
+  prices: { sql: (column) => `(${column('date')} - DATE '1970-01-01')::INTEGER` },
+  points: { sql: (column) => `(${column('date')} - DATE '1970-01-01')::INTEGER` },
   tokens: null,
   venue_b_accounts: null,
   multipliers: null,
@@ -33,13 +33,15 @@ const ROW_DAY: Record<string, { sql: (valueOf: (column: string) => string) => st
 export async function computeInputDays(db: Database, inputs: InputFile[]): Promise<void> {
   const parts = inputs.map((input) => {
     const columns = input.contract.columns.map((column) => `"${column.name}"`);
-    const valueOf = (name: string) => input.columns.find((column) => column.contract.name === name)!.value;
+    const valueOfColumn = (name: string) => input.columns.find((column) => column.contract.name === name)!.value;
     const day = ROW_DAY[input.contract.table];
     if (day === undefined) throw new Error(`no day rule for ${input.contract.table}: build/compute/input-days.ts must name one`);
-    const scan = `SELECT ${day ? day.sql(valueOf) : 'NULL'} AS unit, count(*)::BIGINT AS rows,
+    const scan = `SELECT ${day ? day.sql(valueOfColumn) : 'NULL'} AS unit, count(*)::BIGINT AS rows,
                          sum(hash(${columns.join(', ')})::HUGEINT) AS digest
                   FROM ${input.view} GROUP BY unit`;
-    const dayOfUnit = day?.hourly ? `(timezone('${NEW_YORK}', to_timestamp(unit * 3600))::DATE - DATE '1970-01-01')::INTEGER` : 'unit::INTEGER';
+    const dayOfUnit = day?.hourly
+      ? `(timezone('${NEW_YORK}', to_timestamp(unit * 3600))::DATE - DATE '1970-01-01')::INTEGER`
+      : 'unit::INTEGER';
     return `SELECT '${input.contract.file}' AS file, ${dayOfUnit} AS day, sum(rows)::BIGINT AS rows, sum(digest) AS digest
             FROM (${scan}) GROUP BY ALL`;
   });

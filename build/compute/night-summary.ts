@@ -34,15 +34,22 @@ export interface NightFigures {
 }
 
 /** The figures of the shard's own wallets: all but the participants, which the night's side counts. */
-export async function computeNightFigures(db: Database, lastClosedDay: string, shard: Shard | null): Promise<Omit<NightFigures, 'participantsByDay'>> {
+export async function computeNightFigures(
+  db: Database,
+  lastClosedDay: string,
+  shard: Shard | null,
+): Promise<Omit<NightFigures, 'participantsByDay'>> {
   const last = dayNumber(lastClosedDay);
   const first = last - SUMMARY_DAYS + 1;
   // A shard's build holds its own wallets' snapshots only; the filter keeps that true whatever
   // the tables hold (as unpriced.ts does), and costs a join only in a shard's build.
-  const snapshots = shard === null
-    ? 'snapshots'
-    : `(SELECT s.* FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')} WHERE ${shardFilterSql(shard, 'a.address')})`;
-  const [{ wallets } = { wallets: 0 }] = await db.rows<{ wallets: number }>(`SELECT count(DISTINCT ${walletOfSeriesSql('series')})::INTEGER AS wallets FROM ${snapshots}`);
+  const snapshots =
+    shard === null
+      ? 'snapshots'
+      : `(SELECT s.* FROM snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')} WHERE ${shardFilterSql(shard, 'a.address')})`;
+  const [{ wallets } = { wallets: 0 }] = await db.rows<{ wallets: number }>(
+    `SELECT count(DISTINCT ${walletOfSeriesSql('series')})::INTEGER AS wallets FROM ${snapshots}`,
+  );
 
   // The balances held at the days' ends (daily-positions.ts). Only the window's days matter, so the
   // days before it are one row per series (its latest snapshot before the window, standing for the
@@ -139,7 +146,11 @@ export async function computeNightFigures(db: Database, lastClosedDay: string, s
  * wallet-season's running total for each day from its first day to A (its `last_day`,
  * build/compute/points-history.ts): counted per season on the window's days and on A.
  */
-export async function participantsByDayOfShards(db: Database, lastClosedDay: string, shards: number): Promise<Map<number, Map<number, number[]>>> {
+export async function participantsByDayOfShards(
+  db: Database,
+  lastClosedDay: string,
+  shards: number,
+): Promise<Map<number, Map<number, number[]>>> {
   const last = dayNumber(lastClosedDay);
   const first = last - SUMMARY_DAYS + 1;
   const rows = await db.rows<{ shard: number; season: number; day: number; last_day: number; participants: number }>(
@@ -163,7 +174,10 @@ export async function participantsByDayOfShards(db: Database, lastClosedDay: str
   for (let shard = 1; shard <= shards; shard++) {
     const bySeason = new Map<number, number[]>();
     for (const [season, { last: seasonLast, byDay }] of counts.get(shard) ?? []) {
-      bySeason.set(season, Array.from({ length: last - first + 1 }, (_, i) => byDay.get(Math.min(first + i, seasonLast)) ?? 0));
+      bySeason.set(
+        season,
+        Array.from({ length: last - first + 1 }, (_, i) => byDay.get(Math.min(first + i, seasonLast)) ?? 0),
+      );
     }
     byShard.set(shard, bySeason);
   }

@@ -124,7 +124,8 @@ export async function computePointsHistory(db: Database, resume: HistoryResume |
   const [{ infinite } = { infinite: 0 }] = await db.rows<{ infinite: number }>(
     'SELECT count(*)::INTEGER AS infinite FROM history_totals WHERE NOT isfinite(points) OR NOT isfinite(total_points)',
   );
-  if (infinite > 0) throw new UserError('points.parquet: column "points": a wallet\'s points in one season add up beyond the largest JSON number');
+  if (infinite > 0)
+    throw new UserError('points.parquet: column "points": a wallet\'s points in one season add up beyond the largest JSON number');
 }
 
 /**
@@ -282,7 +283,10 @@ async function appendWideSums(db: Database): Promise<void> {
   };
   const rounded = (sums: Map<number, bigint>) => {
     const bins = [...sums.keys()].sort((a, b) => a - b);
-    return roundBinnedSum(bins, bins.map((one) => sums.get(one)!));
+    return roundBinnedSum(
+      bins,
+      bins.map((one) => sums.get(one)!),
+    );
   };
   /** Writes the days before `until`: the current day with its rows, the others with 0. */
   const closeDaysBefore = (until: number) => {
@@ -297,8 +301,15 @@ async function appendWideSums(db: Database): Promise<void> {
   };
   try {
     await forEachChunk(result, null, async (chunk, rows) => {
-      const [wallets, days, firstDays, lastDays, startDays, bins, parts] = [0, 1, 2, 3, 4, 5, 6].map((column) => chunk.getColumnVector(column)) as [
-        DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number | null>,
+      const [wallets, days, firstDays, lastDays, startDays, bins, parts] = [0, 1, 2, 3, 4, 5, 6].map((column) =>
+        chunk.getColumnVector(column),
+      ) as [
+        DuckDBVector<number>,
+        DuckDBVector<number>,
+        DuckDBVector<number>,
+        DuckDBVector<number>,
+        DuckDBVector<number>,
+        DuckDBVector<number | null>,
         DuckDBVector<bigint>,
       ];
       for (let row = 0; row < rows; row++) {
@@ -328,7 +339,9 @@ async function appendWideSums(db: Database): Promise<void> {
     appender.closeSync();
   }
   try {
-    await appending.run('INSERT INTO history_totals SELECT wallet, day, points, total_points FROM history_wide_totals; DROP TABLE history_wide_totals');
+    await appending.run(
+      'INSERT INTO history_totals SELECT wallet, day, points, total_points FROM history_wide_totals; DROP TABLE history_wide_totals',
+    );
   } finally {
     appending.disconnectSync();
   }

@@ -35,7 +35,8 @@ export type SeasonFacts = Map<number, { asOf: string; totalParticipants: number 
 export function seasonFactsOf(leaderboards: Leaderboard[]): SeasonFacts {
   const facts: SeasonFacts = new Map();
   // A season without a day has no participants, so none of its rows is ever asked for.
-  for (const board of leaderboards) if (board.asOf !== null) facts.set(board.season, { asOf: board.asOf, totalParticipants: board.totalParticipants });
+  for (const board of leaderboards)
+    if (board.asOf !== null) facts.set(board.season, { asOf: board.asOf, totalParticipants: board.totalParticipants });
   return facts;
 }
 

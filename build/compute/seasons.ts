@@ -7,7 +7,9 @@ import type { Leaderboard } from '../../schemas/leaderboard.ts';
 import type { SeasonsIndex } from '../../schemas/seasons.ts';
 
 export async function computeSeasonsIndex(db: Database, leaderboards: Leaderboard[]): Promise<SeasonsIndex> {
-  const frozen = await db.rows<{ season: number; frozen: boolean }>('SELECT season::INTEGER AS season, as_of IS NOT NULL AS frozen FROM seasons');
+  const frozen = await db.rows<{ season: number; frozen: boolean }>(
+    'SELECT season::INTEGER AS season, as_of IS NOT NULL AS frozen FROM seasons',
+  );
   const isFrozen = new Map(frozen.map((row) => [row.season, row.frozen]));
   // The leaderboards come one per known season, in season order.
   return {

@@ -21,7 +21,8 @@ export interface UnpricedSeries {
 }
 
 export async function findUnpricedPositions(db: Database, lastClosedDay: string, shard: Shard | null): Promise<UnpricedSeries[]> {
-  const rows = await db.rows<{ chain_id: string; token_index: number; positions: number; first_day: number; last_day: number }>(`
+  const rows = await db.rows<{ chain_id: string; token_index: number; positions: number; first_day: number; last_day: number }>(
+    `
     WITH
     -- The first price of each chain (by its index) and token dated on or before L: days before it have none.
     first_price_days AS (${FIRST_PRICE_DAYS_SQL}),
@@ -62,7 +63,9 @@ export async function findUnpricedPositions(db: Database, lastClosedDay: string,
 
 /** `chain 10 venueALp from 2024-11-21 to 2025-01-14 (120 positions); ...`, the first few and how many more. */
 export function describeUnpriced(series: UnpricedSeries[], shown = 5): string {
-  const listed = series.slice(0, shown).map((one) => `chain ${one.chainId} ${one.token} from ${one.firstDay} to ${one.lastDay} (${one.positions})`);
+  const listed = series
+    .slice(0, shown)
+    .map((one) => `chain ${one.chainId} ${one.token} from ${one.firstDay} to ${one.lastDay} (${one.positions})`);
   const more = series.length - listed.length;
   return `${listed.join('; ')}${more > 0 ? `; and ${more} more chain and token${more === 1 ? '' : 's'}` : ''}`;
 }

@@ -35,7 +35,16 @@ export async function checkValueReach(db: Database, nowSeconds: number): Promise
     SELECT sum(pow(10::DOUBLE, 38 - t.decimals) * t.largest_price * coalesce(a.most, 1)) AS reach
     FROM (${PRICED_TOKENS_SQL}) t LEFT JOIN accounts a ON a.chain_id = t.chain_id`);
   if ((bound?.reach ?? 0) < LIMIT) return;
-  const [found] = await db.rows<{ wallets: number; address: string; chain_id: number; token: string; decimals: number; largest_price: number; balance: number }>(`
+  const [found] = await db.rows<{
+    wallets: number;
+    address: string;
+    chain_id: number;
+    token: string;
+    decimals: number;
+    largest_price: number;
+    balance: number;
+  }>(
+    `
     WITH largest AS (${largestAccountBalancesSql()}),
     reach AS (
       -- Summed as doubles: a sum beyond a HUGEINT has a refusal of its own (history.ts).
@@ -50,7 +59,7 @@ export async function checkValueReach(db: Database, nowSeconds: number): Promise
     ORDER BY a.address, r.value DESC, r.chain_id, r.token LIMIT 1`,
     { now: nowSeconds },
   );
-  if (!found || !found.wallets) return;
+  if (!found?.wallets) return;
   throw new UserError(
     `prices.parquet: column "usd_price": ${found.wallets === 1 ? '1 wallet' : `${found.wallets} wallets`} whose balances times their prices can reach beyond the largest JSON number, e.g. ${found.address}: up to ${found.balance} raw ${found.token} on chain ${found.chain_id} (${found.decimals} decimals) at up to ${found.largest_price} USD`,
   );

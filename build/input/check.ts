@@ -45,7 +45,7 @@ export async function checkInputRelations(db: Database, inputs: InputFile[], exp
   const violations: Violation[] = [];
   for (const rule of RELATIONAL_RULES) {
     const [found] = await db.rows<{ rows: number | null; example: string | null }>(rule.sql);
-    if (found && found.rows) violations.push({ ...rule, rows: Number(found.rows), example: found.example ?? 'null' });
+    if (found?.rows) violations.push({ ...rule, rows: Number(found.rows), example: found.example ?? 'null' });
   }
   fail(violations);
   await checkExtent(db, inputs, expectations);
@@ -74,9 +74,14 @@ async function checkExtent(db: Database, inputs: InputFile[], expectations: Inpu
   const balances = inputs.find((input) => input.contract.table === 'balances')!;
   const timestamp = balances.columns.find((column) => column.contract.name === 'timestamp')!;
   const [extent] = await db.rows<{
-    balance_rows: number; first_timestamp: number | null; last_timestamp: number | null;
-    first_price: string | null; last_price: string | null;
-    points_rows: number; first_points: string | null; last_points: string | null;
+    balance_rows: number;
+    first_timestamp: number | null;
+    last_timestamp: number | null;
+    first_price: string | null;
+    last_price: string | null;
+    points_rows: number;
+    first_points: string | null;
+    last_points: string | null;
   }>(`
     SELECT b.*, p.*, q.* FROM
       (SELECT count(*)::DOUBLE AS balance_rows, min(ts)::DOUBLE AS first_timestamp, max(ts)::DOUBLE AS last_timestamp
@@ -90,8 +95,11 @@ async function checkExtent(db: Database, inputs: InputFile[], expectations: Inpu
       const [row] = await db.rows<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${input.view}`);
       if (row!.n === 0) empty.push(input.contract.file);
     }
-    const which = empty.length === inputs.length ? `all seven exports have zero rows (${empty.join(', ')})` : `${empty.join(', ')} have zero rows`;
-    throw new UserError(`${which}: the tree would hold no wallet and no participant, and publishing it would empty every answer; check the export, or give --allow-empty to build it anyway`);
+    const which =
+      empty.length === inputs.length ? `all seven exports have zero rows (${empty.join(', ')})` : `${empty.join(', ')} have zero rows`;
+    throw new UserError(
+      `${which}: the tree would hold no wallet and no participant, and publishing it would empty every answer; check the export, or give --allow-empty to build it anyway`,
+    );
   }
   const events: Event[] = [];
   const instant = (seconds: number) => DateTime.fromSeconds(seconds, { zone: 'utc' }).toISO({ suppressMilliseconds: true })!;
@@ -100,7 +108,10 @@ async function checkExtent(db: Database, inputs: InputFile[], expectations: Inpu
     events.push({ seconds: found.first_timestamp, shown: `${instant(found.first_timestamp)} (a timestamp in balances.parquet)` });
     events.push({ seconds: found.last_timestamp, shown: `${instant(found.last_timestamp)} (a timestamp in balances.parquet)` });
   }
-  for (const [file, first, last] of [['prices.parquet', found.first_price, found.last_price], ['points.parquet', found.first_points, found.last_points]] as const) {
+  for (const [file, first, last] of [
+    ['prices.parquet', found.first_price, found.last_price],
+    ['points.parquet', found.first_points, found.last_points],
+  ] as const) {
     if (first !== null) events.push({ seconds: day(first), shown: `${first} (a date in ${file})` });
     if (last !== null) events.push({ seconds: day(last), shown: `${last} (a date in ${file})` });
   }
@@ -108,7 +119,9 @@ async function checkExtent(db: Database, inputs: InputFile[], expectations: Inpu
   const earliest = events.reduce((a, b) => (b.seconds < a.seconds ? b : a));
   const latest = events.reduce((a, b) => (b.seconds > a.seconds ? b : a));
   const given = expectations.nowOption !== null;
-  const now = given ? `--now "${expectations.nowOption}"` : `the build instant ${expectations.nowIso} (the current time: no --now was given)`;
+  const now = given
+    ? `--now "${expectations.nowOption}"`
+    : `the build instant ${expectations.nowIso} (the current time: no --now was given)`;
   const anyway = 'give --allow-distant-now to build it anyway';
   if (expectations.nowSeconds < earliest.seconds) {
     const span = earliest.seconds === latest.seconds ? `all at ${earliest.shown}` : `which run from ${earliest.shown} to ${latest.shown}`;
@@ -126,7 +139,9 @@ async function checkExtent(db: Database, inputs: InputFile[], expectations: Inpu
 
 function fail(violations: Violation[]): void {
   if (violations.length === 0) return;
-  throw new UserError(`the input breaks the export contract (see docs/input.md):\n${violations.map((v) => `  - ${formatViolation(v)}`).join('\n')}`);
+  throw new UserError(
+    `the input breaks the export contract (see docs/input.md):\n${violations.map((v) => `  - ${formatViolation(v)}`).join('\n')}`,
+  );
 }
 
 /**
@@ -153,7 +168,9 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
     const failing = perRow.filter((_, i) => bad[i]! > 0);
     const examples = new Map<ColumnReader, unknown>();
     if (failing.length > 0) {
-      const [row] = (await db.rows(`SELECT ${failing.map((column, i) => `min(${column.shown}) FILTER (WHERE ${column.violation}) AS example_${i}`).join(', ')} FROM ${input.view}`)) as [Record<string, unknown>];
+      const [row] = (await db.rows(
+        `SELECT ${failing.map((column, i) => `min(${column.shown}) FILTER (WHERE ${column.violation}) AS example_${i}`).join(', ')} FROM ${input.view}`,
+      )) as [Record<string, unknown>];
       failing.forEach((column, i) => examples.set(column, row[`example_${i}`]));
     }
     perRow.forEach((column, i) => found.push({ column, rows: bad[i]!, example: examples.get(column) }));
@@ -174,13 +191,15 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
   return input.columns.flatMap((column) => {
     const { rows, example } = found.find((entry) => entry.column === column)!;
     if (!rows) return [];
-    return [{
-      file: input.contract.file,
-      column: column.contract.name,
-      rows,
-      problem: `a value that is not ${column.contract.expected} (column type ${column.sourceType})`,
-      example: JSON.stringify(example),
-    }];
+    return [
+      {
+        file: input.contract.file,
+        column: column.contract.name,
+        rows,
+        problem: `a value that is not ${column.contract.expected} (column type ${column.sourceType})`,
+        example: JSON.stringify(example),
+      },
+    ];
   });
 }
 

@@ -19,7 +19,9 @@ import { type Shard, shardFilterSql } from '../../core/shard.ts';
  * export (build/compute/export-facts.ts).
  */
 export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard | null): Promise<void> {
-  await db.run(`CREATE TABLE token_names AS SELECT * FROM (VALUES ${TOKEN_KEYS.map((key, i) => `('${key}', ${i}::TINYINT)`).join(', ')}) t(token, token_index)`);
+  await db.run(
+    `CREATE TABLE token_names AS SELECT * FROM (VALUES ${TOKEN_KEYS.map((key, i) => `('${key}', ${i}::TINYINT)`).join(', ')}) t(token, token_index)`,
+  );
   const inputOf = (table: string) => inputs.find((candidate) => candidate.contract.table === table)!;
   const select = (table: string, ...extra: string[]) => {
     const input = inputOf(table);
@@ -144,9 +146,10 @@ export function largestAccountBalancesSql(where = 'true'): string {
  * cut by the rule.
  */
 export function balanceRowsOfWalletsSql(walletIds: string, from: 'export' | 'balance_rows' = 'export'): string {
-  const rows = from === 'export'
-    ? balanceRowsSql('b.address_as_written IN (SELECT written FROM balance_address_ids WHERE id IN (SELECT id FROM accounts))')
-    : 'SELECT * FROM balance_rows WHERE account IN (SELECT id FROM accounts)';
+  const rows =
+    from === 'export'
+      ? balanceRowsSql('b.address_as_written IN (SELECT written FROM balance_address_ids WHERE id IN (SELECT id FROM accounts))')
+      : 'SELECT * FROM balance_rows WHERE account IN (SELECT id FROM accounts)';
   return `
     WITH wallets AS (${walletIds}),
     accounts AS (${accountsOfWalletsSql('wallets')})

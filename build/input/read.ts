@@ -56,7 +56,8 @@ export interface OpenedInput {
 export async function openInputs(inputDir: string, signal: AbortSignal): Promise<OpenedInput[]> {
   const folder = await fsp.stat(inputDir).catch(() => null);
   if (folder === null) throw new UserError(`input directory ${inputDir} does not exist (set it with --input DIR)`);
-  if (!folder.isDirectory()) throw new UserError(`--input ${inputDir} is not a directory (it must be the folder holding the seven Parquet files)`);
+  if (!folder.isDirectory())
+    throw new UserError(`--input ${inputDir} is not a directory (it must be the folder holding the seven Parquet files)`);
   const opened: OpenedInput[] = [];
   let missing = false;
   try {
@@ -135,13 +136,28 @@ async function problemsOfIncompleteInput(inputDir: string, opened: OpenedInput[]
  * not read, kept for --debug (several as one AggregateError).
  */
 function incompleteInput(problems: string[], causes: unknown[]): UserError {
-  const cause = causes.length === 0 ? undefined : causes.length === 1 ? causes[0] : new AggregateError(causes, `${causes.length} files could not be read`);
+  const cause =
+    causes.length === 0
+      ? undefined
+      : causes.length === 1
+        ? causes[0]
+        : new AggregateError(causes, `${causes.length} files could not be read`);
   if (problems.length === 1) {
     const [problem] = problems as [string];
-    return new UserError(problem.startsWith('missing input file') ? `${problem} (all seven Parquet files are required; an empty table is a file with zero rows)` : problem, 1, { cause });
+    return new UserError(
+      problem.startsWith('missing input file')
+        ? `${problem} (all seven Parquet files are required; an empty table is a file with zero rows)`
+        : problem,
+      1,
+      { cause },
+    );
   }
   const lines = problems.map((problem) => `  - ${problem}`).join('\n');
-  return new UserError(`the input is incomplete, ${problems.length} problems (all seven Parquet files are required, each with the columns of docs/input.md; an empty table is a file with zero rows):\n${lines}`, 1, { cause });
+  return new UserError(
+    `the input is incomplete, ${problems.length} problems (all seven Parquet files are required, each with the columns of docs/input.md; an empty table is a file with zero rows):\n${lines}`,
+    1,
+    { cause },
+  );
 }
 
 /** An input the system would not let us stat or open (permissions, a hung mount's error). */
@@ -154,7 +170,9 @@ export const FD_PATHS = fs.existsSync('/proc/self/fd');
 
 function notRegular(contract: FileContract, file: string, stat: fs.Stats): UserError {
   const kind = stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isDirectory() ? 'a directory' : stat.isSocket() ? 'a socket' : 'a device';
-  return new UserError(`${contract.file}: ${file} is ${kind}, not a regular file; the build reads each input as a Parquet file, which a pipe or device cannot be`);
+  return new UserError(
+    `${contract.file}: ${file} is ${kind}, not a regular file; the build reads each input as a Parquet file, which a pipe or device cannot be`,
+  );
 }
 
 export async function closeInputs(inputs: OpenedInput[]): Promise<void> {
@@ -171,7 +189,11 @@ export function inputReadError(inputs: OpenedInput[], error: unknown): UserError
   if (isOutOfMemory(first) || isWriteRefused(first)) return null;
   for (const input of inputs) {
     if (input.readPath !== input.file && first.includes(input.readPath)) {
-      return new UserError(`${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.file)})`, 1, { cause: error });
+      return new UserError(
+        `${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.file)})`,
+        1,
+        { cause: error },
+      );
     }
   }
   return null;
@@ -184,7 +206,11 @@ export async function readInputs(db: Database, inputs: OpenedInput[]): Promise<I
   const described = [];
   for (const input of inputs) described.push(await describeInput((sql) => db.rows<DescribedColumn>(sql), input));
   const problems = described.flatMap((file) => file.problems);
-  if (problems.length > 0) throw incompleteInput(problems, described.flatMap((file) => file.causes));
+  if (problems.length > 0)
+    throw incompleteInput(
+      problems,
+      described.flatMap((file) => file.causes),
+    );
   const files: InputFile[] = [];
   for (const { input, types } of described) {
     const view = `input_${input.contract.table}`;
@@ -219,7 +245,12 @@ async function describeInput(
   } catch (error) {
     const first = firstLine(error);
     if (isOutOfMemory(first) || isWriteRefused(first)) throw error;
-    return { input, types: new Map(), problems: [`${contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, file)})`], causes: [error] };
+    return {
+      input,
+      types: new Map(),
+      problems: [`${contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, file)})`],
+      causes: [error],
+    };
   }
   const types = new Map(described.map((row) => [row.column_name, row.column_type]));
   const has = [...types.keys()].join(', ') || 'no columns';
@@ -241,13 +272,23 @@ export function firstLine(error: unknown): string {
 export function scanError(input: Pick<InputFile, 'contract' | 'path' | 'readPath'>, error: unknown): Error {
   const first = firstLine(error);
   if (/^(Parser|Binder|Catalog) Error/.test(first) || isOutOfMemory(first) || isWriteRefused(first)) return error as Error;
-  return new UserError(`${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.path)})`, 1, { cause: error });
+  return new UserError(`${input.contract.file}: cannot be read as a Parquet file (${first.replaceAll(input.readPath, input.path)})`, 1, {
+    cause: error,
+  });
 }
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const shownSql = (column: string) => `coalesce(CAST(${column} AS VARCHAR), 'null')`;
 
-const NORMALISED_TYPE = { integer: 'BIGINT', amount: 'HUGEINT', number: 'DOUBLE', date: 'DATE', address: 'VARCHAR', token: 'VARCHAR', text: 'VARCHAR' } as const;
+const NORMALISED_TYPE = {
+  integer: 'BIGINT',
+  amount: 'HUGEINT',
+  number: 'DOUBLE',
+  date: 'DATE',
+  address: 'VARCHAR',
+  token: 'VARCHAR',
+  text: 'VARCHAR',
+} as const;
 
 /**
  * A column whose type cannot hold the contract: every value in it is a violation (reported with
@@ -266,7 +307,8 @@ function wrongTypeReader(contract: ColumnContract, sourceType: string): ColumnRe
 }
 
 const INTEGER_TYPE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|DECIMAL\(\d+,0\))$/;
-const NUMERIC_TYPE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|DECIMAL\(\d+,\d+\)|FLOAT|DOUBLE)$/;
+const NUMERIC_TYPE =
+  /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|DECIMAL\(\d+,\d+\)|FLOAT|DOUBLE)$/;
 const TEXT_TYPE = 'VARCHAR';
 
 /** The SQL that checks and normalises one column, or null when its type cannot hold the contract. */
@@ -312,7 +354,10 @@ function columnReader(contract: ColumnContract, sourceType: string): ColumnReade
     case 'date': {
       if (sourceType === 'DATE') return make(`NOT isfinite(${c})`, c);
       if (isText) {
-        return make(`NOT regexp_full_match(${c}, '[0-9]{4}-[0-9]{2}-[0-9]{2}') OR TRY_CAST(${c} AS DATE) IS NULL`, `TRY_CAST(${c} AS DATE)`);
+        return make(
+          `NOT regexp_full_match(${c}, '[0-9]{4}-[0-9]{2}-[0-9]{2}') OR TRY_CAST(${c} AS DATE) IS NULL`,
+          `TRY_CAST(${c} AS DATE)`,
+        );
       }
       return null;
     }

@@ -4,7 +4,12 @@ import { defineStage } from './stage.ts';
 import { INPUT_VIEWS } from './read-inputs.ts';
 
 /** The distinct values of each address column, with their row counts: the load numbers addresses from them. */
-export const DISTINCT_ADDRESS_TABLES = ['distinct_balances_address', 'distinct_venue_b_accounts_account', 'distinct_venue_b_accounts_owner', 'distinct_points_address'];
+export const DISTINCT_ADDRESS_TABLES = [
+  'distinct_balances_address',
+  'distinct_venue_b_accounts_account',
+  'distinct_venue_b_accounts_owner',
+  'distinct_points_address',
+];
 
 export const checkValues = defineStage({
   name: 'check values',

@@ -25,8 +25,12 @@ export const computePointsHistory = defineStage({
     }
     const { shards } = context.mode;
     const wallets = tableFile(PREPARED_TABLES.find((table) => table.name === 'points_history_wallets')!);
-    const files = Array.from({ length: shards }, (_, i) => literalPathSql(path.join(resume.previousNight, preparedFolderName({ index: i + 1, count: shards }), wallets)));
-    await context.db.run(`CREATE TABLE previous_history_keys AS SELECT address, season, wallet AS key FROM read_parquet([${files.join(', ')}])`);
+    const files = Array.from({ length: shards }, (_, i) =>
+      literalPathSql(path.join(resume.previousNight, preparedFolderName({ index: i + 1, count: shards }), wallets)),
+    );
+    await context.db.run(
+      `CREATE TABLE previous_history_keys AS SELECT address, season, wallet AS key FROM read_parquet([${files.join(', ')}])`,
+    );
     await pointsHistoryOf(context.db, { from: resume.from, previousKeys: 'previous_history_keys', nextKey: resume.nextKey });
     return {};
   },

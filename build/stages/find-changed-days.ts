@@ -26,13 +26,19 @@ export const findChangedDays = defineStage({
     if (context.mode.kind !== 'prepare') throw new Error('find changed days runs in prepare only');
     const { db } = context;
     await computeInputDays(db, inputFiles);
-    await db.run(`COPY (SELECT * FROM input_days ORDER BY file, day) TO ${literalPathSql(path.join(context.mode.night, INPUT_DAYS_FILE))} (FORMAT parquet)`);
+    await db.run(
+      `COPY (SELECT * FROM input_days ORDER BY file, day) TO ${literalPathSql(path.join(context.mode.night, INPUT_DAYS_FILE))} (FORMAT parquet)`,
+    );
     const previous = context.mode.previous;
     if (previous === null) return { nightKind: { kind: 'full', why: 'no --since given' }, resume: null };
     if (!previous.usable) return { nightKind: { kind: 'full', why: previous.why }, resume: null };
     const changes = await changedInputs(db, literalPathSql(path.join(previous.folder, INPUT_DAYS_FILE)));
     const undated = changes.filter((change) => change.day === null);
-    if (undated.length > 0) return { nightKind: { kind: 'full', why: `${undated.map(describeChange).join(', ')}: a change that belongs to no day` }, resume: null };
+    if (undated.length > 0)
+      return {
+        nightKind: { kind: 'full', why: `${undated.map(describeChange).join(', ')}: a change that belongs to no day` },
+        resume: null,
+      };
     const last = dayNumber(context.config.lastClosedDay);
     const previousLast = dayNumber(previous.record.lastClosedDay);
     const earliest = Math.min(previousLast + 1, ...changes.map((change) => change.day!));
@@ -44,7 +50,13 @@ export const findChangedDays = defineStage({
       ...(from < earliest ? [`the night summary's ${SUMMARY_DAYS} days`] : []),
     ];
     return {
-      nightKind: { kind: 'incremental', from: previous.record.id, daysRecomputed: Math.max(0, last - from + 1), fromDay: dayText(from), why: reasons.join('; ') },
+      nightKind: {
+        kind: 'incremental',
+        from: previous.record.id,
+        daysRecomputed: Math.max(0, last - from + 1),
+        fromDay: dayText(from),
+        why: reasons.join('; '),
+      },
       resume: { from, previousNight: previous.folder, nextKey: previous.record.nextHistoryKey },
     };
   },

@@ -20,7 +20,10 @@ export const findUnpriced = defineStage({
     // a difference is a bug of one of them, found before the tree goes live.
     const found = unpriced.reduce((sum, series) => sum + series.positions, 0);
     const written = wallets.positionsWithoutPrice;
-    if (found !== written) throw new Error(`the positions without a price found by SQL (${found}) are not those the documents wrote with usdPerToken 0 (${written})`);
+    if (found !== written)
+      throw new Error(
+        `the positions without a price found by SQL (${found}) are not those the documents wrote with usdPerToken 0 (${written})`,
+      );
     return { unpriced };
   },
 });

@@ -25,7 +25,9 @@ export const loadPrepared = defineStage({
       if (table.name === 'points_history_wallets' || table.name === 'points_history_days') continue;
       await context.db.run(`CREATE TABLE ${table.name} AS SELECT ${loadedColumnsSql(table)} FROM read_parquet(${files(table.name)})`);
     }
-    const [wallets, days] = ['points_history_wallets', 'points_history_days'].map((name) => PREPARED_TABLES.find((table) => table.name === name)!);
+    const [wallets, days] = ['points_history_wallets', 'points_history_days'].map(
+      (name) => PREPARED_TABLES.find((table) => table.name === name)!,
+    );
     await context.db.run(`
       CREATE TABLE points_history_wallets AS
       SELECT (row_number() OVER (ORDER BY address, season))::INTEGER AS wallet, key, address, season

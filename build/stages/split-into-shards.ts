@@ -61,7 +61,9 @@ export const splitIntoShards = defineStage({
     // Each shard's reused segments first: the new segment's number follows theirs.
     const segments: { list: HistorySegment[]; hashes: Record<string, string> }[] = [];
     for (let index = 1; index <= shards; index++) {
-      segments.push(resume ? await reuseSegments(context, resume.previousNight, from!, index, folders[index - 1]!) : { list: [], hashes: {} });
+      segments.push(
+        resume ? await reuseSegments(context, resume.previousNight, from!, index, folders[index - 1]!) : { list: [], hashes: {} },
+      );
     }
     const parts = path.join(night, 'parts');
     await fsp.mkdir(parts, { recursive: true });
@@ -77,8 +79,11 @@ export const splitIntoShards = defineStage({
       }
       const partitioned = path.join(parts, table.name);
       if (!table.segmented) {
-        await db.run(`COPY (SELECT ${columns}, shard FROM (${table.cut(shardOf, from)})) TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard))`);
-        for (let index = 1; index <= shards; index++) await gatherShard(context, table, path.join(partitioned, `shard=${index}`), path.join(folders[index - 1]!, tableFile(table)));
+        await db.run(
+          `COPY (SELECT ${columns}, shard FROM (${table.cut(shardOf, from)})) TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard))`,
+        );
+        for (let index = 1; index <= shards; index++)
+          await gatherShard(context, table, path.join(partitioned, `shard=${index}`), path.join(folders[index - 1]!, tableFile(table)));
         continue;
       }
       // The days computed, in two segments cut at the first of the night summary's days: the next
@@ -97,7 +102,12 @@ export const splitIntoShards = defineStage({
         const { list } = segments[index - 1]!;
         for (const range of ranges) {
           const name = historySegmentFile(list.length + 1);
-          await gatherShard(context, table, path.join(partitioned, `shard=${index}`, `part=${range.part}`), path.join(folders[index - 1]!, name));
+          await gatherShard(
+            context,
+            table,
+            path.join(partitioned, `shard=${index}`, `part=${range.part}`),
+            path.join(folders[index - 1]!, name),
+          );
           list.push({ file: name, from: range.from, to: range.to });
         }
       }
@@ -136,7 +146,13 @@ export const splitIntoShards = defineStage({
  * night was opened); one that reaches `from` is cut there. Beyond MAX_HISTORY_SEGMENTS, all but
  * the oldest are merged into one. Rewritten segments keep the rows of today's participants only.
  */
-async function reuseSegments(context: StageContext, previousNight: string, from: number, index: number, folder: string): Promise<{ list: HistorySegment[]; hashes: Record<string, string> }> {
+async function reuseSegments(
+  context: StageContext,
+  previousNight: string,
+  from: number,
+  index: number,
+  folder: string,
+): Promise<{ list: HistorySegment[]; hashes: Record<string, string> }> {
   const { db } = context;
   const shards = context.mode.kind === 'prepare' ? context.mode.shards : 1;
   const previous = path.join(previousNight, preparedFolderName({ index, count: shards }));
@@ -144,7 +160,8 @@ async function reuseSegments(context: StageContext, previousNight: string, from:
   // Prepared into the previous night's own folder (`--out` is `--since`), whose files go once this night is in place.
   const inPlace = context.mode.kind === 'prepare' && path.resolve(previousNight) === path.dirname(context.mode.night);
   const older = facts.historySegments.filter((segment) => segment.from < from);
-  const groups: HistorySegment[][] = older.length + 1 > MAX_HISTORY_SEGMENTS ? [[older[0]!], older.slice(1)] : older.map((segment) => [segment]);
+  const groups: HistorySegment[][] =
+    older.length + 1 > MAX_HISTORY_SEGMENTS ? [[older[0]!], older.slice(1)] : older.map((segment) => [segment]);
   const table = PREPARED_TABLES.find((candidate) => candidate.segmented)!;
   const list: HistorySegment[] = [];
   const hashes: Record<string, string> = {};
@@ -177,7 +194,10 @@ async function expectNoHistoryBefore(context: StageContext, from: number, nextKe
   const [{ joined } = { joined: 0 }] = await context.db.rows<{ joined: number }>(`
     SELECT count(*)::INTEGER AS joined FROM points_history_wallets w JOIN history_wallets h ON h.wallet = w.wallet
     WHERE w.wallet >= ${nextKey} AND h.start_day > h.first_day`);
-  if (joined > 0) throw new IncrementalNightImpossible(`${countOf(joined, 'wallet-season')} became participants with days before ${dayText(from)}, whose ranks need the whole history`);
+  if (joined > 0)
+    throw new IncrementalNightImpossible(
+      `${countOf(joined, 'wallet-season')} became participants with days before ${dayText(from)}, whose ranks need the whole history`,
+    );
 }
 
 /**
@@ -209,18 +229,24 @@ async function gatherShard(context: StageContext, table: PreparedTable, partitio
     return;
   }
   const columns = storedColumnsSql(table);
-  const source = files.length === 0
-    ? `(SELECT ${columns} FROM ${table.name} WHERE false)`
-    : `(SELECT ${columns} FROM read_parquet([${files.map((name) => literalPathSql(path.join(partition, name))).join(', ')}]))`;
+  const source =
+    files.length === 0
+      ? `(SELECT ${columns} FROM ${table.name} WHERE false)`
+      : `(SELECT ${columns} FROM read_parquet([${files.map((name) => literalPathSql(path.join(partition, name))).join(', ')}]))`;
   await context.db.run(`COPY ${source} TO ${literalPathSql(destination)} (FORMAT parquet)`);
 }
 
 /** The night's tables must have the types the folder declares: the shard's side runs its SQL on them. */
 async function checkTypes(context: StageContext): Promise<void> {
   for (const table of PREPARED_TABLES) {
-    const described = await context.db.rows<{ column_name: string; column_type: string }>(`SELECT column_name, column_type FROM (DESCRIBE ${table.name})`);
+    const described = await context.db.rows<{ column_name: string; column_type: string }>(
+      `SELECT column_name, column_type FROM (DESCRIBE ${table.name})`,
+    );
     const got = described.map((row) => `${row.column_name} ${row.column_type}`).join(', ');
     const want = table.columns.map(([name, type]) => `${name} ${type}`).join(', ');
-    if (got !== want) throw new Error(`table ${table.name} is (${got}), but a prepared folder declares (${want}): build/prepared-folder.ts must follow the night's tables`);
+    if (got !== want)
+      throw new Error(
+        `table ${table.name} is (${got}), but a prepared folder declares (${want}): build/prepared-folder.ts must follow the night's tables`,
+      );
   }
 }

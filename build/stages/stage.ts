@@ -190,7 +190,8 @@ function declaredReadsOnly(db: Database, stage: AnyStage, catalog: Set<string>):
     if (typeof sql !== 'string') return;
     for (const match of sql.matchAll(/\b(?:FROM|JOIN|DESCRIBE)\s+([A-Za-z_][A-Za-z0-9_]*)/gi)) {
       const table = match[1]!;
-      if (catalog.has(table) && !declared.has(table)) throw new Error(`stage "${stage.name}" reads ${table}, which it does not declare in its reads`);
+      if (catalog.has(table) && !declared.has(table))
+        throw new Error(`stage "${stage.name}" reads ${table}, which it does not declare in its reads`);
     }
   };
   const guarded = <T extends object>(target: T): T =>
@@ -212,7 +213,11 @@ function declaredReadsOnly(db: Database, stage: AnyStage, catalog: Set<string>):
 /** The tables and views in DuckDB's catalog. */
 async function tablesOf(db: Database): Promise<Set<string>> {
   return new Set(
-    (await db.rows<{ name: string }>('SELECT table_name AS name FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal')).map((row) => row.name),
+    (
+      await db.rows<{ name: string }>(
+        'SELECT table_name AS name FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal',
+      )
+    ).map((row) => row.name),
   );
 }
 
@@ -220,6 +225,8 @@ async function tablesOf(db: Database): Promise<Set<string>> {
 function expectTables(found: Set<string>, stage: AnyStage, tables: readonly string[], what: 'reads' | 'writes'): void {
   const missing = tables.filter((table) => !found.has(table));
   if (missing.length > 0) {
-    throw new Error(`stage "${stage.name}" ${what} ${missing.join(', ')}, which ${what === 'reads' ? 'no earlier stage made' : 'it did not make'}`);
+    throw new Error(
+      `stage "${stage.name}" ${what} ${missing.join(', ')}, which ${what === 'reads' ? 'no earlier stage made' : 'it did not make'}`,
+    );
   }
 }

@@ -24,7 +24,10 @@ const LOCK_DATABASE_OPTIONS = { access_mode: 'READ_WRITE', threads: '1', memory_
 const heldHere = new Set<string>();
 
 export class FileLock {
-  private constructor(readonly file: string, private database: DuckDBInstance | null) {}
+  private constructor(
+    readonly file: string,
+    private database: DuckDBInstance | null,
+  ) {}
 
   /**
    * Takes the lock on `file` (a lock file of its own, made if missing) without waiting: null when

@@ -75,7 +75,10 @@ const BUILD_ID = /^\d{8}T\d{6}Z-[0-9a-f]{4}$/;
 const ADOPTED = /^adopted-\d{8}T\d{6}Z-[0-9a-f]{4}$/;
 
 export function newBuildId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${crypto.randomBytes(2).toString('hex')}`;
 }
 
@@ -115,16 +118,22 @@ function refuseUnsafeTargets(paths: OutputPaths, keep: { input: string; manifest
   const { out, builds } = paths;
   for (const owned of [out, builds]) {
     if (isWithin(keep.input, owned)) {
-      throw new UserError(`--out ${out} holds the input folder ${keep.input}: the build replaces --out as a whole and would delete the exports; choose another --out`);
+      throw new UserError(
+        `--out ${out} holds the input folder ${keep.input}: the build replaces --out as a whole and would delete the exports; choose another --out`,
+      );
     }
     if (keep.manifest !== null && isWithin(keep.manifest, owned)) {
-      throw new UserError(`--manifest ${keep.manifest} is inside --out ${out}, which the build replaces as a whole; write it beside the tree`);
+      throw new UserError(
+        `--manifest ${keep.manifest} is inside --out ${out}, which the build replaces as a whole; write it beside the tree`,
+      );
     }
   }
   // DuckDB reads a '?' in its database file's path as the start of options, and its scratch files
   // (database and spill) live in the work folder beside --out.
   if (out.includes('?')) {
-    throw new UserError(`--out ${out}: the path holds a "?", which DuckDB cannot take in the path of the database file the build keeps beside --out; choose a path without one`);
+    throw new UserError(
+      `--out ${out}: the path holds a "?", which DuckDB cannot take in the path of the database file the build keeps beside --out; choose a path without one`,
+    );
   }
 }
 
@@ -137,17 +146,23 @@ function inspectOut(paths: OutputPaths): Current {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'none' };
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') {
-      throw new UserError(`--out ${out}: cannot create the work folder beside it in ${paths.parent} (${messageOf(error)})`, 1, { cause: error });
+      throw new UserError(`--out ${out}: cannot create the work folder beside it in ${paths.parent} (${messageOf(error)})`, 1, {
+        cause: error,
+      });
     }
     throw error;
   }
   if (stat.isSymbolicLink()) {
     const target = path.resolve(paths.parent, fs.readlinkSync(out));
     if (!fs.existsSync(target)) {
-      throw new UserError(`--out ${out} is a dangling symbolic link (to ${target}, which does not exist); remove it, or point it at a tree (see "Rolling back" in docs/reliability.md)`);
+      throw new UserError(
+        `--out ${out} is a dangling symbolic link (to ${target}, which does not exist); remove it, or point it at a tree (see "Rolling back" in docs/reliability.md)`,
+      );
     }
     if (!isBuildOf(paths, target)) {
-      throw new UserError(`--out ${out} is a symbolic link to ${target}, which is not a build folder of ${paths.builds}; the build replaces --out as a whole, so give it a new path, or the link a build made`);
+      throw new UserError(
+        `--out ${out} is a symbolic link to ${target}, which is not a build folder of ${paths.builds}; the build replaces --out as a whole, so give it a new path, or the link a build made`,
+      );
     }
     return { kind: 'link', build: path.basename(target) };
   }
@@ -162,7 +177,9 @@ function inspectOut(paths: OutputPaths): Current {
     );
   }
   if (!fs.existsSync(path.join(out, META_FILE)) && fs.readdirSync(out).length > 0) {
-    throw new UserError(`--out ${out} is a folder with other content than a snapshot tree (no ${META_FILE}); the build replaces --out as a whole, so give it a new or empty folder, or one a build wrote`);
+    throw new UserError(
+      `--out ${out} is a folder with other content than a snapshot tree (no ${META_FILE}); the build replaces --out as a whole, so give it a new or empty folder, or one a build wrote`,
+    );
   }
   return { kind: 'folder' };
 }
@@ -218,7 +235,11 @@ async function takeLock(paths: OutputPaths): Promise<FileLock> {
 function writeRefused(paths: OutputPaths, error: unknown): UserError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   const refused = ['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT'].includes(code);
-  return new UserError(`--out ${paths.out}: cannot create the work folder beside it in ${paths.parent} (${messageOf(error)})`, refused ? EXIT_CANNOT_WRITE : 1, { cause: error });
+  return new UserError(
+    `--out ${paths.out}: cannot create the work folder beside it in ${paths.parent} (${messageOf(error)})`,
+    refused ? EXIT_CANNOT_WRITE : 1,
+    { cause: error },
+  );
 }
 
 /**
@@ -264,7 +285,8 @@ export function completeTrees(paths: OutputPaths): string[] {
  */
 async function removeAbandonedWork(paths: OutputPaths): Promise<void> {
   for (const name of fs.readdirSync(paths.builds)) {
-    if (name.startsWith('work-') || name.startsWith('trash-')) await fsp.rm(path.join(paths.builds, name), { recursive: true, force: true });
+    if (name.startsWith('work-') || name.startsWith('trash-'))
+      await fsp.rm(path.join(paths.builds, name), { recursive: true, force: true });
   }
 }
 
@@ -419,17 +441,19 @@ async function fsyncTree(folder: string, signal: AbortSignal): Promise<void> {
   folders.push(folder);
   for (const group of [files, folders]) {
     let next = 0;
-    await Promise.all(Array.from({ length: FSYNC_CONCURRENCY }, async () => {
-      while (next < group.length) {
-        if (signal.aborted) throw signal.reason;
-        const handle = await fsp.open(group[next++]!, 'r');
-        try {
-          await handle.sync();
-        } finally {
-          await handle.close();
+    await Promise.all(
+      Array.from({ length: FSYNC_CONCURRENCY }, async () => {
+        while (next < group.length) {
+          if (signal.aborted) throw signal.reason;
+          const handle = await fsp.open(group[next++]!, 'r');
+          try {
+            await handle.sync();
+          } finally {
+            await handle.close();
+          }
         }
-      }
-    }));
+      }),
+    );
   }
 }
 

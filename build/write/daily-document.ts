@@ -40,7 +40,9 @@ export function dailyDocument(
     const endOfDay = series.map(endOfDaySeries);
     const written = bytes.dayRows(endOfDay, firstDay, lastDay);
     if ('failedSeries' in written && written.failedSeries === endOfDay.length) {
-      throw new UserError(`prices.parquet: column "usd_price": the values of one wallet's positions on ${dayText(written.failedDay)} add up beyond the largest JSON number`);
+      throw new UserError(
+        `prices.parquet: column "usd_price": the values of one wallet's positions on ${dayText(written.failedDay)} add up beyond the largest JSON number`,
+      );
     }
     if ('failedSeries' in written) {
       const one = endOfDay[written.failedSeries]!;
@@ -48,7 +50,9 @@ export function dailyDocument(
       const priceText = price.texts[written.failedDay - price.firstDay];
       let k = 0;
       while (k + 1 < one.days.length && one.days[k + 1]! <= written.failedDay) k++;
-      throw new UserError(`prices.parquet: column "usd_price": 1 row, ${priceText} times a balance of ${Number(one.balances[k])} overflows a JSON number`);
+      throw new UserError(
+        `prices.parquet: column "usd_price": 1 row, ${priceText} times a balance of ${Number(one.balances[k])} overflows a JSON number`,
+      );
     }
     stats.positionsWithoutPrice += written.withoutPrice;
     out.bytes(written.rows);

@@ -18,10 +18,30 @@ import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { priceKey, type EndOfDaySeries, type PriceBook, type TokenSeries } from '../compute/wallet-series.ts';
 import { UserError } from '../../core/errors.ts';
 import {
-  CURSOR_SIZE, PREFIX_LENGTH, PREFIX_TEXT, PRICES_DAYS, PRICES_FIRST_DAY, PRICES_SLOTS, PRICE_SLOT_SIZE, PRICE_SLOT_TEXT,
-  PRICE_SLOT_TEXT_LENGTH, PRICE_SLOT_VALUE, SCRATCH_SLOT_SIZE, SCRATCH_VALUE_SIZE, SERIES_COUNT, SERIES_PREFIX, SERIES_PRICES,
-  SERIES_SIZE, SERIES_SNAPSHOTS, SNAPSHOT_AMOUNT, SNAPSHOT_DAY, SNAPSHOT_IS_ZERO, SNAPSHOT_SIZE, SNAPSHOT_TEXT,
-  SNAPSHOT_TEXT_LENGTH, SNAPSHOT_TIMESTAMP,
+  CURSOR_SIZE,
+  PREFIX_LENGTH,
+  PREFIX_TEXT,
+  PRICES_DAYS,
+  PRICES_FIRST_DAY,
+  PRICES_SLOTS,
+  PRICE_SLOT_SIZE,
+  PRICE_SLOT_TEXT,
+  PRICE_SLOT_TEXT_LENGTH,
+  PRICE_SLOT_VALUE,
+  SCRATCH_SLOT_SIZE,
+  SCRATCH_VALUE_SIZE,
+  SERIES_COUNT,
+  SERIES_PREFIX,
+  SERIES_PRICES,
+  SERIES_SIZE,
+  SERIES_SNAPSHOTS,
+  SNAPSHOT_AMOUNT,
+  SNAPSHOT_DAY,
+  SNAPSHOT_IS_ZERO,
+  SNAPSHOT_SIZE,
+  SNAPSHOT_TEXT,
+  SNAPSHOT_TEXT_LENGTH,
+  SNAPSHOT_TIMESTAMP,
 } from './document-layout.ts';
 
 export const DOCUMENT_BYTES_WASM = new URL('./document-bytes.wasm', import.meta.url);
@@ -88,7 +108,8 @@ export class DocumentBytes {
         const key = priceKey(chainId, tokenIndex);
         const prefix = `{"token":"${TOKEN_KEYS[tokenIndex]}","chainId":${chainId},"balance":`;
         // Its length is one byte: a chain ID of some 200 digits would not fit.
-        if (prefix.length > 255) throw new UserError(`tokens.parquet: column "chain_id": ${chainId} is too long to be written as a chain ID`);
+        if (prefix.length > 255)
+          throw new UserError(`tokens.parquet: column "chain_id": ${chainId} is too long to be written as a chain ID`);
         this.reserve(at + PREFIX_TEXT + prefix.length);
         this.bytes[at + PREFIX_LENGTH] = prefix.length;
         this.writeText(prefix, at + PREFIX_TEXT);
@@ -123,7 +144,11 @@ export class DocumentBytes {
    * series is the wallet's own (laid out already) or its rewrite in day order. Returns the
    * (series, day) whose value is not finite instead, when one is not.
    */
-  dayRows(series: EndOfDaySeries[], firstDay: number, lastDay: number): { rows: Uint8Array; withoutPrice: number } | { failedSeries: number; failedDay: number } {
+  dayRows(
+    series: EndOfDaySeries[],
+    firstDay: number,
+    lastDay: number,
+  ): { rows: Uint8Array; withoutPrice: number } | { failedSeries: number; failedDay: number } {
     const snapshotsAt = series.map((one, j) => (one === this.series[j] ? this.snapshotsAt[j]! : this.layOut(one, null)));
     const count = series.length;
     let rowBytes = DAY_BYTES;
@@ -149,7 +174,10 @@ export class DocumentBytes {
     const withoutPriceBefore = this.exports.positionsWithoutPrice.value as number;
     const length = this.exports.writeDays(table, count, firstDay, lastDay, out, scratch, cursors);
     if (length < 0) return { failedSeries: this.exports.failedSeries.value as number, failedDay: this.exports.failedDay.value as number };
-    return { rows: this.bytes.subarray(out, out + length), withoutPrice: (this.exports.positionsWithoutPrice.value as number) - withoutPriceBefore };
+    return {
+      rows: this.bytes.subarray(out, out + length),
+      withoutPrice: (this.exports.positionsWithoutPrice.value as number) - withoutPriceBefore,
+    };
   }
 
   /** Writes a series' snapshots and balance texts (each after the series' prefix) at the free end; returns where the snapshots are. */
@@ -205,4 +233,3 @@ export class DocumentBytes {
 }
 
 const align = (offset: number) => Math.ceil(offset / 8) * 8;
-

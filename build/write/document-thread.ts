@@ -94,7 +94,15 @@ function assemble(id: number, batch: WalletBatch, sample: boolean): AssembledBat
     w++;
   }
   capacity = Math.max(1 << 20, Math.ceil(length * 1.25));
-  return { id, wallets: batch.wallets, ends, bytes: buffer.buffer as ArrayBuffer, positionsWithoutPrice: stats.positionsWithoutPrice, manifestLines, failure: null };
+  return {
+    id,
+    wallets: batch.wallets,
+    ends,
+    bytes: buffer.buffer as ArrayBuffer,
+    positionsWithoutPrice: stats.positionsWithoutPrice,
+    manifestLines,
+    failure: null,
+  };
 }
 
 function sha256(bytes: Uint8Array): string {
@@ -124,7 +132,15 @@ parentPort?.on('message', (request: DocumentRequest) => {
   } catch (error) {
     // Its class, exit code and cause cross as data (core/errors.ts), for the main thread to rebuild.
     const failure = toCrossing(error);
-    assembled = { id: request.id, wallets: [], ends: new Uint32Array(0), bytes: new ArrayBuffer(0), positionsWithoutPrice: 0, manifestLines: '', failure };
+    assembled = {
+      id: request.id,
+      wallets: [],
+      ends: new Uint32Array(0),
+      bytes: new ArrayBuffer(0),
+      positionsWithoutPrice: 0,
+      manifestLines: '',
+      failure,
+    };
   }
   files!.postMessage(assembled, [assembled.bytes, assembled.ends.buffer as ArrayBuffer]);
 });

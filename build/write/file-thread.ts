@@ -13,7 +13,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { AssembledBatch } from './document-thread.ts';
-import { ADDRESS_DIR, POINTS_FILE_NAME, POINTS_HISTORY_DIR_NAME, POINTS_HISTORY_FILE_NAME, pointsFile, pointsHistoryFile } from '../../tree/layout.ts';
+import {
+  ADDRESS_DIR,
+  POINTS_FILE_NAME,
+  POINTS_HISTORY_DIR_NAME,
+  POINTS_HISTORY_FILE_NAME,
+  pointsFile,
+  pointsHistoryFile,
+} from '../../tree/layout.ts';
 import { toCrossing, type CrossingError } from '../../core/errors.ts';
 
 /** Which points document of a wallet a batch holds: its points standing, or its points history. */
@@ -70,7 +77,14 @@ function writeWalletDocuments(batch: AssembledBatch): FileReply {
     start = dailyEnd;
   }
   // The document threads hashed these documents: they had them in hand.
-  return { id: batch.id, files: 2 * batch.wallets.length, bytes: start, positionsWithoutPrice: batch.positionsWithoutPrice, manifestLines: batch.manifestLines, failure: null };
+  return {
+    id: batch.id,
+    files: 2 * batch.wallets.length,
+    bytes: start,
+    positionsWithoutPrice: batch.positionsWithoutPrice,
+    manifestLines: batch.manifestLines,
+    failure: null,
+  };
 }
 
 /**

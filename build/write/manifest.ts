@@ -46,7 +46,12 @@ export class ManifestWriter {
     return new ManifestWriter(destination, partial, lock, fd);
   }
 
-  private constructor(private readonly destination: string, private readonly partial: string, private readonly lock: FileLock, fd: number) {
+  private constructor(
+    private readonly destination: string,
+    private readonly partial: string,
+    private readonly lock: FileLock,
+    fd: number,
+  ) {
     this.stream = fs.createWriteStream('', { fd });
     // Kept for close(): an error event with no listener would end the process.
     this.stream.on('error', (error) => {
@@ -113,7 +118,8 @@ async function removeAbandonedPartials(folder: string, prefix: string): Promise<
   // Lock files whose partial is gone (a build killed between the two removals).
   for (const name of names) {
     const partial = path.join(folder, name.replace(/\.lock(\.owner)?$/, ''));
-    if (name.includes('.lock') && !fs.existsSync(partial) && !(await FileLock.isHeld(partialLock(partial)))) fs.rmSync(path.join(folder, name), { force: true });
+    if (name.includes('.lock') && !fs.existsSync(partial) && !(await FileLock.isHeld(partialLock(partial))))
+      fs.rmSync(path.join(folder, name), { force: true });
   }
 }
 
@@ -138,7 +144,11 @@ export class TreeManifest {
   private failure: Error | null = null;
   private readonly shard: { index: number; count: number };
 
-  constructor(private readonly root: string, shard: Shard | null, private readonly copy: ManifestWriter | null) {
+  constructor(
+    private readonly root: string,
+    shard: Shard | null,
+    private readonly copy: ManifestWriter | null,
+  ) {
     this.shard = shard ?? { index: 1, count: 1 };
     const list = path.join(root, ...manifestListFile(this.shard).split('/'));
     fs.mkdirSync(path.dirname(list), { recursive: true });

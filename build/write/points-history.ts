@@ -33,8 +33,13 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
     }
     return date;
   };
-  const stage = new PointsStage<HistoryBatch>(pool, 'points histories', await countParticipants(db, options.shard), options.progress, (first) =>
-    checkSamplePointsHistory(first.wallets[0]!, first.document(0)));
+  const stage = new PointsStage<HistoryBatch>(
+    pool,
+    'points histories',
+    await countParticipants(db, options.shard),
+    options.progress,
+    (first) => checkSamplePointsHistory(first.wallets[0]!, first.document(0)),
+  );
   let batch = new HistoryBatch();
   const submit = async () => {
     await stage.submit(batch);
@@ -49,8 +54,16 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
       if (wallet !== null) batch.endDocument(wallet, ']}]}');
     };
     await forEachChunk(result, options.signal, async (chunk, count) => {
-      const [keys, addresses, seasons, days, points, totals, ranks] = [0, 1, 2, 3, 4, 5, 6].map((column) => chunk.getColumnVector(column)) as [
-        DuckDBVector<number>, DuckDBVector<string>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number | null>,
+      const [keys, addresses, seasons, days, points, totals, ranks] = [0, 1, 2, 3, 4, 5, 6].map((column) =>
+        chunk.getColumnVector(column),
+      ) as [
+        DuckDBVector<number>,
+        DuckDBVector<string>,
+        DuckDBVector<number>,
+        DuckDBVector<number>,
+        DuckDBVector<number>,
+        DuckDBVector<number>,
+        DuckDBVector<number | null>,
       ];
       for (let row = 0; row < count; row++) {
         const key = keys.getItem(row)!;
@@ -122,6 +135,13 @@ class HistoryBatch {
 
   take(id: number): PointsBatch {
     // The folders exist: the points stage wrote each participant's points file.
-    return { id, kind: 'history', wallets: this.wallets, newFolders: new Uint8Array(this.wallets.length), ends: Uint32Array.from(this.ends), bytes: this.buffer.buffer as ArrayBuffer };
+    return {
+      id,
+      kind: 'history',
+      wallets: this.wallets,
+      newFolders: new Uint8Array(this.wallets.length),
+      ends: Uint32Array.from(this.ends),
+      bytes: this.buffer.buffer as ArrayBuffer,
+    };
   }
 }

@@ -21,8 +21,13 @@ const BATCH_WALLETS = 4_000;
 export async function writePoints(db: Database, pool: WriterPool, options: PointsWriteOptions): Promise<PointsWriteResult> {
   const inShard = shardFilterSql(options.shard, 'p.address');
   const facts = seasonFactsOf(options.leaderboards);
-  const stage = new PointsStage<BatchBuilder>(pool, 'points standings', await countParticipants(db, options.shard), options.progress, (first) =>
-    checkSample(first.firstWallet, first.firstDocument));
+  const stage = new PointsStage<BatchBuilder>(
+    pool,
+    'points standings',
+    await countParticipants(db, options.shard),
+    options.progress,
+    (first) => checkSample(first.firstWallet, first.firstDocument),
+  );
   let batch = new BatchBuilder();
   const submit = async () => {
     await stage.submit(batch);
@@ -37,8 +42,15 @@ export async function writePoints(db: Database, pool: WriterPool, options: Point
       if (wallet !== null) batch.add(wallet, newFolder, pointsDocument(rows));
     };
     await forEachChunk(result, options.signal, async (chunk, count) => {
-      const [addresses, seasons, ranks, totals, dailies, newFolders] = [0, 1, 2, 3, 4, 5].map((column) => chunk.getColumnVector(column)) as [
-        DuckDBVector<string>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<number>, DuckDBVector<boolean>,
+      const [addresses, seasons, ranks, totals, dailies, newFolders] = [0, 1, 2, 3, 4, 5].map((column) =>
+        chunk.getColumnVector(column),
+      ) as [
+        DuckDBVector<string>,
+        DuckDBVector<number>,
+        DuckDBVector<number>,
+        DuckDBVector<number>,
+        DuckDBVector<number>,
+        DuckDBVector<boolean>,
       ];
       for (let row = 0; row < count; row++) {
         const address = addresses.getItem(row)!;

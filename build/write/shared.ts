@@ -33,7 +33,12 @@ import {
   netlifyRedirects,
 } from '../../tree/cdn-files.ts';
 
-export async function writeSharedFiles(writer: TreeWriter, leaderboards: Leaderboard[], seasons: SeasonsIndex, meta: SnapshotMeta): Promise<void> {
+export async function writeSharedFiles(
+  writer: TreeWriter,
+  leaderboards: Leaderboard[],
+  seasons: SeasonsIndex,
+  meta: SnapshotMeta,
+): Promise<void> {
   for (const board of leaderboards) await writeDocument(writer, leaderboardFile(board.season), LeaderboardSchema, board);
   await writeDocument(writer, SEASONS_FILE, SeasonsIndexSchema, seasons);
   await writeDocument(writer, NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema, {});

@@ -121,9 +121,15 @@ class GrowingArray<T extends TypedArray> {
 }
 
 export function transferList(batch: WalletBatch): ArrayBuffer[] {
-  return [batch.seriesPerWallet, batch.chainIndexes, batch.tokenIndexes, batch.snapshotsPerSeries, batch.days, batch.timestamps, batch.limbs].map(
-    (array) => array.buffer as ArrayBuffer,
-  );
+  return [
+    batch.seriesPerWallet,
+    batch.chainIndexes,
+    batch.tokenIndexes,
+    batch.snapshotsPerSeries,
+    batch.days,
+    batch.timestamps,
+    batch.limbs,
+  ].map((array) => array.buffer as ArrayBuffer);
 }
 
 /** Each wallet of a batch with its series, as the document builders take them. */

@@ -45,7 +45,8 @@ const SAMPLE_EVERY_BATCHES = 50;
 /** Streams the wallets into `pool`, waits for every file, then stops the pool's document threads. */
 export async function writeWallets(db: Database, pool: WriterPool, options: WalletWriteOptions): Promise<WalletWriteResult> {
   const walletSql = walletOfSeriesSql('s.series');
-  const inShard = options.shard === null ? 'true' : `${walletSql} IN (SELECT id FROM addresses WHERE ${shardFilterSql(options.shard, 'address')})`;
+  const inShard =
+    options.shard === null ? 'true' : `${walletSql} IN (SELECT id FROM addresses WHERE ${shardFilterSql(options.shard, 'address')})`;
   const [{ wallets: total } = { wallets: 0 }] = await db.rows<{ wallets: number }>(
     `SELECT count(DISTINCT ${walletSql})::INTEGER AS wallets FROM snapshots s WHERE ${inShard}`,
   );
@@ -87,7 +88,14 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
           token = rowToken;
           builder.startSeries(chain, token);
         }
-        builder.addSnapshot(days.getItem(row)!, timestamps.getItem(row)!, limbs3.getItem(row)!, limbs2.getItem(row)!, limbs1.getItem(row)!, limbs0.getItem(row)!);
+        builder.addSnapshot(
+          days.getItem(row)!,
+          timestamps.getItem(row)!,
+          limbs3.getItem(row)!,
+          limbs2.getItem(row)!,
+          limbs1.getItem(row)!,
+          limbs0.getItem(row)!,
+        );
       }
     });
     if (builder.walletCount > 0) await submit();
@@ -98,7 +106,12 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
     await pool.stopDocumentThreads();
   }
   expectStreamReached(done, total, 'snapshots (wallets)');
-  return { wallets: done, files: pool.files - filesBefore, bytes: pool.bytes - bytesBefore, positionsWithoutPrice: pool.positionsWithoutPrice - unpricedBefore };
+  return {
+    wallets: done,
+    files: pool.files - filesBefore,
+    bytes: pool.bytes - bytesBefore,
+    positionsWithoutPrice: pool.positionsWithoutPrice - unpricedBefore,
+  };
 }
 
 /**
@@ -186,7 +199,10 @@ class AddressCursor {
   private texts: DuckDBVector<string> | null = null;
   private row = 0;
 
-  private constructor(private readonly connection: DuckDBConnection, private readonly result: DuckDBResult) {}
+  private constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly result: DuckDBResult,
+  ) {}
 
   static async open(db: Database): Promise<AddressCursor> {
     const connection = await db.connect();

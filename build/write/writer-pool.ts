@@ -86,7 +86,8 @@ export class WriterPool {
     if (this.documentThreads.length === 0) throw new Error('the document threads have stopped');
     const thread = this.documentThreads[this.nextThread++ % this.documentThreads.length]!;
     await this.dispatch(thread, this.nextBatchId(), (id) =>
-      thread.worker.postMessage({ type: 'batch', id, batch, sample } satisfies DocumentRequest, transferList(batch)));
+      thread.worker.postMessage({ type: 'batch', id, batch, sample } satisfies DocumentRequest, transferList(batch)),
+    );
   }
 
   /** The id of the next batch: its place in the manifest (a points batch carries it). */
@@ -97,7 +98,12 @@ export class WriterPool {
   /** Hands an assembled points batch to the file thread, waiting while it has two such batches unwritten. */
   async submitPoints(batch: PointsBatch): Promise<void> {
     await this.dispatch(this.fileThread, batch.id, () =>
-      this.fileThread.worker.postMessage({ type: 'points', batch } satisfies FileRequest, [batch.bytes, batch.ends.buffer as ArrayBuffer, batch.newFolders.buffer as ArrayBuffer]));
+      this.fileThread.worker.postMessage({ type: 'points', batch } satisfies FileRequest, [
+        batch.bytes,
+        batch.ends.buffer as ArrayBuffer,
+        batch.newFolders.buffer as ArrayBuffer,
+      ]),
+    );
   }
 
   /** Waits for every batch submitted so far to be written. */

@@ -13,7 +13,14 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
 /** Headless as root, and nothing the tests did not ask for goes to the network. */
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** Screenshots the browser tests save, for a person to look at (ignored by git). */
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../screenshots');
@@ -54,7 +61,10 @@ interface Found {
 function findChromium(): Found | Promise<Found> {
   const wanted = process.env.CHROMIUM_PATH;
   if (wanted) {
-    if (!fs.existsSync(wanted)) throw new Error(`CHROMIUM_PATH is ${wanted}, which does not exist: set it to a Chromium binary, or unset it to use ${SYSTEM_CHROMIUM} or @sparticuz/chromium`);
+    if (!fs.existsSync(wanted))
+      throw new Error(
+        `CHROMIUM_PATH is ${wanted}, which does not exist: set it to a Chromium binary, or unset it to use ${SYSTEM_CHROMIUM} or @sparticuz/chromium`,
+      );
     return { executablePath: wanted };
   }
   if (fs.existsSync(SYSTEM_CHROMIUM)) return { executablePath: SYSTEM_CHROMIUM };
@@ -62,7 +72,9 @@ function findChromium(): Found | Promise<Found> {
   try {
     entry = import.meta.resolve('@sparticuz/chromium');
   } catch {
-    throw new Error(`no browser for the explorer tests: ${SYSTEM_CHROMIUM} is missing and so is the devDependency @sparticuz/chromium: run npm ci (or apt-get install -y chromium)`);
+    throw new Error(
+      `no browser for the explorer tests: ${SYSTEM_CHROMIUM} is missing and so is the devDependency @sparticuz/chromium: run npm ci (or apt-get install -y chromium)`,
+    );
   }
   return bundledChromium(entry);
 }

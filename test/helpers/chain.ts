@@ -20,13 +20,23 @@ const FIRST_DAY = '2025-09-01';
 export const nightOf = (last: string) => new Date(Date.parse(`${last}T16:00:00Z`) + 86_400_000).toISOString().replace('.000Z', 'Z');
 
 /** The export of the night whose last closed day is `last`: every row dated up to it. */
-export function chainExport(last: string, change: (tables: Required<Pick<Tables, 'balances' | 'prices' | 'points' | 'seasons' | 'tokens'>>) => void = () => {}): Tables {
+export function chainExport(
+  last: string,
+  change: (tables: Required<Pick<Tables, 'balances' | 'prices' | 'points' | 'seasons' | 'tokens'>>) => void = () => {},
+): Tables {
   const every = days(FIRST_DAY, last);
   const tables = {
     balances: CHAIN_WALLETS.flatMap((address, w) =>
       every
         .filter((_, d) => (d + w) % 9 === 0)
-        .map((date, d) => balance({ address, block_number: 1_000 * (every.indexOf(date) + 1) + w, timestamp: Date.parse(`${date}T15:00:00Z`) / 1000, balance: String((w + 1) * 1_000_000 + d * 17) })),
+        .map((date, d) =>
+          balance({
+            address,
+            block_number: 1_000 * (every.indexOf(date) + 1) + w,
+            timestamp: Date.parse(`${date}T15:00:00Z`) / 1000,
+            balance: String((w + 1) * 1_000_000 + d * 17),
+          }),
+        ),
     ),
     prices: every.flatMap((date, d): Row[] => [{ chain_id: 1, token: 'uty', date, usd_price: 1 + (d % 5) / 100 }]),
     points: CHAIN_WALLETS.flatMap((address, w) =>
@@ -39,8 +49,17 @@ export function chainExport(last: string, change: (tables: Required<Pick<Tables,
         return rows;
       }),
     ),
-    seasons: [{ season: 1, as_of: SEASON_ONE_END }, { season: 2, as_of: null }] as Row[],
-    tokens: [1, 10, 8453].flatMap((chain_id) => ['uty', 'yuty', 'venueASy', 'venueBYuty', 'venueBUsdc', 'venueAYt', 'venueALp'].map((token) => ({ chain_id, token, decimals: token === 'venueBUsdc' ? 6 : 18 }))),
+    seasons: [
+      { season: 1, as_of: SEASON_ONE_END },
+      { season: 2, as_of: null },
+    ] as Row[],
+    tokens: [1, 10, 8453].flatMap((chain_id) =>
+      ['uty', 'yuty', 'venueASy', 'venueBYuty', 'venueBUsdc', 'venueAYt', 'venueALp'].map((token) => ({
+        chain_id,
+        token,
+        decimals: token === 'venueBUsdc' ? 6 : 18,
+      })),
+    ),
   };
   change(tables);
   return tables;
@@ -53,11 +72,21 @@ export interface ChainNight {
 }
 
 /** Prepares `tables` as the night whose last closed day is `last`, into `out`, reusing `since` when given. */
-export async function prepareChainNight(root: string, name: string, last: string, tables: Tables, options: { shards: number; since?: string; out?: string }): Promise<ChainNight> {
+export async function prepareChainNight(
+  root: string,
+  name: string,
+  last: string,
+  tables: Tables,
+  options: { shards: number; since?: string; out?: string },
+): Promise<ChainNight> {
   const input = await writeInputs(path.join(root, `${name}-input`), tables);
   const now = nightOf(last);
   const out = options.out ?? path.join(root, name);
-  const summary = await prepareNight({ ...resolveBuildConfig({ input, out, now, progress: 'quiet', threads: 1 }), shards: options.shards, since: options.since ?? null });
+  const summary = await prepareNight({
+    ...resolveBuildConfig({ input, out, now, progress: 'quiet', threads: 1 }),
+    shards: options.shards,
+    since: options.since ?? null,
+  });
   return { input, now, summary };
 }
 
@@ -68,7 +97,18 @@ export async function expectShardTreesAsBuilt(night: ChainNight): Promise<void> 
     const fromFolder = path.join(tempDir(), 'prepared');
     await buildReusingThreads({ prepared: night.summary.folders[k - 1]!, out: fromFolder, progress: 'quiet', threads: 1 });
     const fromInput = path.join(tempDir(), 'input');
-    await buildReusingThreads({ input: night.input, out: fromInput, now: night.now, shard: `${k}/${shards}`, progress: 'quiet', threads: 1 });
-    assert.equal(treeHashes(fromFolder), treeHashes(fromInput), `shard ${k} of ${shards}: the tree of the prepared folder differs from the tree of build --input --shard`);
+    await buildReusingThreads({
+      input: night.input,
+      out: fromInput,
+      now: night.now,
+      shard: `${k}/${shards}`,
+      progress: 'quiet',
+      threads: 1,
+    });
+    assert.equal(
+      treeHashes(fromFolder),
+      treeHashes(fromInput),
+      `shard ${k} of ${shards}: the tree of the prepared folder differs from the tree of build --input --shard`,
+    );
   }
 }

@@ -111,11 +111,19 @@ export async function startFaultProxy(upstream: string, initial: FaultPlan): Pro
 
   const server = http.createServer((request, response) => {
     const fault = draw(request);
-    requests.push({ method: request.method!, url: decodeURIComponent(request.url!), fault, bytes: Number(request.headers['content-length'] ?? 0) });
+    requests.push({
+      method: request.method!,
+      url: decodeURIComponent(request.url!),
+      fault,
+      bytes: Number(request.headers['content-length'] ?? 0),
+    });
     switch (fault) {
       case '500':
       case 'slow-down': {
-        const [status, code, message] = fault === '500' ? [500, 'InternalError', 'We encountered an internal error. Please try again.'] : [503, 'SlowDown', 'Please reduce your request rate.'];
+        const [status, code, message] =
+          fault === '500'
+            ? [500, 'InternalError', 'We encountered an internal error. Please try again.']
+            : [503, 'SlowDown', 'Please reduce your request rate.'];
         request.resume();
         request.on('end', () => {
           response.writeHead(status, { 'Content-Type': 'application/xml' });

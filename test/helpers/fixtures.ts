@@ -25,7 +25,16 @@ export type Tables = Partial<Record<TableName, Row[]>>;
 export type TableName = keyof typeof COLUMNS;
 
 export const COLUMNS = {
-  balances: { chain_id: 'BIGINT', block_number: 'BIGINT', log_index: 'INTEGER', tx_hash: 'VARCHAR', timestamp: 'BIGINT', address: 'VARCHAR', token: 'VARCHAR', balance: 'VARCHAR' },
+  balances: {
+    chain_id: 'BIGINT',
+    block_number: 'BIGINT',
+    log_index: 'INTEGER',
+    tx_hash: 'VARCHAR',
+    timestamp: 'BIGINT',
+    address: 'VARCHAR',
+    token: 'VARCHAR',
+    balance: 'VARCHAR',
+  },
   tokens: { chain_id: 'BIGINT', token: 'VARCHAR', decimals: 'INTEGER' },
   venue_b_accounts: { chain_id: 'BIGINT', account: 'VARCHAR', owner: 'VARCHAR' },
   prices: { chain_id: 'BIGINT', token: 'VARCHAR', date: 'DATE', usd_price: 'DOUBLE' },
@@ -79,7 +88,12 @@ export function tempDir(prefix = 'ws-test-'): string {
 /** A DuckDB database of the build's own settings in a fresh temporary folder, for tests of its SQL. */
 export function scratchDatabase(options: { threads?: number; memoryLimit?: string } = {}): Promise<Database> {
   const root = tempDir();
-  return openDatabase({ file: path.join(root, 'test.duckdb'), tempDir: path.join(root, 'spill'), threads: options.threads ?? 2, memoryLimit: options.memoryLimit ?? '256MB' });
+  return openDatabase({
+    file: path.join(root, 'test.duckdb'),
+    tempDir: path.join(root, 'spill'),
+    threads: options.threads ?? 2,
+    memoryLimit: options.memoryLimit ?? '256MB',
+  });
 }
 
 function literal(value: Value): string {
@@ -93,7 +107,12 @@ function literal(value: Value): string {
  * Writes the seven Parquet files of `tables` into `dir`. A type of null leaves the column out.
  * `generated` gives a table as a SELECT instead, for tables too large to list row by row.
  */
-export async function writeInputs(dir: string, tables: Tables, overrides: TypeOverrides = {}, generated: Partial<Record<TableName, string>> = {}): Promise<string> {
+export async function writeInputs(
+  dir: string,
+  tables: Tables,
+  overrides: TypeOverrides = {},
+  generated: Partial<Record<TableName, string>> = {},
+): Promise<string> {
   const db = await duck();
   fs.mkdirSync(dir, { recursive: true });
   for (const [table, contractColumns] of Object.entries(COLUMNS) as [TableName, Record<string, string>][]) {
@@ -106,7 +125,9 @@ export async function writeInputs(dir: string, tables: Tables, overrides: TypeOv
       const values = rows.map((row) => `(${names.map((column) => literal(row[column] ?? null)).join(', ')})`);
       await db.run(`INSERT INTO ${name} VALUES ${values.join(', ')}`);
     }
-    await db.run(`COPY ${generated[table] === undefined ? name : `(${generated[table]})`} TO ${sqlString(path.join(dir, `${table}.parquet`))} (FORMAT parquet)`);
+    await db.run(
+      `COPY ${generated[table] === undefined ? name : `(${generated[table]})`} TO ${sqlString(path.join(dir, `${table}.parquet`))} (FORMAT parquet)`,
+    );
   }
   return dir;
 }
@@ -164,7 +185,14 @@ export async function build(
   // between the builds of a test process: starting them cost about a CPU-second per build.
   const { allowEmpty, allowDistantNow } = options;
   const config = resolveBuildConfig({
-    input, out, now: options.now ?? PINNED_NOW, shard: options.shard, progress: 'quiet', threads: 1, allowEmpty, allowDistantNow,
+    input,
+    out,
+    now: options.now ?? PINNED_NOW,
+    shard: options.shard,
+    progress: 'quiet',
+    threads: 1,
+    allowEmpty,
+    allowDistantNow,
     ...(manifest ? { manifest } : {}),
   });
   const summary = await buildSnapshot(config, { threadCache });
@@ -180,7 +208,9 @@ export async function build(
 }
 
 /** A balances row with defaults (chain 1, token uty, tx = block), so a test names only what matters. */
-export function balance(row: Partial<Record<keyof typeof COLUMNS.balances, Value>> & { address: string; block_number: number; balance: string }): Row {
+export function balance(
+  row: Partial<Record<keyof typeof COLUMNS.balances, Value>> & { address: string; block_number: number; balance: string },
+): Row {
   return {
     chain_id: 1,
     log_index: 0,
@@ -198,8 +228,8 @@ export function unix(isoWithOffset: string): number {
   return ms / 1000;
 }
 
-export const A = '0x' + 'a'.repeat(40);
-export const B = '0x' + 'b'.repeat(40);
-export const C = '0x' + 'c'.repeat(40);
-export const SUB = '0x' + '5'.repeat(40);
-export const SUB2 = '0x' + '6'.repeat(40);
+export const A = `0x${'a'.repeat(40)}`;
+export const B = `0x${'b'.repeat(40)}`;
+export const C = `0x${'c'.repeat(40)}`;
+export const SUB = `0x${'5'.repeat(40)}`;
+export const SUB2 = `0x${'6'.repeat(40)}`;

@@ -71,7 +71,7 @@ const TRAVERSAL_SEGMENTS = [
   '..;',
   ';',
   '~',
-  '%2e%2e%2f%2e%2e%2f' + CANARY_FILE,
+  `%2e%2e%2f%2e%2e%2f${CANARY_FILE}`,
   '%uff0e',
   '..%00',
   'é',

@@ -45,10 +45,13 @@ async function startPublishedWorker(dir: string): Promise<Host> {
     const to = `s3://${BUCKET}/nightly`;
     await runPublish({ dir, to, endpoint: s3.endpoint, concurrency: 16, maxAttempts: 3, progress: 'quiet' });
     const worker = await startWorkerdFromBucket({ from: to, endpoint: s3.endpoint, port: 0, host: '127.0.0.1' });
-    return { ...worker, close: async () => {
-      await worker.close();
-      await s3.close();
-    } };
+    return {
+      ...worker,
+      close: async () => {
+        await worker.close();
+        await s3.close();
+      },
+    };
   } catch (error) {
     await s3.close();
     throw error;

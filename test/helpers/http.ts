@@ -15,24 +15,27 @@ export interface Answer {
 export function request(base: string, path: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: options.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => {
-        let body = Buffer.concat(chunks);
-        const encoding = res.headers['content-encoding'];
-        if (encoding === 'gzip') body = zlib.gunzipSync(body);
-        if (encoding === 'br') body = zlib.brotliDecompressSync(body);
-        const text = body.toString('utf8');
-        let json: unknown = undefined;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, text, json });
-      });
-    });
+    const req = http.request(
+      { host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: options.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => {
+          let body = Buffer.concat(chunks);
+          const encoding = res.headers['content-encoding'];
+          if (encoding === 'gzip') body = zlib.gunzipSync(body);
+          if (encoding === 'br') body = zlib.brotliDecompressSync(body);
+          const text = body.toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, text, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });

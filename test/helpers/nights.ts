@@ -20,7 +20,8 @@ const YUTY_HOLDERS = WALLETS.slice(0, 5);
 
 export function days(from: string, to: string): string[] {
   const out: string[] = [];
-  for (let day = Date.parse(`${from}T00:00:00Z`); day <= Date.parse(`${to}T00:00:00Z`); day += 86_400_000) out.push(new Date(day).toISOString().slice(0, 10));
+  for (let day = Date.parse(`${from}T00:00:00Z`); day <= Date.parse(`${to}T00:00:00Z`); day += 86_400_000)
+    out.push(new Date(day).toISOString().slice(0, 10));
   return out;
 }
 
@@ -34,7 +35,9 @@ export function night(change: (tables: Required<Pick<Tables, 'balances' | 'price
   const tables = {
     balances: [
       ...WALLETS.map((address, i) => balance({ address, block_number: 100 + i, timestamp: at, balance: '100000000000000000000' })),
-      ...YUTY_HOLDERS.map((address, i) => balance({ address, block_number: 200 + i, timestamp: at, token: 'yuty', balance: '10000000000000000000' })),
+      ...YUTY_HOLDERS.map((address, i) =>
+        balance({ address, block_number: 200 + i, timestamp: at, token: 'yuty', balance: '10000000000000000000' }),
+      ),
     ],
     prices: days('2025-09-01', LAST).flatMap((date): Row[] => [
       { chain_id: 1, token: 'uty', date, usd_price: 1 },
@@ -60,23 +63,40 @@ export const ALTERED: Record<RuleName, { tables: Tables; now?: string; says: Reg
   },
   wallets: {
     tables: night((t) => (t.balances = t.balances.filter((row) => row.address !== WALLETS[18] && row.address !== WALLETS[19]))),
-    says: [/rule wallets: live 20 wallets, this night 18 wallets \(-10\.0%\)/, /the number of wallets falls by more than 5% \(--max-wallet-drop\)/, /explained by it: restated/],
+    says: [
+      /rule wallets: live 20 wallets, this night 18 wallets \(-10\.0%\)/,
+      /the number of wallets falls by more than 5% \(--max-wallet-drop\)/,
+      /explained by it: restated/,
+    ],
   },
   participants: {
-    tables: night((t) => (t.points = t.points.filter((row) => !(row.season === 2 && (row.address === WALLETS[0] || row.address === WALLETS[1]))))),
+    tables: night(
+      (t) => (t.points = t.points.filter((row) => !(row.season === 2 && (row.address === WALLETS[0] || row.address === WALLETS[1])))),
+    ),
     says: [/rule participants: live s2: 20 participants, this night s2: 18 participants \(-10\.0%/, /--max-participant-drop/],
   },
   restated: {
-    tables: night((t) => t.prices.filter((row) => row.date === '2025-11-10' && row.token === 'uty').forEach((row) => (row.usd_price = 1.1))),
-    says: [/rule restated: live 2025-11-10: \$2,100\.00, this night 2025-11-10: \$2,300\.00 \(\+9\.52%/, /by more than 1% \(--max-restatement\)/],
+    tables: night((t) =>
+      t.prices.filter((row) => row.date === '2025-11-10' && row.token === 'uty').forEach((row) => (row.usd_price = 1.1)),
+    ),
+    says: [
+      /rule restated: live 2025-11-10: \$2,100\.00, this night 2025-11-10: \$2,300\.00 \(\+9\.52%/,
+      /by more than 1% \(--max-restatement\)/,
+    ],
   },
   'day-change': {
     tables: night((t) => t.prices.filter((row) => row.date === LAST).forEach((row) => (row.usd_price = 3 * Number(row.usd_price)))),
-    says: [/rule day-change: the day before 2025-11-19: \$2,100\.00, the last day 2025-11-20: \$6,300\.00 \(\+200\.0%\)/, /by more than 50% \(--max-day-change\)/],
+    says: [
+      /rule day-change: the day before 2025-11-19: \$2,100\.00, the last day 2025-11-20: \$6,300\.00 \(\+200\.0%\)/,
+      /by more than 50% \(--max-day-change\)/,
+    ],
   },
   unpriced: {
     tables: night((t) => (t.prices = t.prices.filter((row) => row.token !== 'yuty'))),
-    says: [/rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 5 of 25 positions on 2025-11-20 without a price \(0\.0% → 20\.0%\)/, /positions without a price rise to 5% of the last day's positions or more from a live night below 5% \(--max-unpriced\)/],
+    says: [
+      /rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 5 of 25 positions on 2025-11-20 without a price \(0\.0% → 20\.0%\)/,
+      /positions without a price rise to 5% of the last day's positions or more from a live night below 5% \(--max-unpriced\)/,
+    ],
   },
   backwards: {
     tables: night(),
@@ -85,8 +105,21 @@ export const ALTERED: Record<RuleName, { tables: Tables; now?: string; says: Reg
   },
 };
 
-export function publishTo(s3: RunningS3, dir: string | undefined, prefix: string, options: Partial<PublishCommandOptions> = {}): Promise<string> {
-  return runPublish({ dir, to: `s3://${BUCKET}/${prefix}`, endpoint: s3.endpoint, concurrency: 8, maxAttempts: 2, progress: 'quiet', ...options });
+export function publishTo(
+  s3: RunningS3,
+  dir: string | undefined,
+  prefix: string,
+  options: Partial<PublishCommandOptions> = {},
+): Promise<string> {
+  return runPublish({
+    dir,
+    to: `s3://${BUCKET}/${prefix}`,
+    endpoint: s3.endpoint,
+    concurrency: 8,
+    maxAttempts: 2,
+    progress: 'quiet',
+    ...options,
+  });
 }
 
 /** The pointer's bytes as s3rver stores them. */
@@ -112,7 +145,12 @@ export async function refusedThenAccepted(s3: RunningS3, prefix: string, rule: R
   const before = pointerBytes(s3, prefix);
   const error = await refusal(() => publishTo(s3, dir, prefix));
   assert.is(error.exitCode, 1);
-  assert.match(error.message, new RegExp(`^publish refused: version \\S+ does not go live at s3://snapshots/${prefix}; the live version \\S+ is untouched\\. 1 rule refused the night:`));
+  assert.match(
+    error.message,
+    new RegExp(
+      `^publish refused: version \\S+ does not go live at s3://snapshots/${prefix}; the live version \\S+ is untouched\\. 1 rule refused the night:`,
+    ),
+  );
   for (const words of ALTERED[rule]!.says) assert.match(error.message, words);
   assert.match(error.message, `if this change is known, publish it with --accept ${rule}`);
   assert.is(pointerBytes(s3, prefix), before);

@@ -56,7 +56,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * that was under it to be gone (at most `deadlineMs` after npm's exit). Returns how long the
  * last one took after npm's exit. Whatever is still running at the deadline is killed and named.
  */
-export async function signalAndWatch(npm: ChildProcessByStdio<null, Readable, Readable>, ready: (output: string) => boolean, signal: NodeJS.Signals, deadlineMs: number): Promise<{ lastGoneMs: number; tree: Map<number, string>; output: string }> {
+export async function signalAndWatch(
+  npm: ChildProcessByStdio<null, Readable, Readable>,
+  ready: (output: string) => boolean,
+  signal: NodeJS.Signals,
+  deadlineMs: number,
+): Promise<{ lastGoneMs: number; tree: Map<number, string>; output: string }> {
   let output = '';
   const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
@@ -82,7 +87,10 @@ export async function signalAndWatch(npm: ChildProcessByStdio<null, Readable, Re
   const lastGoneMs = Math.round(performance.now() - npmGone);
   const left = [...tree].filter(([pid]) => alive(pid));
   for (const [pid] of left) process.kill(pid, 'SIGKILL');
-  assert.equal(left.map(([pid, command]) => `${pid} ${command}`), [], `still running ${deadlineMs} ms after npm exited on ${signal}`);
+  assert.equal(
+    left.map(([pid, command]) => `${pid} ${command}`),
+    [],
+    `still running ${deadlineMs} ms after npm exited on ${signal}`,
+  );
   return { lastGoneMs, tree, output };
 }
-

@@ -23,13 +23,27 @@ type Watcher = (text: string, child: ReturnType<typeof spawn>) => void;
  */
 export function runCli(
   args: string[],
-  options: { onStderr?: Watcher; onStdout?: Watcher; fileSizeLimit?: number; env?: Record<string, string>; prefix?: string[]; faults?: { killAt?: string; blockingRead?: string } } = {},
+  options: {
+    onStderr?: Watcher;
+    onStdout?: Watcher;
+    fileSizeLimit?: number;
+    env?: Record<string, string>;
+    prefix?: string[];
+    faults?: { killAt?: string; blockingRead?: string };
+  } = {},
 ): Promise<Finished & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
     // With faults, the CLI runs through the harness that injects them (cli-with-faults.ts).
     const faults = options.faults;
     const cli = faults
-      ? ['--import', 'tsx', FAULTS_HARNESS, ...(faults.killAt ? ['--kill-at', faults.killAt] : []), ...(faults.blockingRead ? ['--blocking-read', faults.blockingRead] : []), '--']
+      ? [
+          '--import',
+          'tsx',
+          FAULTS_HARNESS,
+          ...(faults.killAt ? ['--kill-at', faults.killAt] : []),
+          ...(faults.blockingRead ? ['--blocking-read', faults.blockingRead] : []),
+          '--',
+        ]
       : [CLI];
     const command = [
       ...(options.prefix ?? []),
@@ -37,7 +51,11 @@ export function runCli(
         ? [process.execPath, ...cli, ...args]
         : ['/bin/sh', '-c', `ulimit -f ${options.fileSizeLimit} && exec "$0" "$@"`, process.execPath, ...cli, ...args]),
     ];
-    const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+    const child = spawn(command[0]!, command.slice(1), {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...options.env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (data) => {
@@ -60,7 +78,8 @@ export function runCli(
  * children running (docs/reliability.md).
  */
 export async function stopGroup(child: ChildProcess, graceMs = 10_000): Promise<void> {
-  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+  const exited =
+    child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
   const signalGroup = (signal: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, signal);

@@ -26,7 +26,9 @@ export interface RunningS3 {
 
 /** s3rver in a child process (see s3rver-process.mjs), on a free loopback port. */
 export async function startS3Server(directory = tempDir('ws-s3-'), bucket = BUCKET): Promise<RunningS3> {
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', SERVER_SCRIPT, directory, bucket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', SERVER_SCRIPT, directory, bucket], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
@@ -56,7 +58,10 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-export async function startFaultyProxy(upstream: string, faultOf: (n: number, request: http.IncomingMessage) => Fault): Promise<RunningProxy> {
+export async function startFaultyProxy(
+  upstream: string,
+  faultOf: (n: number, request: http.IncomingMessage) => Fault,
+): Promise<RunningProxy> {
   const target = new URL(upstream);
   const requests: RunningProxy['requests'] = [];
   const server = http.createServer((request, response) => {
@@ -72,7 +77,9 @@ export async function startFaultyProxy(upstream: string, faultOf: (n: number, re
       request.resume();
       request.on('end', () => {
         response.writeHead(status, { 'Content-Type': 'application/xml' });
-        response.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>Please reduce your request rate.</Message></Error>`);
+        response.end(
+          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>Please reduce your request rate.</Message></Error>`,
+        );
       });
       return;
     }

@@ -79,13 +79,18 @@ test('SIGTERM to the bench stops every child it started (the S3 server and the b
       child.kill('SIGTERM');
     }
   });
-  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal])));
+  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+    child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
+  );
   try {
     assert.ok(signalled, `the bench never started a build:\n${stderr}`);
     assert.is(code, 130, `exit ${code} ${signal}:\n${stderr}`);
     const names = [...pids.values()];
     assert.ok(names.includes('s3rver'), names.join(', '));
-    assert.ok(names.some((name) => name.startsWith('build')), names.join(', '));
+    assert.ok(
+      names.some((name) => name.startsWith('build')),
+      names.join(', '),
+    );
     for (const [pid, name] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) is still running`);
   } finally {
     for (const pid of pids.keys()) if (alive(pid)) process.kill(pid, 'SIGKILL');

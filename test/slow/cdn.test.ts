@@ -9,7 +9,6 @@ import { buildSnapshot } from '../../build/index.ts';
 import { resolveBuildConfig } from '../../build/config.ts';
 import { generateDataset } from '../../data/generate.ts';
 
-
 async function buildWithManifest(input: string, root: string, name: string) {
   const manifest = path.join(root, `${name}.sha256`);
   const out = path.join(root, name);
@@ -20,11 +19,19 @@ async function buildWithManifest(input: string, root: string, name: string) {
 
 test('Netlify / Cloudflare Pages: _headers and _redirects cover every /v1 path', async () => {
   const root = tempDir();
-  const input = await writeInputs(path.join(root, 'in'), { seasons: [{ season: 1, as_of: null }, { season: 2, as_of: null }] });
+  const input = await writeInputs(path.join(root, 'in'), {
+    seasons: [
+      { season: 1, as_of: null },
+      { season: 2, as_of: null },
+    ],
+  });
   const out = path.join(root, 'public');
   await buildSnapshot(resolveBuildConfig({ input, out, now, progress: 'quiet' }));
   const headers = fs.readFileSync(path.join(out, '_headers'), 'utf8');
-  assert.match(headers, '/v1/*\n  Content-Type: application/json; charset=utf-8\n  Access-Control-Allow-Origin: *\n  Cache-Control: public, max-age=300, must-revalidate');
+  assert.match(
+    headers,
+    '/v1/*\n  Content-Type: application/json; charset=utf-8\n  Access-Control-Allow-Origin: *\n  Cache-Control: public, max-age=300, must-revalidate',
+  );
   const redirects = fs.readFileSync(path.join(out, '_redirects'), 'utf8');
   assert.match(redirects, '/v1/address/:address/portfolio/daily  /v1/address/:address/portfolio/daily.json  200');
   assert.match(redirects, '/v1/address/:address/portfolio        /v1/address/:address/portfolio.json        200');
@@ -38,7 +45,12 @@ test('Netlify / Cloudflare Pages: _headers and _redirects cover every /v1 path',
 
 test('the CloudFront function rewrites to the .json objects and answers what the handler answers before reading a file', async () => {
   const root = tempDir();
-  const input = await writeInputs(path.join(root, 'in'), { seasons: [{ season: 1, as_of: null }, { season: 12, as_of: null }] });
+  const input = await writeInputs(path.join(root, 'in'), {
+    seasons: [
+      { season: 1, as_of: null },
+      { season: 12, as_of: null },
+    ],
+  });
   const out = path.join(root, 'public');
   await buildSnapshot(resolveBuildConfig({ input, out, now, progress: 'quiet' }));
   const context = vm.createContext({});
@@ -46,12 +58,15 @@ test('the CloudFront function rewrites to the .json objects and answers what the
   type Query = Record<string, { value: string; multiValue?: { value: string }[] }>;
   const handle = (uri: string, method = 'GET', querystring: Query = {}, headers: Record<string, { value: string }> = {}) =>
     context.handler({ request: { method, uri, querystring, headers } });
-  const upper = '0x' + 'A'.repeat(40);
+  const upper = `0x${'A'.repeat(40)}`;
   assert.is(handle(`/v1/address/${upper}/portfolio`).uri, `/v1/address/${upper.toLowerCase()}/portfolio.json`);
   assert.is(handle(`/v1/address/${A}/portfolio/daily`).uri, `/v1/address/${A}/portfolio/daily.json`);
   assert.is(handle(`/v1/address/${A}/points`).uri, `/v1/address/${A}/points.json`);
   assert.is(handle(`/v1/address/${upper}/points/history`).uri, `/v1/address/${upper.toLowerCase()}/points/history.json`);
-  assert.is(handle(`/v1/address/${A}/points/history`, 'GET', { from: { value: '2025-11-01' } }).uri, `/v1/address/${A}/points/history.json`);
+  assert.is(
+    handle(`/v1/address/${A}/points/history`, 'GET', { from: { value: '2025-11-01' } }).uri,
+    `/v1/address/${A}/points/history.json`,
+  );
   assert.is(handle('/v1/leaderboard/s12').uri, '/v1/leaderboard/s12.json');
   assert.is(handle('/v1/seasons').uri, '/v1/seasons.json');
   assert.is(handle('/v1/openapi.json').uri, '/v1/openapi.json');
@@ -113,7 +128,15 @@ test('the manifest lists wallets in address order, the same bytes from two build
   const root = tempDir();
   const input = path.join(root, 'in');
   // About 60,000 snapshots: several batches, finished by the two document threads in either order.
-  await generateDataset({ outDir: input, wallets: 1500, seed: 5, startDate: '2025-06-01', days: 120, seasonOneEnd: '2025-08-01', rowsPerWallet: 40 });
+  await generateDataset({
+    outDir: input,
+    wallets: 1500,
+    seed: 5,
+    startDate: '2025-06-01',
+    days: 120,
+    seasonOneEnd: '2025-08-01',
+    rowsPerWallet: 40,
+  });
   const manifests = [];
   for (const name of ['one', 'two']) {
     const manifest = path.join(root, `${name}.sha256`);
@@ -121,7 +144,10 @@ test('the manifest lists wallets in address order, the same bytes from two build
     manifests.push(fs.readFileSync(manifest, 'utf8'));
   }
   assert.is(manifests[1], manifests[0]);
-  const wallets = manifests[0]!.split('\n').map((line) => line.slice(66)).filter((file) => file.startsWith('v1/address/') && file.endsWith('/portfolio.json'));
+  const wallets = manifests[0]!
+    .split('\n')
+    .map((line) => line.slice(66))
+    .filter((file) => file.startsWith('v1/address/') && file.endsWith('/portfolio.json'));
   assert.ok(wallets.length > 1000);
   assert.equal(wallets, [...wallets].sort());
 });

@@ -12,10 +12,11 @@ test('--help lists the commands and exits 0', async () => {
   for (const command of ['build', 'verify', 'serve']) assert.match(result.stdout, command);
   const build = await runCli(['build', '--help']);
   assert.is(build.code, 0);
-  for (const option of ['--input', '--out', '--now', '--shard', '--allow-empty', '--allow-distant-now', '--threads']) assert.match(build.stdout, option);
+  for (const option of ['--input', '--out', '--now', '--shard', '--allow-empty', '--allow-distant-now', '--threads'])
+    assert.match(build.stdout, option);
 });
 
-test('--version and -V print package.json\'s version and exit 0', async () => {
+test("--version and -V print package.json's version and exit 0", async () => {
   const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
   assert.match(version, /^\d+\.\d+\.\d+/);
   for (const flag of ['--version', '-V']) {
@@ -56,10 +57,29 @@ test('--summary-json writes the summary; a path that cannot be written fails bef
   const result = await runCli(['build', '--input', input, '--out', out, '--now', PINNED_NOW, '--summary-json', file]);
   assert.is(result.code, 0, result.stderr);
   const summary = JSON.parse(fs.readFileSync(file, 'utf8'));
-  assert.equal([summary.wallets, summary.files, summary.dailyAsOf, summary.lastClosedDay, summary.balanceRows], [1, 18, '2025-11-20', '2025-11-20', 1]);
-  assert.equal(Object.keys(summary.stageSeconds).slice(0, 5), ['read inputs', 'check values', 'load inputs', 'check relations', 'number chains']);
+  assert.equal(
+    [summary.wallets, summary.files, summary.dailyAsOf, summary.lastClosedDay, summary.balanceRows],
+    [1, 18, '2025-11-20', '2025-11-20', 1],
+  );
+  assert.equal(Object.keys(summary.stageSeconds).slice(0, 5), [
+    'read inputs',
+    'check values',
+    'load inputs',
+    'check relations',
+    'number chains',
+  ]);
   const blocked = path.join(root, 'ci', 'summary.json', 'nested.json');
-  const refused = await runCli(['build', '--input', input, '--out', path.join(root, 'other'), '--now', PINNED_NOW, '--summary-json', blocked]);
+  const refused = await runCli([
+    'build',
+    '--input',
+    input,
+    '--out',
+    path.join(root, 'other'),
+    '--now',
+    PINNED_NOW,
+    '--summary-json',
+    blocked,
+  ]);
   assert.is(refused.code, 1);
   assert.match(refused.stderr, `wallet-snapshot: --summary-json ${blocked} cannot be written (`);
   assert.not.ok(fs.existsSync(path.join(root, 'other')), 'the build ran before the summary path was checked');

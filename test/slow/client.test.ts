@@ -60,7 +60,10 @@ test.before(async () => {
     ],
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
     prices: [{ chain_id: 1, token: 'uty', date: '2025-10-01', usd_price: 0.99 }],
-    seasons: [{ season: 1, as_of: '2025-11-05' }, { season: 2, as_of: null }],
+    seasons: [
+      { season: 1, as_of: '2025-11-05' },
+      { season: 2, as_of: null },
+    ],
     points: [
       { season: 1, date: '2025-11-03', address: A, points: 5 },
       { season: 2, date: '2025-11-18', address: A, points: 4 },
@@ -89,14 +92,17 @@ async function deadUrl(): Promise<string> {
 async function assertResults(results: any, base: string, dead: string, bundled = false): Promise<void> {
   if (bundled) {
     assert.equal(results.validated, built.json('v1/leaderboard/s2.json'));
-    assert.match(results.validateTrue, "validate: true could not load the schemas beside the client");
+    assert.match(results.validateTrue, 'validate: true could not load the schemas beside the client');
     assert.match(results.validateTrue, "pass the validator itself: import { validateDocument } from 'wallet-snapshot/client/validation'");
   }
   const answer = async (url: string) => (await fetch(`${base}${url}`)).json();
   assert.equal(results.portfolio, await answer(`/v1/address/${A}/portfolio`));
   assert.equal(results.portfolio, built.json(`v1/address/${A}/portfolio.json`));
   assert.equal(results.daily, await answer(`/v1/address/${A}/portfolio/daily?from=2025-11-17&to=2025-11-18`));
-  assert.equal(results.daily.days.map((day: any) => day.date), ['2025-11-17', '2025-11-18']);
+  assert.equal(
+    results.daily.days.map((day: any) => day.date),
+    ['2025-11-17', '2025-11-18'],
+  );
   assert.equal(results.leaderboard, built.json('v1/leaderboard/s2.json'));
   assert.equal(results.points, built.json(`v1/address/${A}/points.json`));
   assert.equal(results.pointsHistory, await answer(`/v1/address/${A}/points/history?from=2025-11-05`));
@@ -115,7 +121,7 @@ async function assertResults(results: any, base: string, dead: string, bundled =
   assert.match(results.noAnswer.message, `GET ${dead}/v1/seasons got no answer (3 attempts): `);
 }
 
-test('in Chromium, on a page of another origin: every function, the typed errors, the browser\'s fetch under CORS', async () => {
+test("in Chromium, on a page of another origin: every function, the typed errors, the browser's fetch under CORS", async () => {
   const bundle = await bundled(APP);
   const page = http.createServer((req, res) => {
     if (req.url === '/app.js') {
@@ -142,7 +148,10 @@ test('in Chromium, on a page of another origin: every function, the typed errors
       assert.is(new URL(pageUrl).origin === new URL(api.url).origin, false);
       await assertResults(results, api.url, dead, true);
       // The browser reports each failed request of the page on its console; nothing else went wrong.
-      assert.equal(errors.filter((error) => !/Failed to load resource|net::ERR_CONNECTION_REFUSED/.test(error)), []);
+      assert.equal(
+        errors.filter((error) => !/Failed to load resource|net::ERR_CONNECTION_REFUSED/.test(error)),
+        [],
+      );
     } finally {
       await close();
     }
@@ -178,7 +187,9 @@ test('against the Worker in workerd: every function, the typed errors, revalidat
       again: await client.seasons(),
       badAddress: await client.points('0x123').catch(failure),
       unknownSeason: await client.leaderboard(9).catch(failure),
-      noAnswer: await createClient({ baseUrl: dead, backoff: () => 0 }).seasons().catch(failure),
+      noAnswer: await createClient({ baseUrl: dead, backoff: () => 0 })
+        .seasons()
+        .catch(failure),
     };
     await assertResults(results, host.url, dead);
     // The second seasons() revalidated with the ETag the Worker gave (its answer: 304, or 200 to fetch's no-cache).
@@ -189,7 +200,7 @@ test('against the Worker in workerd: every function, the typed errors, revalidat
   }
 });
 
-test('inside a Worker (workerd\'s own fetch), against the Node server: every function, the typed errors', async () => {
+test("inside a Worker (workerd's own fetch), against the Node server: every function, the typed errors", async () => {
   const worker = `${APP}
 export default {
   async fetch(request) {

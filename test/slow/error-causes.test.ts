@@ -20,7 +20,7 @@ async function sampleCopy(root: string): Promise<string> {
   return input;
 }
 
-test('a damaged Parquet file: the refusal names the file; --debug adds DuckDB\'s own error', async () => {
+test("a damaged Parquet file: the refusal names the file; --debug adds DuckDB's own error", async () => {
   const root = tempDir();
   const input = await sampleCopy(root);
   fs.writeFileSync(path.join(input, 'prices.parquet'), 'not a parquet file at all, just text long enough to have an end');
@@ -47,7 +47,7 @@ test('two damaged files: --debug prints each cause', async () => {
   assert.is(result.stderr.match(/ {4}caused by: Error: Invalid Input Error: /g)?.length, 2, result.stderr);
 });
 
-test('--out inside a regular file: the refusal says where; --debug adds the system\'s ENOTDIR', async () => {
+test("--out inside a regular file: the refusal says where; --debug adds the system's ENOTDIR", async () => {
   const root = tempDir();
   fs.writeFileSync(path.join(root, 'a-file'), '');
   const out = path.join(root, 'a-file', 'public');
@@ -57,17 +57,30 @@ test('--out inside a regular file: the refusal says where; --debug adds the syst
   assert.match(result.stderr, /\n {2}caused by: Error: ENOTDIR: not a directory/);
 });
 
-test('the disk refusing the file thread\'s writes: exit 4 across the thread, and --debug shows the thread\'s own error and stack', async () => {
+test("the disk refusing the file thread's writes: exit 4 across the thread, and --debug shows the thread's own error and stack", async () => {
   const root = tempDir();
   const out = path.join(root, 'public');
   // One wallet holding every token on three chains for a year: a daily document of about 800 KB,
   // which the file thread writes; 200 KB is the most any file may have (ulimit -f 400).
-  const rows = Array.from({ length: 3 }, (_, c) => TOKEN_KEYS.map((token, t) =>
-    balance({ address: A, chain_id: [1, 10, 8453][c]!, token, block_number: 1 + c * 10 + t, timestamp: 1_732_000_000 + c * 10 + t, balance: '1000' }))).flat();
+  const rows = Array.from({ length: 3 }, (_, c) =>
+    TOKEN_KEYS.map((token, t) =>
+      balance({
+        address: A,
+        chain_id: [1, 10, 8453][c]!,
+        token,
+        block_number: 1 + c * 10 + t,
+        timestamp: 1_732_000_000 + c * 10 + t,
+        balance: '1000',
+      }),
+    ),
+  ).flat();
   const input = await writeInputs(path.join(root, 'input'), { balances: rows });
   const result = await runCli(['build', '--input', input, '--out', out, '--now', NOW, '--debug'], { fileSizeLimit: 400 });
   assert.is(result.code, 4, result.stderr);
-  assert.match(result.stderr, `wallet-snapshot: could not write the new tree or its scratch files beside ${out} (document or file thread: EFBIG: file too large, write)`);
+  assert.match(
+    result.stderr,
+    `wallet-snapshot: could not write the new tree or its scratch files beside ${out} (document or file thread: EFBIG: file too large, write)`,
+  );
   assert.match(result.stderr, /\n {2}caused by: Error: EFBIG: file too large, write\n\s+at .*\n[\s\S]*file-thread\.ts/);
 });
 

@@ -66,7 +66,10 @@ async function preparedMetas(tables: Tables, shards: number): Promise<string[]> 
   const root = tempDir();
   const input = await writeInputs(path.join(root, 'input'), tables);
   const quiet = { progress: 'quiet' as const, threads: 1 };
-  const { folders } = await prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now: PINNED_NOW, ...quiet }), shards });
+  const { folders } = await prepareNight({
+    ...resolveBuildConfig({ input, out: path.join(root, 'night'), now: PINNED_NOW, ...quiet }),
+    shards,
+  });
   const metas: string[] = [];
   for (const [i, folder] of folders.entries()) {
     const out = path.join(root, `tree-${i + 1}`);
@@ -77,7 +80,9 @@ async function preparedMetas(tables: Tables, shards: number): Promise<string[]> 
 }
 
 test('with no snapshot dated <= L anywhere, every shard writes a null asOf, as the whole build does', async () => {
-  const tables = { balances: [...noSnapshot(address('1', 0), 1), balance({ address: address('2', 0), block_number: 2, timestamp: TODAY, balance: '3' })] };
+  const tables = {
+    balances: [...noSnapshot(address('1', 0), 1), balance({ address: address('2', 0), block_number: 2, timestamp: TODAY, balance: '3' })],
+  };
   const whole = await build(tables);
   const meta = whole.text('_snapshot/meta.json');
   assert.is(JSON.parse(meta).dailyAsOf, null);
@@ -86,7 +91,7 @@ test('with no snapshot dated <= L anywhere, every shard writes a null asOf, as t
   assert.equal(await preparedMetas(tables, 2), [meta, meta]);
 });
 
-test('a shard keeps the rows of its wallets: a sub-account\'s with its owner on that chain, its own on another chain', async () => {
+test("a shard keeps the rows of its wallets: a sub-account's with its owner on that chain, its own on another chain", async () => {
   const owner = address('1', 0);
   // A sub-account of the owner on chain 1, a wallet of its own on chain 10, in the other shard.
   const sub = Array.from({ length: 64 }, (_, i) => address('2', i)).find((candidate) => shardOf(candidate, 2) !== shardOf(owner, 2))!;

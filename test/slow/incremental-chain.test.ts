@@ -27,7 +27,10 @@ const made: Change[] = [];
 function exportOf(last: string, change?: Change): Tables {
   if (change) made.push(change);
   return chainExport(last, (t) => {
-    t.points.push({ season: 2, date: '2025-10-02', address: RETURNING, points: 5 }, { season: 2, date: '2025-10-03', address: RETURNING, points: -5 });
+    t.points.push(
+      { season: 2, date: '2025-10-02', address: RETURNING, points: 5 },
+      { season: 2, date: '2025-10-03', address: RETURNING, points: -5 },
+    );
     t.points.push({ season: 2, date: '2025-11-12', address: CHAIN_WALLETS[1]!, points: 0.5 });
     for (const each of made) each(t);
   });
@@ -43,21 +46,41 @@ test('a chain of nights: each incremental night builds the trees of the whole bu
   const night = path.join(root, 'night');
   const steps: { last: string; shards: number; tables: Tables; expect: string | RegExp }[] = [
     { last: '2025-11-10', shards: 2, tables: exportOf('2025-11-10'), expect: /^full: .*holds no night\.json|^full: no previous night/ },
-    { last: '2025-11-11', shards: 2, tables: exportOf('2025-11-11'), expect: "incremental from 2025-10-08 (35 days): 1 new day; the night summary's 35 days" },
+    {
+      last: '2025-11-11',
+      shards: 2,
+      tables: exportOf('2025-11-11'),
+      expect: "incremental from 2025-10-08 (35 days): 1 new day; the night summary's 35 days",
+    },
     {
       // A missed night (two new days), a late balance event of 2025-09-20 and a price of 2025-09-25 corrected.
       last: '2025-11-13',
       shards: 2,
       tables: exportOf('2025-11-13', (t) => {
-        t.balances.push({ chain_id: 1, log_index: 3, tx_hash: '0xlate', timestamp: Date.parse('2025-09-20T23:30:00-04:00') / 1000, address: CHAIN_WALLETS[4]!, token: 'uty', balance: '42', block_number: 999_999 });
+        t.balances.push({
+          chain_id: 1,
+          log_index: 3,
+          tx_hash: '0xlate',
+          timestamp: Date.parse('2025-09-20T23:30:00-04:00') / 1000,
+          address: CHAIN_WALLETS[4]!,
+          token: 'uty',
+          balance: '42',
+          block_number: 999_999,
+        });
         t.prices.find((row) => row.date === '2025-09-25')!.usd_price = 3.5;
       }),
-      expect: 'incremental from 2025-09-20 (55 days): 2 new days; balances.parquet changed from 2025-09-20; prices.parquet changed from 2025-09-25',
+      expect:
+        'incremental from 2025-09-20 (55 days): 2 new days; balances.parquet changed from 2025-09-20; prices.parquet changed from 2025-09-25',
     },
     {
       last: '2025-11-14',
       shards: 2,
-      tables: exportOf('2025-11-14', (t) => t.points.push({ season: 1, date: '2025-09-05', address: BACKDATED, points: 2 }, { season: 2, date: '2025-11-14', address: BACKDATED, points: 1 })),
+      tables: exportOf('2025-11-14', (t) =>
+        t.points.push(
+          { season: 1, date: '2025-09-05', address: BACKDATED, points: 2 },
+          { season: 2, date: '2025-11-14', address: BACKDATED, points: 1 },
+        ),
+      ),
       expect: 'incremental from 2025-09-05 (71 days): 1 new day; points.parquet changed from 2025-09-05',
     },
     {
@@ -66,17 +89,33 @@ test('a chain of nights: each incremental night builds the trees of the whole bu
       tables: exportOf('2025-11-15', (t) => t.points.push({ season: 2, date: '2025-11-15', address: RETURNING, points: 1 })),
       expect: /^full: 1 wallet-season became participants with days before 2025-10-12/,
     },
-    { last: '2025-11-16', shards: 3, tables: exportOf('2025-11-16'), expect: 'full: the previous night was cut into 2 shards, this one into 3' },
+    {
+      last: '2025-11-16',
+      shards: 3,
+      tables: exportOf('2025-11-16'),
+      expect: 'full: the previous night was cut into 2 shards, this one into 3',
+    },
     {
       last: '2025-11-17',
       shards: 3,
-      tables: exportOf('2025-11-17', (t) => t.points.splice(t.points.findIndex((row: Row) => row.date === '2025-10-01'), 1)),
+      tables: exportOf('2025-11-17', (t) =>
+        t.points.splice(
+          t.points.findIndex((row: Row) => row.date === '2025-10-01'),
+          1,
+        ),
+      ),
       expect: 'incremental from 2025-10-01 (48 days): 1 new day; points.parquet changed from 2025-10-01',
     },
     {
       last: '2025-11-18',
       shards: 3,
-      tables: exportOf('2025-11-18', (t) => ((t as Tables).multipliers = [{ season: 2, position: 'hold_uty', multiplier: 2, first_day: '2025-10-01', last_day: '2025-12-31' }])),
+      tables: exportOf(
+        '2025-11-18',
+        (t) =>
+          ((t as Tables).multipliers = [
+            { season: 2, position: 'hold_uty', multiplier: 2, first_day: '2025-10-01', last_day: '2025-12-31' },
+          ]),
+      ),
       expect: 'full: multipliers.parquet changed: a change that belongs to no day',
     },
   ];

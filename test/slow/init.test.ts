@@ -56,9 +56,15 @@ test('npx wallet-snapshot init twice: the second is refused (exit 1, the files n
 });
 
 // The workflows' steps call jq and the AWS CLI, as GitHub's runners have them: say so rather than fail obscurely.
-for (const [tool, args] of [['jq', ['--version']], ['aws', ['--version']]] as const) {
+for (const [tool, args] of [
+  ['jq', ['--version']],
+  ['aws', ['--version']],
+] as const) {
   const found = spawnSync(tool, args, { encoding: 'utf8' });
-  assert.ok(found.status === 0, `the workflows' steps run ${tool}, which this machine lacks (GitHub's runners have it): install it to run this suite`);
+  assert.ok(
+    found.status === 0,
+    `the workflows' steps run ${tool}, which this machine lacks (GitHub's runners have it): install it to run this suite`,
+  );
 }
 
 /** `verify --from` proves a published version; where this CLI lacks it yet, the scrub step is left out. */
@@ -175,7 +181,9 @@ test("the one-runner workflow's run: steps, in order, publish the sample exports
 test("the sharded workflow (3 shards), two nights: prepare, each shard's job one after another, then the commit; the second night reuses the first's folder", async () => {
   const nextDay = new Date(Date.parse(PINNED_NOW) + 86_400_000).toISOString().replace('.000Z', 'Z');
   const [first, second] = await runNights(['--sharded', '3'], [PINNED_NOW, nextDay]);
-  const ran = first!.steps.filter((step) => !step.skipped).map((step) => `${step.job}${step.matrix ? ` ${step.matrix.shard}` : ''}: ${step.name}`);
+  const ran = first!.steps
+    .filter((step) => !step.skipped)
+    .map((step) => `${step.job}${step.matrix ? ` ${step.matrix.shard}` : ''}: ${step.name}`);
   const shardSteps = (k: number) => [
     `shard ${k}: Fetch this shard's folder`,
     `shard ${k}: Build the shard from its folder`,

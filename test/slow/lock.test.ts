@@ -22,7 +22,15 @@ test('a build in another PID namespace holds --out: a second build refuses at on
   const root = tempDir();
   const input = path.join(root, 'input');
   const out = path.join(root, 'public');
-  await generateDataset({ outDir: input, wallets: 2000, seed: 5, startDate: '2025-06-01', days: 150, seasonOneEnd: '2025-09-01', rowsPerWallet: 20 });
+  await generateDataset({
+    outDir: input,
+    wallets: 2000,
+    seed: 5,
+    startDate: '2025-06-01',
+    days: 150,
+    seasonOneEnd: '2025-09-01',
+    rowsPerWallet: 20,
+  });
   type Run = Awaited<ReturnType<typeof runCli>>;
   let second = null as Promise<Run> | null;
   // The first build waits in its first read (a FIFO, the injected fault of a hung mount) until the
@@ -51,7 +59,9 @@ test('a build in another PID namespace holds --out: a second build refuses at on
   assert.match(first.stdout, 'built');
   const wallets = Number(/: (\d+) wallets,/.exec(first.stdout)![1]);
   // Wallet folders with a history (the others hold only a points file).
-  const withHistory = fs.readdirSync(path.join(out, 'v1/address')).filter((wallet) => fs.existsSync(path.join(out, 'v1/address', wallet, 'portfolio.json')));
+  const withHistory = fs
+    .readdirSync(path.join(out, 'v1/address'))
+    .filter((wallet) => fs.existsSync(path.join(out, 'v1/address', wallet, 'portfolio.json')));
   assert.is(withHistory.length, wallets);
   const verified = await verifyTree(out);
   assert.equal(verified.failures, []);

@@ -41,7 +41,7 @@ test("the last day's prices missing (a feed that stopped: the day before's carri
   const error = await refusal(() => publishTo(s3, tree.out, PREFIX));
   assert.match(
     error.message,
-    /1 rule refused the night:\n  - rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 25 of 25 positions on 2025-11-20 without a price \(0\.0% → 100\.0%\)/,
+    /1 rule refused the night:\n {2}- rule unpriced: live 0 of 25 positions on 2025-11-20 without a price, this night 25 of 25 positions on 2025-11-20 without a price \(0\.0% → 100\.0%\)/,
   );
   assert.is(pointerBytes(s3, PREFIX), before);
   assert.match(await publishTo(s3, tree.out, PREFIX, { accept: ['unpriced'] }), /^published version /);

@@ -29,7 +29,10 @@ test('SIGTERM to npm start stops the server it started', async () => {
   await exited;
   // The server answered until the signal; once npm is gone, nothing listens on its port.
   for (let attempt = 0; ; attempt++) {
-    const refused = await fetch(`${url}/v1/seasons`).then(() => false, () => true);
+    const refused = await fetch(`${url}/v1/seasons`).then(
+      () => false,
+      () => true,
+    );
     if (refused) break;
     assert.ok(attempt < 50, 'the server still answers after npm start was stopped');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -41,7 +44,10 @@ test('SIGTERM to npm start during its build stops the build, and the server neve
   const before = fs.existsSync(out) ? fs.readlinkSync(out) : null;
   const npm = spawn('npm', ['start', '--', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const { tree: processes, output } = await signalAndWatch(npm, (text) => /check values/.test(text), 'SIGTERM', 8_000);
-  assert.ok([...processes.values()].some((command) => command.includes('wallet-snapshot.js build')), [...processes.values()].join('\n'));
+  assert.ok(
+    [...processes.values()].some((command) => command.includes('wallet-snapshot.js build')),
+    [...processes.values()].join('\n'),
+  );
   assert.not.match(output, /serving /);
   // The interrupted build left the previous tree in place.
   assert.is(fs.existsSync(out) ? fs.readlinkSync(out) : null, before);

@@ -38,31 +38,67 @@ if (built.status !== 0) throw new Error(`build of the sample failed:\n${built.st
 
 test('SIGTERM to npx wallet-snapshot serve stops the server: nothing is left and the port is free', async () => {
   const app = installedApp();
-  const npx = spawn('npx', ['wallet-snapshot', 'serve', '--dir', path.join(tree, 'public'), '--port', '0'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+  const npx = spawn('npx', ['wallet-snapshot', 'serve', '--dir', path.join(tree, 'public'), '--port', '0'], {
+    cwd: app,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const { lastGoneMs, tree: processes, output } = await signalAndWatch(npx, (text) => /serving \S+ at http/.test(text), 'SIGTERM', 5_000);
-  assert.ok([...processes.values()].some((command) => command.includes('wallet-snapshot serve')), [...processes.values()].join('\n'));
+  assert.ok(
+    [...processes.values()].some((command) => command.includes('wallet-snapshot serve')),
+    [...processes.values()].join('\n'),
+  );
   const url = /serving \S+ at (http:\/\/\S+)/.exec(output)![1]!;
-  assert.ok(await fetch(`${url}/v1/seasons`).then(() => false, () => true), 'the port still answers');
+  assert.ok(
+    await fetch(`${url}/v1/seasons`).then(
+      () => false,
+      () => true,
+    ),
+    'the port still answers',
+  );
   process.stderr.write(`  (the server was gone ${lastGoneMs} ms after npx exited)\n`);
 });
 
 test('SIGTERM to npm run bench stops the bench and every child it started', async () => {
   const data = tempDir('ws-orphans-bench-');
-  const npm = spawn('npm', ['run', 'bench', '--', '--wallets', '30', '--shard', '1/2', '--data', data, '--store', path.join(data, 'store')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = spawn(
+    'npm',
+    ['run', 'bench', '--', '--wallets', '30', '--shard', '1/2', '--data', data, '--store', path.join(data, 'store')],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   // Once the build runs, the S3 server runs too: the bench has two children of its own to stop.
-  const { lastGoneMs, tree: processes } = await signalAndWatch(npm, (text) => /\[bench\] started pid \d+: build/.test(text), 'SIGTERM', 15_000);
+  const { lastGoneMs, tree: processes } = await signalAndWatch(
+    npm,
+    (text) => /\[bench\] started pid \d+: build/.test(text),
+    'SIGTERM',
+    15_000,
+  );
   const commands = [...processes.values()];
-  assert.ok(commands.some((command) => command.includes('bench/run.ts')), commands.join('\n'));
-  assert.ok(commands.some((command) => command.includes('s3rver')), commands.join('\n'));
-  assert.ok(commands.some((command) => command.includes('wallet-snapshot.js build')), commands.join('\n'));
+  assert.ok(
+    commands.some((command) => command.includes('bench/run.ts')),
+    commands.join('\n'),
+  );
+  assert.ok(
+    commands.some((command) => command.includes('s3rver')),
+    commands.join('\n'),
+  );
+  assert.ok(
+    commands.some((command) => command.includes('wallet-snapshot.js build')),
+    commands.join('\n'),
+  );
   process.stderr.write(`  (the bench and its children were gone ${lastGoneMs} ms after npm exited)\n`);
 });
 
 test('SIGKILL to serve --runtime workerd alone: its workerd ends with it, the kernel kills it (Linux, setpriv)', async () => {
   // Not through npx: the SIGKILL goes to the CLI itself, which then runs no code to stop workerd.
-  const serve = spawn(process.execPath, [CLI, 'serve', '--runtime', 'workerd', '--dir', path.join(tree, 'public'), '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const serve = spawn(process.execPath, [CLI, 'serve', '--runtime', 'workerd', '--dir', path.join(tree, 'public'), '--port', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const { lastGoneMs, tree: processes } = await signalAndWatch(serve, (text) => /serving \S+ at http/.test(text), 'SIGKILL', 5_000);
-  assert.ok([...processes.values()].some((command) => /\bworkerd serve\b/.test(command)), [...processes.values()].join('\n'));
+  assert.ok(
+    [...processes.values()].some((command) => /\bworkerd serve\b/.test(command)),
+    [...processes.values()].join('\n'),
+  );
   process.stderr.write(`  (workerd was gone ${lastGoneMs} ms after serve was killed)\n`);
 });
 

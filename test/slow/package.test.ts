@@ -49,14 +49,22 @@ const userEnv: Record<string, string> = {
 };
 
 function run(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): SpawnSyncReturns<string> {
-  const result = spawnSync(command, args, { cwd: options.cwd, env: { ...userEnv, ...options.env }, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const result = spawnSync(command, args, {
+    cwd: options.cwd,
+    env: { ...userEnv, ...options.env },
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20,
+  });
   if (result.error) throw result.error;
   return result;
 }
 const npx = (args: string[], env: Record<string, string> = {}) => run('npx', ['wallet-snapshot', ...args], { cwd: user, env });
 
 // One pack (prepack compiles and bundles into dist/) and one install for every test below.
-const packed = run('npm', ['pack', '--pack-destination', work], { cwd: ROOT, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? home } });
+const packed = run('npm', ['pack', '--pack-destination', work], {
+  cwd: ROOT,
+  env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? home },
+});
 assert.is(packed.status, 0, packed.stderr);
 const tarball = path.join(work, fs.readdirSync(work).find((name) => name.endsWith('.tgz'))!);
 const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -70,11 +78,20 @@ test('the tarball installs with Node alone: no TypeScript toolchain among what i
   assert.not.match(installed.stderr, 'EBADENGINE');
   const listed = run('npm', ['ls', '--all', '--parseable'], { cwd: user });
   assert.is(listed.status, 0, listed.stderr);
-  const names = new Set(listed.stdout.trim().split('\n').map((line) => line.split(`${path.sep}node_modules${path.sep}`).at(-1)!));
-  for (const toolchain of ['tsx', 'typescript', 'esbuild', 'ts-node', '@swc/core', 'wrangler']) assert.not.ok(names.has(toolchain), `${toolchain} is installed`);
+  const names = new Set(
+    listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(`${path.sep}node_modules${path.sep}`).at(-1)!),
+  );
+  for (const toolchain of ['tsx', 'typescript', 'esbuild', 'ts-node', '@swc/core', 'wrangler'])
+    assert.not.ok(names.has(toolchain), `${toolchain} is installed`);
   assert.ok(names.has('@duckdb/node-api') && names.has('miniflare'), 'the run-time dependencies are installed');
   const files = fs.readdirSync(packageDir, { recursive: true }).map(String);
-  assert.equal(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')), []);
+  assert.equal(
+    files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')),
+    [],
+  );
   assert.ok(files.includes(path.join('dist', 'server', 'worker.d.ts')));
   for (const file of ['index.js', 'index.d.ts', 'validation.js', 'validation.d.ts']) {
     assert.ok(files.includes(path.join('dist', 'client', file)), `dist/client/${file}`);
@@ -90,14 +107,23 @@ test('the tarball installs with Node alone: no TypeScript toolchain among what i
 
 const input = path.join(work, 'exports');
 // Above 1,000 wallet folders verify runs its threads: every kind of thread runs from the package.
-await generateDataset({ outDir: input, wallets: 1200, seed: 37, startDate: '2025-08-01', days: 90, seasonOneEnd: '2025-09-15', rowsPerWallet: 3 });
+await generateDataset({
+  outDir: input,
+  wallets: 1200,
+  seed: 37,
+  startDate: '2025-08-01',
+  days: 90,
+  seasonOneEnd: '2025-09-15',
+  rowsPerWallet: 3,
+});
 
 /** Every file under `dir`, with its bytes. */
 function treeFiles(dir: string): Map<string, Buffer> {
   const real = fs.realpathSync(dir);
   const files = new Map<string, Buffer>();
   for (const entry of fs.readdirSync(real, { recursive: true, withFileTypes: true })) {
-    if (!entry.isDirectory()) files.set(path.relative(real, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name)));
+    if (!entry.isDirectory())
+      files.set(path.relative(real, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name)));
   }
   return files;
 }
@@ -130,7 +156,11 @@ test('npx wallet-snapshot --version, build and verify run from the package, and 
   // The repository from its sources, here and from a copy in another folder (esbuild named the
   // explorer's script by a hash of its path too, so two checkouts wrote two different trees).
   const fromSources = path.join(work, 'from-sources', 'public');
-  const here = run(process.execPath, [path.join(ROOT, 'bin/wallet-snapshot.js'), 'build', '--input', input, '--out', fromSources, '--now', NOW], { cwd: ROOT });
+  const here = run(
+    process.execPath,
+    [path.join(ROOT, 'bin/wallet-snapshot.js'), 'build', '--input', input, '--out', fromSources, '--now', NOW],
+    { cwd: ROOT },
+  );
   assert.is(here.status, 0, here.stderr);
   const checkout = path.join(work, 'another-checkout');
   for (const file of run('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT }).stdout.trim().split('\n')) {
@@ -140,7 +170,11 @@ test('npx wallet-snapshot --version, build and verify run from the package, and 
   }
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(checkout, 'node_modules'));
   const elsewhere = path.join(work, 'elsewhere', 'public');
-  const there = run(process.execPath, [path.join(checkout, 'bin/wallet-snapshot.js'), 'build', '--input', input, '--out', elsewhere, '--now', NOW], { cwd: checkout });
+  const there = run(
+    process.execPath,
+    [path.join(checkout, 'bin/wallet-snapshot.js'), 'build', '--input', input, '--out', elsewhere, '--now', NOW],
+    { cwd: checkout },
+  );
   assert.is(there.status, 0, there.stderr);
   assertSameTree(elsewhere, fromSources, 'a checkout in another folder');
   assertSameTree(out, fromSources, 'the installed package');
@@ -155,7 +189,11 @@ test("npx wallet-snapshot prepare, then build --prepared of one shard's folder, 
   const built = npx(['build', '--prepared', path.join(night, 'shard-2-of-2'), '--out', out, '--threads', '2']);
   assert.is(built.status, 0, built.stderr);
   const fromSources = path.join(work, 'from-sources-shard-2', 'public');
-  const sharded = run(process.execPath, [path.join(ROOT, 'bin/wallet-snapshot.js'), 'build', '--input', input, '--out', fromSources, '--now', NOW, '--shard', '2/2'], { cwd: ROOT });
+  const sharded = run(
+    process.execPath,
+    [path.join(ROOT, 'bin/wallet-snapshot.js'), 'build', '--input', input, '--out', fromSources, '--now', NOW, '--shard', '2/2'],
+    { cwd: ROOT },
+  );
   assert.is(sharded.status, 0, sharded.stderr);
   assertSameTree(out, fromSources, 'shard 2 of 2 from the package, prepared');
 });
@@ -163,7 +201,12 @@ test("npx wallet-snapshot prepare, then build --prepared of one shard's folder, 
 /** `npx wallet-snapshot serve ...` until `stop()`: its URL, from the line it prints. */
 async function serve(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
   // A process group of its own, so that the test stops npx and all it started.
-  const child = spawn('npx', ['wallet-snapshot', 'serve', ...args, '--port', '0'], { cwd: user, env: userEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npx', ['wallet-snapshot', 'serve', ...args, '--port', '0'], {
+    cwd: user,
+    env: userEnv,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (data) => (stderr += data));
   const url = await new Promise<string>((resolve, reject) => {
@@ -238,12 +281,17 @@ function neverCalled(): void {
 void neverCalled;
 `;
 
-test('an app imports wallet-snapshot/client from the package: typechecked (its wrong calls are type errors), run in Node, each result the host\'s', async () => {
+test("an app imports wallet-snapshot/client from the package: typechecked (its wrong calls are type errors), run in Node, each result the host's", async () => {
   const app = path.join(user, 'app');
   fs.mkdirSync(app, { recursive: true });
   fs.writeFileSync(path.join(app, 'main.ts'), CLIENT_APP);
   const compilerOptions = {
-    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: ['node'],
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    outDir: 'out',
+    types: ['node'],
     typeRoots: [path.join(ROOT, 'node_modules/@types')],
   };
   const tsconfig = { compilerOptions, files: ['main.ts'] };
@@ -292,15 +340,23 @@ test("publish from the package to a local S3 server; a user's Worker re-exportin
   assert.is(compatibilityDate, COMPATIBILITY_DATE);
   const repositoryToml = fs.readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8');
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const [repositoryBucket, repositoryPrefix] = [/^bucket_name = "([^"]+)"$/m, /^TREE_PREFIX = "([^"]*)"$/m].map((pattern) => pattern.exec(repositoryToml)![1]!);
+  const [repositoryBucket, repositoryPrefix] = [/^bucket_name = "([^"]+)"$/m, /^TREE_PREFIX = "([^"]*)"$/m].map(
+    (pattern) => pattern.exec(repositoryToml)![1]!,
+  );
   assert.match(readme, `--to s3://${repositoryBucket}/${repositoryPrefix} `);
   // And this repository's own configuration bundles (`npm run worker:dry-run`), with that prefix.
-  const ownDryRun = run('npm', ['run', 'worker:dry-run'], { cwd: ROOT, env: { HOME: process.env.HOME ?? home, WRANGLER_SEND_METRICS: 'false' } });
+  const ownDryRun = run('npm', ['run', 'worker:dry-run'], {
+    cwd: ROOT,
+    env: { HOME: process.env.HOME ?? home, WRANGLER_SEND_METRICS: 'false' },
+  });
   assert.is(ownDryRun.status, 0, `${ownDryRun.stdout}${ownDryRun.stderr}`);
   assert.match(ownDryRun.stdout, `env.TREE_PREFIX ("${repositoryPrefix}")`);
   const s3 = await startS3Server(tempDir('ws-package-s3-'), bucketName);
   try {
-    const published = npx(['publish', '--dir', sampleTree, '--to', `s3://${bucketName}/${prefix}`, '--endpoint', s3.endpoint], S3_CREDENTIALS);
+    const published = npx(
+      ['publish', '--dir', sampleTree, '--to', `s3://${bucketName}/${prefix}`, '--endpoint', s3.endpoint],
+      S3_CREDENTIALS,
+    );
     assert.is(published.status, 0, published.stderr);
     assert.match(published.stdout, `to s3://${bucketName}/${prefix} in `);
 
@@ -309,7 +365,10 @@ test("publish from the package to a local S3 server; a user's Worker re-exportin
     const bundleDir = path.join(work, 'wrangler-out');
     // This repository's pinned wrangler (a devDependency), on the user's repository.
     const wrangler = path.join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-    const bundled = run(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', bundleDir], { cwd: user, env: { WRANGLER_SEND_METRICS: 'false' } });
+    const bundled = run(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', bundleDir], {
+      cwd: user,
+      env: { WRANGLER_SEND_METRICS: 'false' },
+    });
     assert.is(bundled.status, 0, `${bundled.stdout}${bundled.stderr}`);
     assert.match(bundled.stdout, `env.TREE (${bucketName})`);
     assert.match(bundled.stdout, `env.TREE_PREFIX ("${prefix}")`);
@@ -319,20 +378,25 @@ test("publish from the package to a local S3 server; a user's Worker re-exportin
     const client = await createStorageClient({ endpoint: s3.endpoint, maxAttempts: 2, concurrency: 8 });
     const location = parseLocation(`s3://${bucketName}/${prefix}`);
     const pointer = (await readPointer(client, location))!;
-    const start = (treePrefix: string) => new Miniflare({
-      modules: true,
-      scriptPath: path.join(bundleDir, 'worker.js'),
-      modulesRoot: bundleDir,
-      compatibilityDate,
-      r2Buckets: ['TREE'],
-      bindings: { TREE_PREFIX: treePrefix },
-    });
+    const start = (treePrefix: string) =>
+      new Miniflare({
+        modules: true,
+        scriptPath: path.join(bundleDir, 'worker.js'),
+        modulesRoot: bundleDir,
+        compatibilityDate,
+        r2Buckets: ['TREE'],
+        bindings: { TREE_PREFIX: treePrefix },
+      });
     for (const treePrefix of [prefix, '']) {
       const miniflare = start(treePrefix);
       try {
-        const bucket = (await miniflare.getR2Bucket('TREE')) as unknown as { put(key: string, body: Uint8Array | string, options: object): Promise<unknown> };
+        const bucket = (await miniflare.getR2Bucket('TREE')) as unknown as {
+          put(key: string, body: Uint8Array | string, options: object): Promise<unknown>;
+        };
         // The pointer where publish wrote it; the version's objects only where the Worker will find them.
-        await bucket.put(`${prefix}/${POINTER_KEY}`, JSON.stringify(pointer), { httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL } });
+        await bucket.put(`${prefix}/${POINTER_KEY}`, JSON.stringify(pointer), {
+          httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL },
+        });
         if (treePrefix === prefix) {
           // A packed version: its archives and indexes, read by range (publish/read-version.ts).
           for await (const object of (await readLiveVersion(client, location)).objects) await bucket.put(object.key, object.body, {});
@@ -368,26 +432,36 @@ test("the README's path for a programme: npm install --save-dev wallet-snapshot,
   // The registry's package is this repository's tarball here.
   const installed = run('npm', ['install', '--save-dev', '--prefer-offline', tarball], { cwd: repository });
   assert.is(installed.status, 0, installed.stderr);
-  const manifest = JSON.parse(fs.readFileSync(path.join(repository, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+  const manifest = JSON.parse(fs.readFileSync(path.join(repository, 'package.json'), 'utf8')) as {
+    devDependencies?: Record<string, string>;
+  };
   assert.match(manifest.devDependencies?.['wallet-snapshot'] ?? '', /^file:/, JSON.stringify(manifest));
   const init = run('npx', commands[1]!.split(' ').slice(1), { cwd: repository });
   assert.is(init.status, 0, init.stderr);
-  assert.match(init.stdout, `wrote ${repository}:\n  .github/workflows/nightly.yml\n  worker.js\n  wrangler.toml\n  .gitignore\n  README.md (the "Nightly snapshot" section in a new README)\n`);
+  assert.match(
+    init.stdout,
+    `wrote ${repository}:\n  .github/workflows/nightly.yml\n  worker.js\n  wrangler.toml\n  .gitignore\n  README.md (the "Nightly snapshot" section in a new README)\n`,
+  );
   assert.not.match(init.stdout, 'npm install --save-dev wallet-snapshot in');
-  for (const file of ['.github/workflows/nightly.yml', 'worker.js', 'wrangler.toml', '.gitignore', 'README.md']) assert.ok(fs.existsSync(path.join(repository, file)), file);
+  for (const file of ['.github/workflows/nightly.yml', 'worker.js', 'wrangler.toml', '.gitignore', 'README.md'])
+    assert.ok(fs.existsSync(path.join(repository, file)), file);
   assert.match(fs.readFileSync(path.join(repository, 'wrangler.toml'), 'utf8'), /^name = "points-data-snapshot"$/m);
   const again = run('npx', ['wallet-snapshot', 'init'], { cwd: repository });
   assert.is(again.status, 1);
   assert.match(again.stderr, 'already; nothing was written (give --force to overwrite them)');
   const wrangler = path.join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  const bundled = run(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', path.join(work, 'init-wrangler-out')], { cwd: repository, env: { WRANGLER_SEND_METRICS: 'false' } });
+  const bundled = run(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', path.join(work, 'init-wrangler-out')], {
+    cwd: repository,
+    env: { WRANGLER_SEND_METRICS: 'false' },
+  });
   assert.is(bundled.status, 0, `${bundled.stdout}${bundled.stderr}`);
   assert.match(bundled.stdout, 'env.TREE (wallet-snapshot)');
   assert.match(bundled.stdout, 'env.TREE_PREFIX ("prod")');
 });
 
 test('the package exports the --summary-json schemas (wallet-snapshot/summaries)', () => {
-  const script = "import { PublishSummaryJsonSchema } from 'wallet-snapshot/summaries'; console.log(Object.keys(PublishSummaryJsonSchema.shape).length);";
+  const script =
+    "import { PublishSummaryJsonSchema } from 'wallet-snapshot/summaries'; console.log(Object.keys(PublishSummaryJsonSchema.shape).length);";
   const imported = run(process.execPath, ['--input-type=module', '-e', script], { cwd: user });
   assert.is(imported.status, 0, imported.stderr);
   assert.is(imported.stdout, '14\n');

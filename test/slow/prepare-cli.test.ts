@@ -46,16 +46,36 @@ test('build --prepared: refuses --input, --now and --shard beside it, and builds
   assert.match(notFile.stderr, `--summary-json ${input} cannot be written (it is a directory)`);
   assert.not.ok(fs.existsSync(night));
   const summaryFile = path.join(tempDir(), 'ci', 'prepare.json');
-  const prepared = await runCli(['prepare', '--input', input, '--out', night, '--shards', '2', '--now', now, '--progress', 'quiet', '--summary-json', summaryFile]);
+  const prepared = await runCli([
+    'prepare',
+    '--input',
+    input,
+    '--out',
+    night,
+    '--shards',
+    '2',
+    '--now',
+    now,
+    '--progress',
+    'quiet',
+    '--summary-json',
+    summaryFile,
+  ]);
   assert.is(prepared.code, 0, prepared.stderr);
   assert.match(prepared.stdout, /^prepared .+: 2 shards, /);
   const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
   assert.is(summary.now, now);
   assert.is(summary.shards, 2);
-  assert.equal(summary.folders, [1, 2].map((k) => path.join(night, `shard-${k}-of-2`)));
+  assert.equal(
+    summary.folders,
+    [1, 2].map((k) => path.join(night, `shard-${k}-of-2`)),
+  );
   assert.ok(summary.stageSeconds['compute points history'] >= 0, JSON.stringify(summary.stageSeconds));
   assert.ok(summary.stageSeconds['split into shards'] >= 0, JSON.stringify(summary.stageSeconds));
-  assert.match(prepared.stdout, `shard: ${path.join(night, 'shard-2-of-2')} (build it with: wallet-snapshot build --prepared ${path.join(night, 'shard-2-of-2')})`);
+  assert.match(
+    prepared.stdout,
+    `shard: ${path.join(night, 'shard-2-of-2')} (build it with: wallet-snapshot build --prepared ${path.join(night, 'shard-2-of-2')})`,
+  );
   const folder = path.join(night, 'shard-1-of-2');
   const clash = await runCli(['build', '--prepared', folder, '--now', now, '--shard', '1/2', '--out', path.join(tempDir(), 'public')]);
   assert.is(clash.code, 1, clash.stderr);
@@ -86,7 +106,10 @@ test('SIGTERM stops a prepare: exit 143 or 130, no work folder and no shard fold
   });
   assert.ok(sent, result.stderr);
   assert.ok(result.code === 130 || result.signal === 'SIGTERM', `${result.code} ${result.signal} ${result.stderr}`);
-  assert.equal(fs.readdirSync(night).filter((name) => !name.startsWith('.prepare.lock')), []);
+  assert.equal(
+    fs.readdirSync(night).filter((name) => !name.startsWith('.prepare.lock')),
+    [],
+  );
 });
 
 test.run();

@@ -59,7 +59,12 @@ test.after(async () => {
 });
 
 /** These nights hold no prices, which the night's guard refuses (test/night-guard.test.ts); accepted here. */
-function publishThrough(proxy: RunningFaultProxy, location: Location, extra: Partial<PublishCommandOptions>, maxAttempts = 8): Promise<string> {
+function publishThrough(
+  proxy: RunningFaultProxy,
+  location: Location,
+  extra: Partial<PublishCommandOptions>,
+  maxAttempts = 8,
+): Promise<string> {
   return runPublish({
     concurrency: 4,
     maxAttempts,
@@ -89,7 +94,9 @@ async function storedObjects(prefix: string): Promise<Map<string, { size: number
  * complete: its commit, and for each shard the pointer names, its index (64 bytes a slot) and
  * every archive. Returns what it saw when stopped.
  */
-function watchPointer(location: Location): { stop(): Promise<{ reads: number; versions: string[]; incomplete: string[]; watchErrors: number }> } {
+function watchPointer(location: Location): {
+  stop(): Promise<{ reads: number; versions: string[]; incomplete: string[]; watchErrors: number }>;
+} {
   const seen = { reads: 0, versions: [] as string[], incomplete: [] as string[], watchErrors: 0 };
   let running: Promise<void> = Promise.resolve();
   const check = async () => {
@@ -120,7 +127,8 @@ function watchPointer(location: Location): { stop(): Promise<{ reads: number; ve
     pointer.shards.forEach((shard, k) => {
       const folder = `${prefix}pack/${k + 1}-of-${pointer.shards.length}/`;
       if (stored.get(`${folder}index`)?.size !== shard.length * 64) missing.push(`${folder}index`);
-      for (let archive = 1; archive <= shard.archives; archive++) if (!stored.has(`${folder}${String(archive).padStart(5, '0')}.tar`)) missing.push(`archive ${archive}`);
+      for (let archive = 1; archive <= shard.archives; archive++)
+        if (!stored.has(`${folder}${String(archive).padStart(5, '0')}.tar`)) missing.push(`archive ${archive}`);
     });
     if (missing.length > 0) seen.incomplete.push(`${pointer.version}: ${missing.join(', ')}`);
   };
@@ -157,13 +165,21 @@ function assertSeenInOrder(versions: string[], days: string[]): void {
 
 /** The archives' keys a proxy saw stored (PUT and forwarded). */
 const archivePuts = (proxy: RunningFaultProxy, from = 0) =>
-  proxy.requests.slice(from).filter((request) => request.method === 'PUT' && request.url.split('?')[0]!.endsWith('.tar')).map((request) => request.url.split('?')[0]!.slice(`/${BUCKET}/`.length));
+  proxy.requests
+    .slice(from)
+    .filter((request) => request.method === 'PUT' && request.url.split('?')[0]!.endsWith('.tar'))
+    .map((request) => request.url.split('?')[0]!.slice(`/${BUCKET}/`.length));
 
 /**
  * Runs a command until it completes: each failure must be exit 5 naming the store's error, and
  * each rerun must send no archive that was stored whole (as the completed run left it) before it.
  */
-async function untilComplete(proxy: RunningFaultProxy, location: Location, run: () => Promise<string>, runs = 6): Promise<{ text: string; failures: string[] }> {
+async function untilComplete(
+  proxy: RunningFaultProxy,
+  location: Location,
+  run: () => Promise<string>,
+  runs = 6,
+): Promise<{ text: string; failures: string[] }> {
   const failures: string[] = [];
   const before: Map<string, { size: number; etag: string }>[] = [];
   const from: number[] = [];
@@ -191,7 +207,8 @@ async function untilComplete(proxy: RunningFaultProxy, location: Location, run: 
   throw new Error(`no run of ${runs} completed: ${failures.join('\n')}`);
 }
 
-const isPointerRead = (request: { method?: string; url?: string }) => request.method === 'GET' && request.url!.split('?')[0]!.endsWith('/live.json');
+const isPointerRead = (request: { method?: string; url?: string }) =>
+  request.method === 'GET' && request.url!.split('?')[0]!.endsWith('/live.json');
 
 const ALL_FAULTS: FaultPlan = { kinds: FAULT_KINDS, share: 0.3, seed: 1, stallMs: STALL_MS };
 
@@ -259,7 +276,8 @@ test('a store that fails more than the attempts allow: exit 5 naming its error, 
 
 test('a pointer write whose answers are all lost (stored, then the connection reset) is read back: the rollback is done once, not again', async () => {
   const location = freshLocation();
-  const isPointerWrite = (request: { method?: string; url?: string }) => request.method === 'PUT' && request.url!.split('?')[0]!.endsWith('/live.json');
+  const isPointerWrite = (request: { method?: string; url?: string }) =>
+    request.method === 'PUT' && request.url!.split('?')[0]!.endsWith('/live.json');
   const proxy = await startFaultProxy(s3.endpoint, { kinds: ['reset-after'], share: 0, seed: 1, applies: isPointerWrite });
   try {
     for (const night of nights) await publishThrough(proxy, location, { dir: night }, 2);
@@ -267,8 +285,16 @@ test('a pointer write whose answers are all lost (stored, then the connection re
     const from = proxy.requests.length;
     const back = await publishThrough(proxy, location, { rollback: true }, 2);
     assert.match(back, /^rolled back .*: live version 2025-11-21-\S+ \(was 2025-11-22-/);
-    assert.equal(proxy.requests.slice(from).filter(isPointerWrite).map((request) => request.fault), ['reset-after', 'reset-after']);
-    const pointer = parsePointer(await (await direct.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${location.prefix}/live.json` }))).Body!.transformToString());
+    assert.equal(
+      proxy.requests
+        .slice(from)
+        .filter(isPointerWrite)
+        .map((request) => request.fault),
+      ['reset-after', 'reset-after'],
+    );
+    const pointer = parsePointer(
+      await (await direct.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${location.prefix}/live.json` }))).Body!.transformToString(),
+    );
     assert.equal([pointer?.version.slice(0, 10), pointer?.previous.map((version) => version.slice(0, 10))], ['2025-11-21', ['2025-11-20']]);
   } finally {
     await proxy.close();
@@ -280,14 +306,29 @@ async function failingCli(kind: FaultKind, applies: FaultPlan['applies'], args: 
   const location = freshLocation();
   const proxy = await startFaultProxy(s3.endpoint, { kinds: [kind], share: 1, seed: 1, stallMs: STALL_MS, applies });
   try {
-    const result = await runCli(['publish', ...args, '--to', to(location), '--endpoint', proxy.endpoint, '--max-attempts', '2', '--stall-timeout', String(STALL_TIMEOUT_SECONDS), '--progress', 'quiet', '--accept', 'unpriced']);
+    const result = await runCli([
+      'publish',
+      ...args,
+      '--to',
+      to(location),
+      '--endpoint',
+      proxy.endpoint,
+      '--max-attempts',
+      '2',
+      '--stall-timeout',
+      String(STALL_TIMEOUT_SECONDS),
+      '--progress',
+      'quiet',
+      '--accept',
+      'unpriced',
+    ]);
     return { result, proxy, location };
   } finally {
     await proxy.close();
   }
 }
 
-test('a body cut short on the pointer\'s read is read again as a whole; when it always is, exit 5 naming the fault', async () => {
+test("a body cut short on the pointer's read is read again as a whole; when it always is, exit 5 naming the fault", async () => {
   const location = freshLocation();
   const proxy = await startFaultProxy(s3.endpoint, { kinds: ['truncate'], share: 0, seed: 3, applies: isPointerRead });
   try {
@@ -297,11 +338,31 @@ test('a body cut short on the pointer\'s read is read again as a whole; when it 
     proxy.replan({ share: 1, applies: (request) => isPointerRead(request) && cut-- > 0 });
     const from = proxy.requests.length;
     assert.match(await publishThrough(proxy, location, { dir: nights[1]! }), /^published version 2025-11-21-/);
-    assert.equal(proxy.requests.slice(from).filter(isPointerRead).map((request) => request.fault), ['truncate', 'truncate', null]);
+    assert.equal(
+      proxy.requests
+        .slice(from)
+        .filter(isPointerRead)
+        .map((request) => request.fault),
+      ['truncate', 'truncate', null],
+    );
     // Every read cut short: two attempts, then exit 5, the live version kept.
     proxy.replan({ applies: isPointerRead });
     const pointerReads = proxy.requests.filter(isPointerRead).length;
-    const args = ['publish', '--dir', nights[2]!, '--to', to(location), '--endpoint', proxy.endpoint, '--max-attempts', '2', '--progress', 'quiet', '--accept', 'unpriced'];
+    const args = [
+      'publish',
+      '--dir',
+      nights[2]!,
+      '--to',
+      to(location),
+      '--endpoint',
+      proxy.endpoint,
+      '--max-attempts',
+      '2',
+      '--progress',
+      'quiet',
+      '--accept',
+      'unpriced',
+    ];
     const result = await runCli(args);
     assert.equal(result.code, EXIT_STORAGE, result.stderr);
     assert.match(
@@ -314,7 +375,7 @@ test('a body cut short on the pointer\'s read is read again as a whole; when it 
   }
 });
 
-test('each kind of fault, on every request, exits 5 with the store\'s own words', async () => {
+test("each kind of fault, on every request, exits 5 with the store's own words", async () => {
   const expected: [FaultKind, RegExp][] = [
     ['500', /failed after 2 attempts: InternalError: We encountered an internal error\. Please try again\. \(HTTP 500\)/],
     ['slow-down', /failed after 2 attempts: SlowDown: Please reduce your request rate\. \(HTTP 503\)/],

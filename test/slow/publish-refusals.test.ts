@@ -30,16 +30,30 @@ test('--dir that links to a removed build', async () => {
 });
 
 test('--endpoint with the bucket on its end', async () => {
-  const result = await runCli(['publish', '--dir', tempDir(), '--to', to, '--endpoint', 'https://abc123.r2.cloudflarestorage.com/snapshots']);
+  const result = await runCli([
+    'publish',
+    '--dir',
+    tempDir(),
+    '--to',
+    to,
+    '--endpoint',
+    'https://abc123.r2.cloudflarestorage.com/snapshots',
+  ]);
   assert.is(result.code, 1, result.stderr);
-  assert.match(result.stderr, '--endpoint https://abc123.r2.cloudflarestorage.com/snapshots: an endpoint is the server alone, without a path (the bucket snapshots goes in --to');
+  assert.match(
+    result.stderr,
+    '--endpoint https://abc123.r2.cloudflarestorage.com/snapshots: an endpoint is the server alone, without a path (the bucket snapshots goes in --to',
+  );
   assert.match(result.stderr, 'give --endpoint https://abc123.r2.cloudflarestorage.com');
 });
 
 test('--commit with --dir, --version without --commit, a malformed id', async () => {
   const cases: [string[], RegExp][] = [
     [['publish', '--commit', '--dir', tempDir(), '--to', to], /--commit moves the pointer of what is stored already and takes no --dir/],
-    [['publish', '--version', '2025-11-20-0123456789abcdef', '--dir', tempDir(), '--to', to], /names the staged version to commit: give it with --commit/],
+    [
+      ['publish', '--version', '2025-11-20-0123456789abcdef', '--dir', tempDir(), '--to', to],
+      /names the staged version to commit: give it with --commit/,
+    ],
     [['publish', '--commit', 'yesterday', '--to', to], /"yesterday" is not a version id/],
   ];
   for (const [args, message] of cases) {

@@ -14,9 +14,18 @@ import zlib from 'node:zlib';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { A, B, C, balance, build, tempDir, thrown, type Built, type Tables } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/process.ts';
-import { BUCKET, nightBound, S3_CREDENTIALS, startFaultyProxy, startS3Server, writeRequests, type Fault, type RunningS3 } from '../helpers/s3-server.ts';
+import {
+  BUCKET,
+  nightBound,
+  S3_CREDENTIALS,
+  startFaultyProxy,
+  startS3Server,
+  writeRequests,
+  type Fault,
+  type RunningS3,
+} from '../helpers/s3-server.ts';
 import { Progress } from '../../core/progress.ts';
-import { UserError } from '../../core/errors.ts';
+import type { UserError } from '../../core/errors.ts';
 import { runPublish } from '../../publish/index.ts';
 import { publishTree, type PublishSummary } from '../../publish/publish-tree.ts';
 import { createStorageClient } from '../../publish/storage.ts';
@@ -48,7 +57,14 @@ let s3: RunningS3;
 let prefixes = 0;
 /** Each test publishes under a prefix of its own in the one server. */
 const freshLocation = (): Location => parseLocation(`s3://${BUCKET}/test-${++prefixes}`);
-const options = { concurrency: 4, maxAttempts: 2, progress: 'quiet' as const, get endpoint() { return s3.endpoint; } };
+const options = {
+  concurrency: 4,
+  maxAttempts: 2,
+  progress: 'quiet' as const,
+  get endpoint() {
+    return s3.endpoint;
+  },
+};
 const to = (location: Location) => `s3://${location.bucket}/${location.prefix}`;
 
 test.before(async () => {
@@ -131,7 +147,11 @@ async function assertVersionHolds(location: Location, tree: Built): Promise<stri
       const answer = await storage.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${prefix}${key}` }));
       assert.equal([answer.ContentType, answer.CacheControl], ['application/octet-stream', 'no-cache']);
       fs.writeFileSync(path.join(folder, 'archive.tar'), await answer.Body!.transformToByteArray());
-      members.push(...execFileSync('tar', ['-tf', path.join(folder, 'archive.tar')], { encoding: 'utf8' }).trim().split('\n'));
+      members.push(
+        ...execFileSync('tar', ['-tf', path.join(folder, 'archive.tar')], { encoding: 'utf8' })
+          .trim()
+          .split('\n'),
+      );
     }
     assert.equal(members.sort(), [...expected.keys()].map((file) => `${file}.gz`).sort(), 'tar -tf lists every file of the tree');
     return keys.sort();
@@ -152,21 +172,31 @@ async function pointerOf(location: Location) {
   }
 }
 
-
 test('a first publish packs the tree into one archive and an index, then the record, the commit and the pointer: 5 writes', async () => {
   const location = freshLocation();
   const proxy = await startFaultyProxy(s3.endpoint, () => 'forward');
   let summary: PublishSummary;
   try {
     summary = await publish(nights[0]!, location, proxy.endpoint);
-    const writes = writeRequests(proxy.requests).map((request) => `${request.method} ${decodeURIComponent(request.url.split('?')[0]!).replace(/^.*\/versions\/[^/]+\//, '')}`);
-    assert.equal(writes, ['PUT pack/1-of-1/00001.tar', 'PUT pack/1-of-1/index', 'PUT _publish/shards/1-of-1.sha256.gz', 'PUT _publish/commit.json', `PUT /${BUCKET}/${location.prefix}/live.json`]);
+    const writes = writeRequests(proxy.requests).map(
+      (request) => `${request.method} ${decodeURIComponent(request.url.split('?')[0]!).replace(/^.*\/versions\/[^/]+\//, '')}`,
+    );
+    assert.equal(writes, [
+      'PUT pack/1-of-1/00001.tar',
+      'PUT pack/1-of-1/index',
+      'PUT _publish/shards/1-of-1.sha256.gz',
+      'PUT _publish/commit.json',
+      `PUT /${BUCKET}/${location.prefix}/live.json`,
+    ]);
   } finally {
     await proxy.close();
   }
   const files = publishedFiles(nights[0]!);
   assert.equal(summary.stage!.pack.files, files.size);
-  assert.equal(summary.stage!.pack.rawBytes, [...files.values()].reduce((sum, bytes) => sum + bytes.length, 0));
+  assert.equal(
+    summary.stage!.pack.rawBytes,
+    [...files.values()].reduce((sum, bytes) => sum + bytes.length, 0),
+  );
   assert.equal(summary.stage!.pack.sent.objects, 2);
   assert.ok(summary.stage!.pack.sent.bytes < summary.stage!.pack.rawBytes);
   assert.equal([summary.stage!.pack.skipped.objects, summary.replaced], [0, null]);
@@ -185,7 +215,11 @@ test('publishing the live tree again sends nothing and leaves the pointer as it 
     const again = await publish(nights[0]!, location, proxy.endpoint);
     assert.ok(again.alreadyLive);
     assert.equal(again.stage, null);
-    assert.equal(proxy.requests.map((request) => request.method), ['GET'], 'one read of the pointer, nothing written');
+    assert.equal(
+      proxy.requests.map((request) => request.method),
+      ['GET'],
+      'one read of the pointer, nothing written',
+    );
   } finally {
     await proxy.close();
   }
@@ -208,10 +242,30 @@ test('a tree edited after its publish is refused even though its version is stor
   for (const copy of copies) {
     const file = path.join(copy, ...edited.split('/'));
     // One digit changed, as a hand edit would.
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/\d/, (digit) => String((Number(digit) + 1) % 10)));
-    const refused = await runCli(['publish', '--dir', copy, '--to', to(location), '--endpoint', s3.endpoint, '--progress', 'quiet', '--accept', 'unpriced']);
+    fs.writeFileSync(
+      file,
+      fs.readFileSync(file, 'utf8').replace(/\d/, (digit) => String((Number(digit) + 1) % 10)),
+    );
+    const refused = await runCli([
+      'publish',
+      '--dir',
+      copy,
+      '--to',
+      to(location),
+      '--endpoint',
+      s3.endpoint,
+      '--progress',
+      'quiet',
+      '--accept',
+      'unpriced',
+    ]);
     assert.equal(refused.code, 1, refused.stderr);
-    assert.match(refused.stderr, new RegExp(`is not the tree its build wrote \\(1 problem; nothing was sent and the live version is untouched\\):\\n  - ${edited}: edited since the build`));
+    assert.match(
+      refused.stderr,
+      new RegExp(
+        `is not the tree its build wrote \\(1 problem; nothing was sent and the live version is untouched\\):\\n  - ${edited}: edited since the build`,
+      ),
+    );
     assert.equal(refused.stdout, '');
     assert.equal((await pointerOf(location))?.version, live);
   }
@@ -256,7 +310,21 @@ test('a publish whose connections drop for good leaves the live version, exits 5
   let puts = 0;
   const proxy = await startFaultyProxy(s3.endpoint, (_, request) => (request.method === 'PUT' && ++puts > 1 ? 'drop' : 'forward'));
   try {
-    const failed = await runCli(['publish', '--dir', nights[1]!.out, '--to', to(location), '--endpoint', proxy.endpoint, '--max-attempts', '2', '--concurrency', '1', '--progress', 'quiet']);
+    const failed = await runCli([
+      'publish',
+      '--dir',
+      nights[1]!.out,
+      '--to',
+      to(location),
+      '--endpoint',
+      proxy.endpoint,
+      '--max-attempts',
+      '2',
+      '--concurrency',
+      '1',
+      '--progress',
+      'quiet',
+    ]);
     assert.equal(failed.code, EXIT_STORAGE, failed.stderr);
     assert.match(failed.stderr, /failed after 2 attempts/);
     assert.match(failed.stderr, /running the same publish again resumes/);
@@ -270,8 +338,15 @@ test('a publish whose connections drop for good leaves the live version, exits 5
   const watched = await startFaultyProxy(s3.endpoint, () => 'forward');
   try {
     const resumed = await publish(nights[1]!, location, watched.endpoint);
-    assert.equal([resumed.stage!.pack.skipped.objects, resumed.stage!.pack.sent.objects], [1, 1], 'the archive stored already, the index sent');
-    assert.not.ok(watched.requests.some((request) => request.method === 'PUT' && request.url.includes('.tar')), 'the archive is not sent again');
+    assert.equal(
+      [resumed.stage!.pack.skipped.objects, resumed.stage!.pack.sent.objects],
+      [1, 1],
+      'the archive stored already, the index sent',
+    );
+    assert.not.ok(
+      watched.requests.some((request) => request.method === 'PUT' && request.url.includes('.tar')),
+      'the archive is not sent again',
+    );
     // The pointer is the last object written.
     const writes = watched.requests.filter((request) => request.method === 'PUT');
     assert.ok(isPointer(writes.at(-1)!.url));
@@ -284,7 +359,9 @@ test('a publish whose connections drop for good leaves the live version, exits 5
 
 test('an index that cannot be stored fails the publish: the pointer is never written, and a rerun sends only the index', async () => {
   const location = freshLocation();
-  const proxy = await startFaultyProxy(s3.endpoint, (_, request) => (request.method === 'PUT' && request.url!.split('?')[0]!.endsWith('/index') ? 'drop' : 'forward'));
+  const proxy = await startFaultyProxy(s3.endpoint, (_, request) =>
+    request.method === 'PUT' && request.url!.split('?')[0]!.endsWith('/index') ? 'drop' : 'forward',
+  );
   try {
     const error = await thrown(() => publish(nights[0]!, location, proxy.endpoint, 2));
     assert.equal((error as UserError).exitCode, EXIT_STORAGE);
@@ -334,11 +411,14 @@ test('a publish killed outright (SIGKILL) mid-way leaves the live version, and a
     return 'stall';
   });
   try {
-    const killed = await runCli(['publish', '--dir', nights[1]!.out, '--to', to(location), '--endpoint', proxy.endpoint, '--concurrency', '1', '--progress', 'lines'], {
-      onStderr: (_, running) => {
-        child = running;
+    const killed = await runCli(
+      ['publish', '--dir', nights[1]!.out, '--to', to(location), '--endpoint', proxy.endpoint, '--concurrency', '1', '--progress', 'lines'],
+      {
+        onStderr: (_, running) => {
+          child = running;
+        },
       },
-    });
+    );
     assert.equal(killed.code, null, 'killed by the signal');
   } finally {
     await proxy.close();
@@ -408,7 +488,7 @@ test('--keep N keeps the N newest versions of the history and removes older and 
     assert.equal((await keepVersions(storage, location, 2)).removed, []);
     assert.equal(await listVersions(storage, location), [second.version, third.version]);
     const left = await storage.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${location.prefix}/versions/2025-11-20` }));
-    assert.equal(left.KeyCount, 0, 'the removed version\'s archives are gone whole');
+    assert.equal(left.KeyCount, 0, "the removed version's archives are gone whole");
   } finally {
     storage.destroy();
   }

@@ -12,7 +12,15 @@ import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { A, B, C, SUB, balance, tempDir, thrown, writeInputs, type Tables } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/process.ts';
-import { BUCKET, nightBound, S3_CREDENTIALS, startFaultyProxy, startS3Server, writeRequests, type RunningS3 } from '../helpers/s3-server.ts';
+import {
+  BUCKET,
+  nightBound,
+  S3_CREDENTIALS,
+  startFaultyProxy,
+  startS3Server,
+  writeRequests,
+  type RunningS3,
+} from '../helpers/s3-server.ts';
 import { buildSnapshot } from '../../build/index.ts';
 import { resolveBuildConfig } from '../../build/config.ts';
 import { UserError } from '../../core/errors.ts';
@@ -30,7 +38,9 @@ Object.assign(process.env, S3_CREDENTIALS);
 const wallets = [A, B, C, ...Array.from({ length: 9 }, (_, i) => `0x${String(i + 1).repeat(40)}`)];
 const tables: Tables = {
   balances: [
-    ...wallets.map((address, i) => balance({ address, block_number: i + 1, balance: `${(i + 1) * 1_000_000_000_000_000_000}`.replace(/e\+?\d+$/, '') })),
+    ...wallets.map((address, i) =>
+      balance({ address, block_number: i + 1, balance: `${(i + 1) * 1_000_000_000_000_000_000}`.replace(/e\+?\d+$/, '') }),
+    ),
     balance({ address: SUB, block_number: 40, balance: '5000000', token: 'venueBUsdc' }),
   ],
   venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
@@ -56,7 +66,14 @@ const freshLocation = (): Location => parseLocation(`s3://${BUCKET}/shards-${++p
 const to = (location: Location) => `s3://${location.bucket}/${location.prefix}`;
 // These nights hold no prices: every position is without one, which the night's guard refuses
 // (test/night-guard.test.ts); accepted here, where the subject is the shards.
-const publishOptions = (extra: Record<string, unknown>) => ({ concurrency: 8, maxAttempts: 2, progress: 'quiet' as const, endpoint: s3.endpoint, accept: ['unpriced' as const], ...extra });
+const publishOptions = (extra: Record<string, unknown>) => ({
+  concurrency: 8,
+  maxAttempts: 2,
+  progress: 'quiet' as const,
+  endpoint: s3.endpoint,
+  accept: ['unpriced' as const],
+  ...extra,
+});
 
 test.before(async () => {
   s3 = await startS3Server();
@@ -74,7 +91,8 @@ async function withClient<T>(body: (client: S3Client) => Promise<T>): Promise<T>
   }
 }
 
-const stage = (dir: string, location: Location, extra: Record<string, unknown> = {}) => runPublish({ ...publishOptions(extra), dir, to: to(location) });
+const stage = (dir: string, location: Location, extra: Record<string, unknown> = {}) =>
+  runPublish({ ...publishOptions(extra), dir, to: to(location) });
 const commit = (location: Location, version?: string) => runPublish({ ...publishOptions({}), to: to(location), commit: true, version });
 const versionOf = (output: string) => /version (\d{4}-\d{2}-\d{2}-[0-9a-f]{16})/.exec(output)![1]!;
 
@@ -99,7 +117,10 @@ test('the shards of a build stage into one version without touching the pointer;
 
   await stage(shards[2]!, location);
   const committed = await commit(location, versionOf(first));
-  assert.match(committed, new RegExp(`^committed version ${versionOf(first)} \\(3 shards, \\d+ files\\) at .*: live \\(was ${live!.version}\\)`));
+  assert.match(
+    committed,
+    new RegExp(`^committed version ${versionOf(first)} \\(3 shards, \\d+ files\\) at .*: live \\(was ${live!.version}\\)`),
+  );
   const pointer = await withClient((client) => readPointer(client, location));
   assert.is(pointer!.version, versionOf(first));
   assert.equal(pointer!.previous, [live!.version]);
@@ -120,7 +141,8 @@ test('a committed sharded version answers through the Worker exactly as the tree
   }
   const worker = await startWorkerdFromBucket({ from: to(location), endpoint: s3.endpoint, port: 0, host: '127.0.0.1' });
   try {
-    const documents = fs.readdirSync(path.join(whole, 'v1'), { recursive: true, withFileTypes: true })
+    const documents = fs
+      .readdirSync(path.join(whole, 'v1'), { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => path.relative(whole, path.join(entry.parentPath, entry.name)));
     assert.ok(documents.length > wallets.length * 2);
@@ -131,7 +153,10 @@ test('a committed sharded version answers through the Worker exactly as the tree
       assert.is(await answer.text(), fs.readFileSync(path.join(whole, file), 'utf8'), file);
     }
     const filtered = await fetch(`${worker.url}/v1/address/${A}/portfolio/daily?from=2025-11-21&to=2025-11-21`);
-    assert.equal(await filtered.json(), { asOf: '2025-11-21', days: [JSON.parse(fs.readFileSync(path.join(whole, `v1/address/${A}/portfolio/daily.json`), 'utf8')).days.at(-1)] });
+    assert.equal(await filtered.json(), {
+      asOf: '2025-11-21',
+      days: [JSON.parse(fs.readFileSync(path.join(whole, `v1/address/${A}/portfolio/daily.json`), 'utf8')).days.at(-1)],
+    });
   } finally {
     await worker.close();
   }
@@ -143,7 +168,9 @@ test('a shard stopped mid-way is not staged; its rerun resumes and sends only wh
   let puts = 0;
   const proxy = await startFaultyProxy(s3.endpoint, (_, request) => (request.method === 'PUT' && ++puts > 1 ? 'drop' : 'forward'));
   try {
-    const failed = await thrown(() => runPublish({ ...publishOptions({ endpoint: proxy.endpoint, maxAttempts: 1, concurrency: 2 }), dir: shards[0]!, to: to(location) }));
+    const failed = await thrown(() =>
+      runPublish({ ...publishOptions({ endpoint: proxy.endpoint, maxAttempts: 1, concurrency: 2 }), dir: shards[0]!, to: to(location) }),
+    );
     assert.match(failed.message, /resumes|failed|publish/);
   } finally {
     await proxy.close();
@@ -171,11 +198,14 @@ test('a stage killed outright (SIGKILL) mid-way is not staged; its rerun skips w
     return 'stall';
   });
   try {
-    const killed = await runCli(['publish', '--dir', shards[1]!, '--to', to(location), '--endpoint', proxy.endpoint, '--concurrency', '1', '--progress', 'lines'], {
-      onStderr: (_, running) => {
-        child = running;
+    const killed = await runCli(
+      ['publish', '--dir', shards[1]!, '--to', to(location), '--endpoint', proxy.endpoint, '--concurrency', '1', '--progress', 'lines'],
+      {
+        onStderr: (_, running) => {
+          child = running;
+        },
       },
-    });
+    );
     assert.is(killed.signal, 'SIGKILL');
   } finally {
     await proxy.close();
@@ -225,7 +255,10 @@ test('a tree edited after its build is refused before anything is sent, sharded 
     const wallet = fs.readdirSync(path.join(copy, 'v1/address'))[0]!;
     const daily = path.join(copy, 'v1/address', wallet, 'portfolio/daily.json');
     // One digit of one balance: the JSON stays valid.
-    fs.writeFileSync(daily, fs.readFileSync(daily, 'utf8').replace(/"balance":(\d)/, (_, digit) => `"balance":${(Number(digit) + 1) % 10}`));
+    fs.writeFileSync(
+      daily,
+      fs.readFileSync(daily, 'utf8').replace(/"balance":(\d)/, (_, digit) => `"balance":${(Number(digit) + 1) % 10}`),
+    );
     const live = await withClient((client) => readPointer(client, location));
     // The night's guard passes (its unpriced rule accepted, as for every night here): the edit is what refuses.
     const refused = await runCli(['publish', '--dir', copy, '--to', to(location), '--endpoint', s3.endpoint, '--accept', 'unpriced']);
@@ -249,12 +282,24 @@ test('every object in the bucket carries its Cache-Control and Content-Type; a v
     for (const { Key } of page.Contents ?? []) {
       const head = await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: Key! }));
       const key = Key!.slice(location.prefix.length + 1);
-      const contentType = key.endsWith('.gz') ? 'application/gzip' : key.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/octet-stream';
+      const contentType = key.endsWith('.gz')
+        ? 'application/gzip'
+        : key.endsWith('.json')
+          ? 'application/json; charset=utf-8'
+          : 'application/octet-stream';
       assert.equal({ cacheControl: head.CacheControl, contentType: head.ContentType }, { cacheControl: 'no-cache', contentType }, key);
       kinds.add(key === 'live.json' ? 'pointer' : key.replace(/^versions\/[^/]+\//, '').replace(/\d+-of-\d+/, 'K-of-N'));
     }
   });
-  assert.equal([...kinds].sort(), ['_publish/commit.json', '_publish/shards/K-of-N.sha256.gz', '_publish/shards/K-of-N.summary.json', '_publish/summary.json', 'pack/K-of-N/00001.tar', 'pack/K-of-N/index', 'pointer']);
+  assert.equal([...kinds].sort(), [
+    '_publish/commit.json',
+    '_publish/shards/K-of-N.sha256.gz',
+    '_publish/shards/K-of-N.summary.json',
+    '_publish/summary.json',
+    'pack/K-of-N/00001.tar',
+    'pack/K-of-N/index',
+    'pointer',
+  ]);
 });
 
 test('the CLI: a stage prints staged, the shard and the version; --commit --version is not the program version', async () => {
@@ -266,7 +311,10 @@ test('the CLI: a stage prints staged, the shard and the version; --commit --vers
     outputs.push(staged.stdout);
   }
   assert.match(outputs[2]!, /^staged shard 3 of 3 of version /);
-  assert.match(outputs[2]!, new RegExp(`once all 3 shards are staged: wallet-snapshot publish --commit --to \\S+ --endpoint ${s3.endpoint} --version \\S+`));
+  assert.match(
+    outputs[2]!,
+    new RegExp(`once all 3 shards are staged: wallet-snapshot publish --commit --to \\S+ --endpoint ${s3.endpoint} --version \\S+`),
+  );
   const id = versionOf(outputs[0]!);
   const committed = await runCli(['publish', '--commit', '--to', to(location), '--endpoint', s3.endpoint, '--version', id]);
   assert.is(committed.code, 0, committed.stderr);

@@ -82,7 +82,10 @@ test('--manifest: a path that cannot be written fails before any work; a failed 
     assert.instance(error, UserError);
     return error.message;
   };
-  assert.match(await failure(good, path.join(blocked, 'manifest.sha256')), `--manifest ${path.join(blocked, 'manifest.sha256')} cannot be written (`);
+  assert.match(
+    await failure(good, path.join(blocked, 'manifest.sha256')),
+    `--manifest ${path.join(blocked, 'manifest.sha256')} cannot be written (`,
+  );
   assert.is(await failure(good, root), `--manifest ${root} cannot be written (it is a directory)`);
   // A build that fails on its input publishes neither the tree nor the manifest, and leaves no partial file.
   assert.match(await failure(bad, manifest), 'balances.parquet: column "balance"');
@@ -94,7 +97,9 @@ test('--manifest: a path that cannot be written fails before any work; a failed 
 
 test('--out is never a folder the swap would wrongly delete: the exports, a manifest, other content', async () => {
   const root = tempDir();
-  const input = await writeInputs(path.join(root, 'exports', 'input'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
+  const input = await writeInputs(path.join(root, 'exports', 'input'), {
+    balances: [balance({ address: A, block_number: 1, balance: '1' })],
+  });
   fs.mkdirSync(path.join(root, 'notes'));
   fs.writeFileSync(path.join(root, 'notes', 'todo.txt'), 'keep me');
   const files = () => [...treeHashes(root)].sort();
@@ -105,11 +110,20 @@ test('--out is never a folder the swap would wrongly delete: the exports, a mani
     return error.message;
   };
   for (const out of [input, path.join(root, 'exports'), root]) {
-    assert.is(await failure({ out }), `--out ${out} holds the input folder ${input}: the build replaces --out as a whole and would delete the exports; choose another --out`);
+    assert.is(
+      await failure({ out }),
+      `--out ${out} holds the input folder ${input}: the build replaces --out as a whole and would delete the exports; choose another --out`,
+    );
   }
   const out = path.join(root, 'public');
-  assert.is(await failure({ out, manifest: path.join(out, 'upload.sha256') }), `--manifest ${path.join(out, 'upload.sha256')} is inside --out ${out}, which the build replaces as a whole; write it beside the tree`);
-  assert.match(await failure({ out: path.join(root, 'notes') }), `--out ${path.join(root, 'notes')} is a folder with other content than a snapshot tree (no _snapshot/meta.json)`);
+  assert.is(
+    await failure({ out, manifest: path.join(out, 'upload.sha256') }),
+    `--manifest ${path.join(out, 'upload.sha256')} is inside --out ${out}, which the build replaces as a whole; write it beside the tree`,
+  );
+  assert.match(
+    await failure({ out: path.join(root, 'notes') }),
+    `--out ${path.join(root, 'notes')} is a folder with other content than a snapshot tree (no _snapshot/meta.json)`,
+  );
   assert.equal(files(), before);
   assert.equal(leftovers(root), []);
   // A folder inside the exports, an empty folder, and a tree a build wrote (the same one again) are fine.
@@ -128,7 +142,10 @@ test('--out inside a file: a clear error, nothing created', async () => {
   const input = await writeInputs(path.join(root, 'input'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
   const result = await runCli(['build', '--input', input, '--out', path.join(blocked, 'public'), '--now', now]);
   assert.is(result.code, 1);
-  assert.match(result.stderr, `wallet-snapshot: --out ${path.join(blocked, 'public')}: cannot create the work folder beside it in ${blocked} (`);
+  assert.match(
+    result.stderr,
+    `wallet-snapshot: --out ${path.join(blocked, 'public')}: cannot create the work folder beside it in ${blocked} (`,
+  );
   assert.equal(fs.readdirSync(root).sort(), ['a-file', 'input']);
 });
 
@@ -151,18 +168,34 @@ test('a disk that refuses the writes (here a file size limit): exit 4 naming the
   const out = path.join(root, 'public');
   // One wallet holding every token on three chains for a year: a daily document of about 800 KB,
   // while DuckDB's own files stay small.
-  const rows = Array.from({ length: 3 }, (_, c) => TOKEN_KEYS.map((token, t) =>
-    balance({ address: A, chain_id: [1, 10, 8453][c]!, token, block_number: 1 + c * 10 + t, timestamp: 1_732_000_000 + c * 10 + t, balance: '1000' }))).flat();
+  const rows = Array.from({ length: 3 }, (_, c) =>
+    TOKEN_KEYS.map((token, t) =>
+      balance({
+        address: A,
+        chain_id: [1, 10, 8453][c]!,
+        token,
+        block_number: 1 + c * 10 + t,
+        timestamp: 1_732_000_000 + c * 10 + t,
+        balance: '1000',
+      }),
+    ),
+  ).flat();
   const year = await writeInputs(path.join(root, 'input'), { balances: rows });
   await buildSnapshot(resolveBuildConfig({ input: 'data/sample', out, now, progress: 'quiet' }));
   const before = [...treeHashes(out)].sort();
   // 3,000 addresses: the check's table of distinct addresses, written while balances.parquet is
   // scanned (not a damaged file).
-  const addresses = Array.from({ length: 3000 }, (_, i) => balance({ address: `0x${(i + 1).toString(16).padStart(40, '0')}`, block_number: i + 1, balance: '1' }));
+  const addresses = Array.from({ length: 3000 }, (_, i) =>
+    balance({ address: `0x${(i + 1).toString(16).padStart(40, '0')}`, block_number: i + 1, balance: '1' }),
+  );
   const many = await writeInputs(path.join(root, 'many'), { balances: addresses });
   // 200 KB: the file thread's write of that daily document fails; 32 KB: DuckDB's log, before
   // anything is written, with the bundled sample and while the 3,000 addresses are grouped.
-  for (const [input, limit, cause] of [[year, 400, 'EFBIG: file too large'], ['data/sample', 64, 'Could not write file'], [many, 64, 'Could not write file']] as const) {
+  for (const [input, limit, cause] of [
+    [year, 400, 'EFBIG: file too large'],
+    ['data/sample', 64, 'Could not write file'],
+    [many, 64, 'Could not write file'],
+  ] as const) {
     const result = await runCli(['build', '--input', input, '--out', out, '--now', now], { fileSizeLimit: limit });
     assert.is(result.code, 4, result.stderr);
     assert.match(result.stderr, `wallet-snapshot: could not write the new tree or its scratch files beside ${out} (`);
@@ -178,10 +211,13 @@ test('exit 4 only for writes the disk refused: not for a read, nor for a user er
   assert.is(cannotWrite(new Error('IO Error: Could not write file "x": No space left on device'), '/o')?.exitCode, 4);
   assert.is(cannotWrite(new Error('ENOSPC: no space left on device, write'), '/o')?.exitCode, 4);
   assert.is(cannotWrite(new Error('IO Error: Cannot open file "in/balances.parquet": Permission denied'), '/o'), null);
-  assert.is(cannotWrite(new UserError('balances.parquet: column "token": 1 row with a value that is not a token key, e.g. "EROFS"'), '/o'), null);
+  assert.is(
+    cannotWrite(new UserError('balances.parquet: column "token": 1 row with a value that is not a token key, e.g. "EROFS"'), '/o'),
+    null,
+  );
 });
 
-test('running out of DuckDB\'s memory limit: exit 3 naming the settings, previous tree untouched', async () => {
+test("running out of DuckDB's memory limit: exit 3 naming the settings, previous tree untouched", async () => {
   const root = tempDir();
   const out = path.join(root, 'public');
   const input = await writeInputs(path.join(root, 'input'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
@@ -192,7 +228,10 @@ test('running out of DuckDB\'s memory limit: exit 3 naming the settings, previou
   for (const limit of ['1MB', '8MB']) {
     const result = await runCli(['build', '--input', 'data/sample', '--out', out, '--now', now, '--memory-limit', limit]);
     assert.is(result.code, 3, result.stderr);
-    assert.match(result.stderr, `wallet-snapshot: DuckDB ran out of its memory limit (--memory-limit ${limit}, --threads 2): Out of Memory Error: `);
+    assert.match(
+      result.stderr,
+      `wallet-snapshot: DuckDB ran out of its memory limit (--memory-limit ${limit}, --threads 2): Out of Memory Error: `,
+    );
     assert.match(result.stderr, 'raise --memory-limit or lower --threads; the previous tree was left untouched');
     assert.not.match(result.stderr, 'cannot be read as a Parquet file');
     assert.not.match(result.stderr, 'internal error');
@@ -205,7 +244,15 @@ test('Ctrl-C in the middle of a build: exit 130, previous tree untouched, no wor
   const root = tempDir();
   const out = path.join(root, 'public');
   const input = path.join(root, 'input');
-  await generateDataset({ outDir: input, wallets: 3000, seed: 7, startDate: '2025-06-01', days: 150, seasonOneEnd: '2025-09-01', rowsPerWallet: 20 });
+  await generateDataset({
+    outDir: input,
+    wallets: 3000,
+    seed: 7,
+    startDate: '2025-06-01',
+    days: 150,
+    seasonOneEnd: '2025-09-01',
+    rowsPerWallet: 20,
+  });
   const previous = await writeInputs(path.join(root, 'previous'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
   await buildSnapshot(resolveBuildConfig({ input: previous, out, now, progress: 'quiet' }));
   const before = [...treeHashes(out)].sort();
@@ -246,7 +293,11 @@ test('work folders and partial manifests abandoned by a killed build are removed
     holder.release();
   }
   assert.not.ok(fs.existsSync(abandoned));
-  assert.equal(fs.readdirSync(path.dirname(manifest)).sort(), ['.manifest.sha256.partial-held', '.manifest.sha256.partial-held.lock', 'manifest.sha256']);
+  assert.equal(fs.readdirSync(path.dirname(manifest)).sort(), [
+    '.manifest.sha256.partial-held',
+    '.manifest.sha256.partial-held.lock',
+    'manifest.sha256',
+  ]);
 });
 
 test.run();

@@ -46,10 +46,20 @@ function shapeOf(line: string): RegExp {
   let text = line;
   for (const [pattern, name] of wildcards) text = text.replace(pattern, name);
   const patterns: Record<string, string> = {
-    PATH: '\\S+', INSTANT: '\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z', BUILD: '\\d{8}T\\d{6}Z-[0-9a-f]{4}', VERSION: '\\d{4}-\\d{2}-\\d{2}-[0-9a-f]{16}',
-    DAY: '\\d{4}-\\d{2}-\\d{2}', SIZE: '\\d+(?:\\.\\d+)? (?:B|KiB|MiB|GiB)', SECONDS: '\\d+(?:\\.\\d+)?s', PORT: '\\d+', COUNT: '\\d+',
+    PATH: '\\S+',
+    INSTANT: '\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z',
+    BUILD: '\\d{8}T\\d{6}Z-[0-9a-f]{4}',
+    VERSION: '\\d{4}-\\d{2}-\\d{2}-[0-9a-f]{16}',
+    DAY: '\\d{4}-\\d{2}-\\d{2}',
+    SIZE: '\\d+(?:\\.\\d+)? (?:B|KiB|MiB|GiB)',
+    SECONDS: '\\d+(?:\\.\\d+)?s',
+    PORT: '\\d+',
+    COUNT: '\\d+',
   };
-  const source = text.split('\u0000').map((part, i) => (i % 2 === 1 ? patterns[part]! : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  const source = text
+    .split('\u0000')
+    .map((part, i) => (i % 2 === 1 ? patterns[part]! : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${source}$`);
 }
 
@@ -79,7 +89,11 @@ test('the quick start: what npm start prints, and the curl example', async () =>
       });
       server.once('exit', () => reject(new Error('serve stopped')));
     });
-    assertShows(blockAfter('`npm start` prints'), [...built.stdout.trimEnd().split('\n'), ...built.stderr.trimEnd().split('\n'), serving], 'npm start');
+    assertShows(
+      blockAfter('`npm start` prints'),
+      [...built.stdout.trimEnd().split('\n'), ...built.stderr.trimEnd().split('\n'), serving],
+      'npm start',
+    );
     const [command, expected] = blockAfter('or ask the API:');
     const url = /curl -s (\S+)/.exec(command!)![1]!.replace('http://127.0.0.1:8080', /at (http:\/\/\S+)/.exec(serving)![1]!);
     assert.is(await (await fetch(url)).text(), expected);
@@ -88,7 +102,7 @@ test('the quick start: what npm start prints, and the curl example', async () =>
   }
 });
 
-test('the app example: wallet-snapshot/client against the sample\'s server prints what the README shows', async () => {
+test("the app example: wallet-snapshot/client against the sample's server prints what the README shows", async () => {
   const section = readme.slice(readme.indexOf('### In an app'));
   const example = /```js\n([\s\S]*?)```/.exec(section)![1]!;
   const shown = blockAfter('prints, against `npm start`', section);
@@ -106,7 +120,7 @@ test('the app example: wallet-snapshot/client against the sample\'s server print
     // The package's name as the repository's own sources (the installed package: test/slow/package.test.ts).
     const script = path.join(tempDir('ws-readme-app-'), 'app.mjs');
     const source = example.replace("'wallet-snapshot/client'", JSON.stringify(pathToFileURL(path.join(ROOT, 'client/index.ts')).href));
-    assert.ok(source.includes("baseUrl: 'http://127.0.0.1:8080'"), 'the example names the quick start\'s server');
+    assert.ok(source.includes("baseUrl: 'http://127.0.0.1:8080'"), "the example names the quick start's server");
     fs.writeFileSync(script, source.replace('http://127.0.0.1:8080', url));
     const ran = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
     assert.is(ran.status, 0, ran.stderr);
@@ -116,10 +130,13 @@ test('the app example: wallet-snapshot/client against the sample\'s server print
   }
 });
 
-test('the publish example: what the sample tree\'s first publish prints', async () => {
+test("the publish example: what the sample tree's first publish prints", async () => {
   const s3 = await startS3Server(undefined, 'wallet-snapshot');
   try {
-    const published = await runCli(['publish', '--dir', out, '--to', 's3://wallet-snapshot/prod', '--endpoint', s3.endpoint, '--keep', '7'], { env: S3_CREDENTIALS });
+    const published = await runCli(
+      ['publish', '--dir', out, '--to', 's3://wallet-snapshot/prod', '--endpoint', s3.endpoint, '--keep', '7'],
+      { env: S3_CREDENTIALS },
+    );
     assert.is(published.code, 0, published.stderr);
     const shown = blockAfter('--to s3://wallet-snapshot/prod --endpoint https://<ACCOUNT_ID>.r2.cloudflarestorage.com --keep 7\n```');
     const printed = published.stdout.trimEnd().split('\n');
@@ -135,7 +152,11 @@ test('docs/publishing.md: the sample published whole, then as 4 shards staged an
   const whole = path.join(folder, 'whole');
   assert.is((await runCli(['build', '--out', whole, '--now', '2025-11-20T17:00:00Z', '--progress', 'quiet'])).code, 0);
   const shards = [1, 2, 3, 4].map((k) => path.join(folder, `shard-${k}`));
-  for (const [i, out] of shards.entries()) assert.is((await runCli(['build', '--out', out, '--now', '2025-11-21T17:00:00Z', '--shard', `${i + 1}/4`, '--progress', 'quiet'])).code, 0);
+  for (const [i, out] of shards.entries())
+    assert.is(
+      (await runCli(['build', '--out', out, '--now', '2025-11-21T17:00:00Z', '--shard', `${i + 1}/4`, '--progress', 'quiet'])).code,
+      0,
+    );
   const s3 = await startS3Server(undefined, 'wallet-snapshot');
   // The documents show R2's endpoint; the run names the local server's.
   const asShown = (text: string) => text.replaceAll(s3.endpoint, 'https://<ACCOUNT_ID>.r2.cloudflarestorage.com').trimEnd().split('\n');
@@ -186,7 +207,10 @@ test('docs/input.md: its statements, run by the script it shows, write an input 
   const ran = spawnSync('bash', ['-euc', asHere(commands)], { cwd: folder, encoding: 'utf8' });
   assert.is(ran.status, 0, ran.stderr);
   const history = docBlock('input.md', '/portfolio.json`, is');
-  assert.is(fs.readFileSync(path.join(folder, 'public/v1/address/0xa11ce00000000000000000000000000000000002/portfolio.json'), 'utf8'), history.trim());
+  assert.is(
+    fs.readFileSync(path.join(folder, 'public/v1/address/0xa11ce00000000000000000000000000000000002/portfolio.json'), 'utf8'),
+    history.trim(),
+  );
   assert.not.ok(fs.existsSync(path.join(folder, 'public/v1/address/0xb0b0000000000000000000000000000000000001/portfolio.json')));
 });
 
@@ -201,24 +225,40 @@ async function freePort(): Promise<number> {
 test('docs/hosting.md: the local S3 server it shows, publish to it, and serve --from it', async () => {
   const port = String(await freePort());
   const data = tempDir('ws-s3rver-doc-');
-  const local = (line: string) => asHere(line).replaceAll('127.0.0.1:9000', `127.0.0.1:${port}`).replaceAll('-p 9000', `-p ${port}`).replaceAll('/tmp/s3rver', data);
+  const local = (line: string) =>
+    asHere(line).replaceAll('127.0.0.1:9000', `127.0.0.1:${port}`).replaceAll('-p 9000', `-p ${port}`).replaceAll('/tmp/s3rver', data);
   const serverLine = docBlock('hosting.md', '### A local S3 server');
   // A process group of its own: npx and the server it starts stop together.
   // As in a terminal of its own: under `npx -p node@22 ...` the environment names npx's package
   // (npm_config_package), which the page's own npx would run instead of s3rver.
-  const s3 = spawn('bash', ['-euc', local(serverLine)], { cwd: ROOT, detached: true, stdio: 'ignore', env: { ...process.env, npm_config_package: undefined } });
+  const s3 = spawn('bash', ['-euc', local(serverLine)], {
+    cwd: ROOT,
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, npm_config_package: undefined },
+  });
   try {
     let up = false;
     for (let i = 0; i < 100 && !up; i++) {
-      up = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+      up = await fetch(`http://127.0.0.1:${port}/`).then(
+        () => true,
+        () => false,
+      );
       if (!up) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     assert.ok(up, 's3rver never answered');
     const [exports, publish, serve] = docBlock('hosting.md', 'Then, in another terminal:').trim().split('\n');
-    const published = spawnSync('bash', ['-euc', local(`${exports}\n${publish}`).replaceAll('--dir public', `--dir ${out}`)], { cwd: ROOT, encoding: 'utf8' });
+    const published = spawnSync('bash', ['-euc', local(`${exports}\n${publish}`).replaceAll('--dir public', `--dir ${out}`)], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     assert.is(published.status, 0, published.stderr);
     assert.match(published.stdout, 'to s3://wallet-snapshot/prod in ');
-    const serving = spawn('bash', ['-euc', `${local(exports!)}\nexec ${local(serve!).replace('--port 8787', '--port 0')}`], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    const serving = spawn('bash', ['-euc', `${local(exports!)}\nexec ${local(serve!).replace('--port 8787', '--port 0')}`], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let text = '';
@@ -236,7 +276,10 @@ test('docs/hosting.md: the local S3 server it shows, publish to it, and serve --
       await stopGroup(serving);
     }
     // The same credentials on one line, as the page's serve --from example gives them.
-    assert.match(fs.readFileSync(path.join(ROOT, 'docs/hosting.md'), 'utf8'), `${exports!.replace('export ', '')} npx wallet-snapshot serve --runtime workerd --from s3://wallet-snapshot/prod`);
+    assert.match(
+      fs.readFileSync(path.join(ROOT, 'docs/hosting.md'), 'utf8'),
+      `${exports!.replace('export ', '')} npx wallet-snapshot serve --runtime workerd --from s3://wallet-snapshot/prod`,
+    );
   } finally {
     try {
       process.kill(-s3.pid!, 'SIGKILL');

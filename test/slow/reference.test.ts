@@ -32,7 +32,8 @@ function dataset(seed: number) {
     { chain_id: 10, account: subAccounts[2]!, owner: wallets[1]! },
   ];
   const accounts = [...wallets, ...subAccounts];
-  const walletOn = (account: string, chain: number) => (venueB.find((row) => row.chain_id === chain && row.account === account)?.owner as string) ?? account;
+  const walletOn = (account: string, chain: number) =>
+    (venueB.find((row) => row.chain_id === chain && row.account === account)?.owner as string) ?? account;
   /** The other accounts of the wallet `account` counts for on `chain`, or every account when it has none. */
   const siblings = (account: string, chain: number) => {
     const others = accounts.filter((other) => other !== account && walletOn(other, chain) === walletOn(account, chain));
@@ -40,7 +41,7 @@ function dataset(seed: number) {
   };
   const balances: Row[] = [];
   const start = Date.parse('2025-10-30T00:00:00Z') / 1000; // spans the 2025-11-02 DST change
-  let previous = new Map<string, string>();
+  const previous = new Map<string, string>();
   for (let block = 1; block <= 60; block++) {
     const timestamp = start + block * 13_000 + Math.floor(next() * 1000);
     let log = 0;
@@ -69,16 +70,36 @@ function dataset(seed: number) {
         keysOfBlock.add(`${key}:${log}`);
         const roll = next();
         const raw =
-          roll < 0.15 ? '0'
-          : roll < 0.3 && previous.has(key) ? previous.get(key)!
-          : (BigInt(Math.floor(next() * 2 ** 40)) * BigInt(Math.floor(1 + next() * 2 ** 40))).toString();
+          roll < 0.15
+            ? '0'
+            : roll < 0.3 && previous.has(key)
+              ? previous.get(key)!
+              : (BigInt(Math.floor(next() * 2 ** 40)) * BigInt(Math.floor(1 + next() * 2 ** 40))).toString();
         previous.set(key, raw);
-        balances.push({ chain_id: chain, block_number: block, log_index: log++, tx_hash: hash, timestamp, address: account, token, balance: raw });
+        balances.push({
+          chain_id: chain,
+          block_number: block,
+          log_index: log++,
+          tx_hash: hash,
+          timestamp,
+          address: account,
+          token,
+          balance: raw,
+        });
       }
     }
   }
   // A few rows after now must not count.
-  balances.push({ chain_id: 1, block_number: 999, log_index: 0, tx_hash: '0xlate', timestamp: Date.parse(NOW) / 1000 + 60, address: wallets[0]!, token: 'uty', balance: '7' });
+  balances.push({
+    chain_id: 1,
+    block_number: 999,
+    log_index: 0,
+    tx_hash: '0xlate',
+    timestamp: Date.parse(NOW) / 1000 + 60,
+    address: wallets[0]!,
+    token: 'uty',
+    balance: '7',
+  });
   const prices: Row[] = [];
   for (const chain of CHAINS) {
     for (const token of TOKENS) {
@@ -102,7 +123,11 @@ function scaled(raw: bigint, decimals: number): string {
   return fraction ? `${whole}.${fraction}` : whole;
 }
 
-interface Snapshot { date: string; timestamp: number; balance: string }
+interface Snapshot {
+  date: string;
+  timestamp: number;
+  balance: string;
+}
 
 /** Attribution and history, literally: per (chain, wallet, token), transactions in order, sums of latest balances. */
 function referenceHistories(data: ReturnType<typeof dataset>) {
@@ -124,7 +149,8 @@ function referenceHistories(data: ReturnType<typeof dataset>) {
     }
     const ordered = [...transactions.values()].sort((a, b) => {
       const firstLog = (rows: Row[]) => Math.min(...rows.map((row) => row.log_index as number));
-      const byTxHash = (a[0]!.tx_hash as string) < (b[0]!.tx_hash as string) ? -1 : (a[0]!.tx_hash as string) > (b[0]!.tx_hash as string) ? 1 : 0;
+      const byTxHash =
+        (a[0]!.tx_hash as string) < (b[0]!.tx_hash as string) ? -1 : (a[0]!.tx_hash as string) > (b[0]!.tx_hash as string) ? 1 : 0;
       return (a[0]!.block_number as number) - (b[0]!.block_number as number) || firstLog(a) - firstLog(b) || byTxHash;
     });
     const latest = new Map<string, bigint>();
@@ -152,11 +178,16 @@ function referenceHistories(data: ReturnType<typeof dataset>) {
 }
 
 function historyText(chains: Map<number, Map<string, Snapshot[]>>): string {
-  const parts = [...chains.keys()].sort((a, b) => a - b).map((chain) => {
-    const tokens = chains.get(chain)!;
-    const lists = TOKEN_KEYS.map((key) => `"${key}":[${(tokens.get(key) ?? []).map((s) => `{"date":"${s.date}","timestamp":${s.timestamp},"balance":${s.balance}}`).join(',')}]`);
-    return `"${chain}":{${lists.join(',')}}`;
-  });
+  const parts = [...chains.keys()]
+    .sort((a, b) => a - b)
+    .map((chain) => {
+      const tokens = chains.get(chain)!;
+      const lists = TOKEN_KEYS.map(
+        (key) =>
+          `"${key}":[${(tokens.get(key) ?? []).map((s) => `{"date":"${s.date}","timestamp":${s.timestamp},"balance":${s.balance}}`).join(',')}]`,
+      );
+      return `"${chain}":{${lists.join(',')}}`;
+    });
   return `{${parts.join(',')}}`;
 }
 
@@ -194,7 +225,10 @@ for (const seed of [1, 2, 3, 4, 5, 6]) {
     const written = fs.readdirSync(path.join(built.out, 'v1/address')).sort();
     assert.equal(written, [...expected.keys()].sort());
     const snapshots = [...expected.values()].flatMap((chains) => [...chains.values()].flatMap((tokens) => [...tokens.values()].flat()));
-    assert.ok(written.length >= 4 && snapshots.length >= 40, `too small to compare: ${written.length} wallets, ${snapshots.length} snapshots`);
+    assert.ok(
+      written.length >= 4 && snapshots.length >= 40,
+      `too small to compare: ${written.length} wallets, ${snapshots.length} snapshots`,
+    );
     for (const [wallet, chains] of expected) {
       const history = fs.readFileSync(path.join(built.out, `v1/address/${wallet}/portfolio.json`), 'utf8');
       assert.is(history, historyText(chains), `history of ${wallet}`);
@@ -218,14 +252,23 @@ test('rows shuffled, balances as DECIMAL(38,0), addresses in mixed case: the sam
   };
   const next = random(99);
   const mixedCase = (address: unknown) => `0x${[...String(address).slice(2)].map((c) => (next() < 0.5 ? c.toUpperCase() : c)).join('')}`;
-  const shuffled = <T>(rows: T[]) => rows.map((row) => ({ row, key: next() })).sort((a, b) => a.key - b.key).map(({ row }) => row);
+  const shuffled = <T>(rows: T[]) =>
+    rows
+      .map((row) => ({ row, key: next() }))
+      .sort((a, b) => a.key - b.key)
+      .map(({ row }) => row);
   const variant = {
     ...base,
     balances: shuffled(base.balances.map((row) => ({ ...row, address: mixedCase(row.address) }))),
-    venue_b_accounts: shuffled(base.venue_b_accounts.map((row) => ({ ...row, account: mixedCase(row.account), owner: mixedCase(row.owner) }))),
+    venue_b_accounts: shuffled(
+      base.venue_b_accounts.map((row) => ({ ...row, account: mixedCase(row.account), owner: mixedCase(row.owner) })),
+    ),
     prices: shuffled(base.prices),
   };
-  assert.ok(variant.balances.some((row) => /[A-F]/.test(String(row.address))), 'no address in mixed case');
+  assert.ok(
+    variant.balances.some((row) => /[A-F]/.test(String(row.address))),
+    'no address in mixed case',
+  );
   const expected = await build(base, { now: NOW });
   const written = await build(variant, { now: NOW, overrides: { balances: { balance: 'DECIMAL(38,0)' } } });
   // Every file but the build's record of its inputs (their sha256 differ: other bytes, same rows).

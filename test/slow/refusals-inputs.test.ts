@@ -11,7 +11,8 @@ import { balance, tempDir, unix, writeInputs, A } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/process.ts';
 import { DISTANT_NOW_DAYS } from '../../build/config.ts';
 
-const build = (input: string, out: string, ...options: string[]) => runCli(['build', '--input', input, '--out', out, '--progress', 'quiet', ...options]);
+const build = (input: string, out: string, ...options: string[]) =>
+  runCli(['build', '--input', input, '--out', out, '--progress', 'quiet', ...options]);
 
 test('seven exports with zero rows are refused, naming them; --allow-empty builds them', async () => {
   const root = tempDir();
@@ -35,7 +36,10 @@ test('seven exports with zero rows are refused, naming them; --allow-empty build
   });
   const named = await build(some, out, '--now', '2025-11-21T17:00:00Z');
   assert.is(named.code, 1, named.stderr);
-  assert.match(named.stderr, 'wallet-snapshot: balances.parquet, venue_b_accounts.parquet, points.parquet, multipliers.parquet have zero rows: the tree would hold no wallet and no participant');
+  assert.match(
+    named.stderr,
+    'wallet-snapshot: balances.parquet, venue_b_accounts.parquet, points.parquet, multipliers.parquet have zero rows: the tree would hold no wallet and no participant',
+  );
 });
 
 /** One wallet's balance on 2025-11-19 at noon in New York, and its points on the 20th. */
@@ -47,7 +51,7 @@ async function oneWallet(dir: string): Promise<string> {
   });
 }
 
-test('a --now before every event is refused, naming --now, the value and the events\' first and last instants', async () => {
+test("a --now before every event is refused, naming --now, the value and the events' first and last instants", async () => {
   const root = tempDir();
   const input = await oneWallet(path.join(root, 'input'));
   const out = path.join(root, 'public');
@@ -71,7 +75,11 @@ test(`a --now more than ${DISTANT_NOW_DAYS} days after the latest event is refus
   const input = await oneWallet(path.join(root, 'input'));
   const out = path.join(root, 'public');
   // The latest event is the points' day, 2025-11-20, which starts at 05:00 UTC in New York.
-  for (const [now, days] of [['2125-11-21T15:00:00Z', 36525], ['9999-12-31T00:00:00Z', 2912483], ['2026-12-26T05:00:00Z', 401]] as const) {
+  for (const [now, days] of [
+    ['2125-11-21T15:00:00Z', 36525],
+    ['9999-12-31T00:00:00Z', 2912483],
+    ['2026-12-26T05:00:00Z', 401],
+  ] as const) {
     const started = performance.now();
     const result = await build(input, out, '--now', now);
     assert.is(result.code, 1, result.stderr);
@@ -93,13 +101,20 @@ test(`a --now more than ${DISTANT_NOW_DAYS} days after the latest event is refus
 
 test('without --now, the clock: inputs a long time past build (the sample ages), inputs all in the future are refused', async () => {
   const root = tempDir();
-  const old = await writeInputs(path.join(root, 'old'), { balances: [balance({ address: A, block_number: 1, balance: '1', timestamp: unix('2020-01-01T12:00:00Z') })] });
+  const old = await writeInputs(path.join(root, 'old'), {
+    balances: [balance({ address: A, block_number: 1, balance: '1', timestamp: unix('2020-01-01T12:00:00Z') })],
+  });
   const built = await build(old, path.join(root, 'public'));
   assert.is(built.code, 0, built.stderr);
-  const future = await writeInputs(path.join(root, 'future'), { balances: [balance({ address: A, block_number: 1, balance: '1', timestamp: unix('2999-01-01T00:00:00Z') })] });
+  const future = await writeInputs(path.join(root, 'future'), {
+    balances: [balance({ address: A, block_number: 1, balance: '1', timestamp: unix('2999-01-01T00:00:00Z') })],
+  });
   const refused = await build(future, path.join(root, 'public'));
   assert.is(refused.code, 1, refused.stderr);
-  assert.match(refused.stderr, /^wallet-snapshot: the build instant \d{4}-\d\d-\d\dT[\d:.]+Z \(the current time: no --now was given\) is before every event in the inputs, all at 2999-01-01T00:00:00Z \(a timestamp in balances\.parquet\): /);
+  assert.match(
+    refused.stderr,
+    /^wallet-snapshot: the build instant \d{4}-\d\d-\d\dT[\d:.]+Z \(the current time: no --now was given\) is before every event in the inputs, all at 2999-01-01T00:00:00Z \(a timestamp in balances\.parquet\): /,
+  );
   assert.match(refused.stderr, '(is the clock right?); give --allow-distant-now to build it anyway');
 });
 

@@ -19,7 +19,13 @@ test('--now outside the years 1970 to 9999 exits 1 naming --now and the value, b
   const out = path.join(root, 'out');
   // 0000 and +275760 ended in internal errors (exit 70); 0025 is a typo for 2025; 9999-12-31 at
   // 23:00 in New York is already the year 10000 in UTC.
-  for (const now of ['0000-01-01T00:00:00Z', '+275760-09-13T00:00:00Z', '0025-11-21T15:00:00Z', '1969-12-31T23:59:59Z', '9999-12-31T23:00:00-05:00']) {
+  for (const now of [
+    '0000-01-01T00:00:00Z',
+    '+275760-09-13T00:00:00Z',
+    '0025-11-21T15:00:00Z',
+    '1969-12-31T23:59:59Z',
+    '9999-12-31T23:00:00-05:00',
+  ]) {
     const result = await runCli(['build', '--input', path.join(root, 'no-such-folder'), '--out', out, '--now', now]);
     assert.is(result.code, 1, `${now}: ${result.stderr}`);
     assert.match(result.stderr, `wallet-snapshot: --now "${now}" is in the year `);
@@ -34,16 +40,53 @@ test(`--threads above ${MAX_THREADS} (or the cores, if more) exits 1 naming the 
   const bound = Math.max(MAX_THREADS, cores);
   const root = tempDir();
   for (const threads of ['1000000', String(bound + 1)]) {
-    const result = await runCli(['build', '--input', path.join(root, 'no-such-folder'), '--out', path.join(root, 'public'), '--threads', threads, '--now', PINNED_NOW]);
+    const result = await runCli([
+      'build',
+      '--input',
+      path.join(root, 'no-such-folder'),
+      '--out',
+      path.join(root, 'public'),
+      '--threads',
+      threads,
+      '--now',
+      PINNED_NOW,
+    ]);
     assert.is(result.code, 1, result.stderr);
     assert.match(result.stderr, `wallet-snapshot: --threads ${threads} is out of range: expected an integer from 1 to ${bound}`);
   }
   if (cores + 1 > bound) return;
   const input = await writeInputs(path.join(root, 'input'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
-  const result = await runCli(['build', '--input', input, '--out', path.join(root, 'public'), '--now', PINNED_NOW, '--threads', String(cores + 1), '--progress', 'quiet']);
+  const result = await runCli([
+    'build',
+    '--input',
+    input,
+    '--out',
+    path.join(root, 'public'),
+    '--now',
+    PINNED_NOW,
+    '--threads',
+    String(cores + 1),
+    '--progress',
+    'quiet',
+  ]);
   assert.is(result.code, 0, result.stderr);
-  assert.is(result.stderr, `wallet-snapshot: warning: --threads ${cores + 1} is more than this machine's ${cores} cores; the threads will take turns on them (no faster, more memory)\n`);
-  const within = await runCli(['build', '--input', input, '--out', path.join(root, 'public'), '--now', PINNED_NOW, '--threads', String(cores), '--progress', 'quiet']);
+  assert.is(
+    result.stderr,
+    `wallet-snapshot: warning: --threads ${cores + 1} is more than this machine's ${cores} cores; the threads will take turns on them (no faster, more memory)\n`,
+  );
+  const within = await runCli([
+    'build',
+    '--input',
+    input,
+    '--out',
+    path.join(root, 'public'),
+    '--now',
+    PINNED_NOW,
+    '--threads',
+    String(cores),
+    '--progress',
+    'quiet',
+  ]);
   assert.is(within.code, 0, within.stderr);
   assert.is(within.stderr, '');
 });
@@ -73,16 +116,22 @@ test('an incomplete input is reported whole: every missing file, every missing c
   assert.is(columns.code, 1, columns.stderr);
   assert.match(columns.stderr, 'the input is incomplete, 2 problems');
   assert.match(columns.stderr, '  - tokens.parquet: missing column "decimals"');
-  assert.match(columns.stderr, '  - points.parquet: missing column "points" (expected a finite number); the file has season, date, address\n');
+  assert.match(
+    columns.stderr,
+    '  - points.parquet: missing column "points" (expected a finite number); the file has season, date, address\n',
+  );
   // A problem alone keeps its one line.
   await writeInputs(path.join(root, 'one'), {});
   fs.rmSync(path.join(root, 'one', 'multipliers.parquet'));
   const one = await runCli(['build', '--input', path.join(root, 'one'), '--out', out, '--now', PINNED_NOW]);
   assert.is(one.code, 1, one.stderr);
-  assert.is(one.stderr, `wallet-snapshot: missing input file multipliers.parquet in ${path.join(root, 'one')} (all seven Parquet files are required; an empty table is a file with zero rows)\n`);
+  assert.is(
+    one.stderr,
+    `wallet-snapshot: missing input file multipliers.parquet in ${path.join(root, 'one')} (all seven Parquet files are required; an empty table is a file with zero rows)\n`,
+  );
 });
 
-test('serve --from that is not s3://BUCKET[/PREFIX] exits 1 naming --from, not publish\'s --to', async () => {
+test("serve --from that is not s3://BUCKET[/PREFIX] exits 1 naming --from, not publish's --to", async () => {
   for (const runtime of [[], ['--runtime', 'workerd']]) {
     const result = await runCli(['serve', '--from', 'newcomer/live', ...runtime]);
     assert.is(result.code, 1, result.stderr);

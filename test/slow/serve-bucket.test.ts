@@ -38,7 +38,10 @@ test('the Worker serves the live version of a published bucket, and follows a ne
   const publish = async (tree: Built) => {
     // One price, months before these nights: no position has a price of its last day, which the
     // night's guard refuses (test/night-guard.test.ts); accepted here, where the subject is serving.
-    const result = await runCli(['publish', '--dir', tree.out, '--to', to, '--endpoint', s3.endpoint, '--progress', 'quiet', '--accept', 'unpriced'], { env });
+    const result = await runCli(
+      ['publish', '--dir', tree.out, '--to', to, '--endpoint', s3.endpoint, '--progress', 'quiet', '--accept', 'unpriced'],
+      { env },
+    );
     assert.is(result.code, 0, result.stderr);
   };
   const daily = `/v1/address/${A}/portfolio/daily`;
@@ -103,7 +106,12 @@ test('serve --runtime workerd --dir of a tree edited after its build says what i
   fs.writeFileSync(daily, fs.readFileSync(daily, 'utf8').replace('"balance":1', '"balance":2'));
   const refused = await runCli(['serve', '--runtime', 'workerd', '--dir', copy, '--port', '0']);
   assert.is(refused.code, 1, refused.stderr);
-  assert.match(refused.stderr, new RegExp(`^wallet-snapshot: --dir \\S+ is not the tree its build wrote \\(1 problem; serve --runtime workerd serves a tree only as its build wrote it\\):\n  - v1/address/${A}/portfolio/daily.json: edited since the build \\(its bytes are not the ones the build wrote\\)\nrun wallet-snapshot verify`));
+  assert.match(
+    refused.stderr,
+    new RegExp(
+      `^wallet-snapshot: --dir \\S+ is not the tree its build wrote \\(1 problem; serve --runtime workerd serves a tree only as its build wrote it\\):\n  - v1/address/${A}/portfolio/daily.json: edited since the build \\(its bytes are not the ones the build wrote\\)\nrun wallet-snapshot verify`,
+    ),
+  );
   assert.not.match(refused.stderr, /cannot listen|nothing was sent|live version/);
 });
 

@@ -27,16 +27,20 @@ const Node = suite('Node host');
 
 Node.before(async () => {
   built = await build({
-    balances: [balance({ address: A, block_number: 1, balance: '123456789012345678901234' }), balance({ address: B, block_number: 2, balance: '5' })],
+    balances: [
+      balance({ address: A, block_number: 1, balance: '123456789012345678901234' }),
+      balance({ address: B, block_number: 2, balance: '5' }),
+    ],
     seasons: [{ season: 1, as_of: null }],
   });
 });
 
 /** `wallet-snapshot serve` as a child process, with an optional descriptor limit. */
 async function serveProcess(dir: string, fileLimit?: number): Promise<{ url: string; child: ChildProcess; rss(): number; stop(): void }> {
-  const command = fileLimit === undefined
-    ? [process.execPath, CLI, 'serve', '--dir', dir, '--port', '0']
-    : ['/bin/sh', '-c', `ulimit -n ${fileLimit} && exec "$0" "$@"`, process.execPath, CLI, 'serve', '--dir', dir, '--port', '0'];
+  const command =
+    fileLimit === undefined
+      ? [process.execPath, CLI, 'serve', '--dir', dir, '--port', '0']
+      : ['/bin/sh', '-c', `ulimit -n ${fileLimit} && exec "$0" "$@"`, process.execPath, CLI, 'serve', '--dir', dir, '--port', '0'];
   const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let errors = '';
   child.stderr!.on('data', (data) => (errors += data));
@@ -56,16 +60,29 @@ async function serveProcess(dir: string, fileLimit?: number): Promise<{ url: str
 Node('requests the parser refuses, a missing Host and CONNECT get the JSON error and the common headers', async () => {
   await withHost('node', built.out, async (base) => {
     const cases = [
-      [`GET /v1/address/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, '431 Request Header Fields Too Large', 'The request line and headers are larger than the server accepts (16 KB).'],
+      [
+        `GET /v1/address/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+        '431 Request Header Fields Too Large',
+        'The request line and headers are larger than the server accepts (16 KB).',
+      ],
       ['GARBAGE\r\n\r\n', '400 Bad Request', 'The request is not well-formed HTTP.'],
       [`GET ${daily} HTTP/1.1\r\nConnection: close\r\n\r\n`, '400 Bad Request', 'The request is not well-formed: Missing host header.'],
-      ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', '405 Method Not Allowed', 'The method CONNECT is not allowed; use GET, HEAD or OPTIONS.'],
+      [
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+        '405 Method Not Allowed',
+        'The method CONNECT is not allowed; use GET, HEAD or OPTIONS.',
+      ],
     ] as const;
     for (const [bytes, status, error] of cases) {
       const answer = await rawExchange(base, bytes);
       const [head, body] = answer.split('\r\n\r\n') as [string, string];
       assert.ok(head.toLowerCase().startsWith(`http/1.1 ${status.toLowerCase()}\r\n`), head);
-      for (const header of ['content-type: application/json; charset=utf-8', 'access-control-allow-origin: *', 'cache-control: no-cache', 'etag: w/"']) {
+      for (const header of [
+        'content-type: application/json; charset=utf-8',
+        'access-control-allow-origin: *',
+        'cache-control: no-cache',
+        'etag: w/"',
+      ]) {
         assert.match(head.toLowerCase(), header, `${status}: ${header}`);
       }
       assert.equal(JSON.parse(body), { error });
@@ -79,7 +96,10 @@ Node('requests the parser refuses, a missing Host and CONNECT get the JSON error
 Node('a pipelining client that reads gets every answer in order', async () => {
   await withHost('node', built.out, async (base) => {
     const paths = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? daily : `/v1/leaderboard/s1?n=${i}`));
-    const answer = await rawExchange(base, paths.map((p, i) => `GET ${p} HTTP/1.1\r\nHost: x\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join(''));
+    const answer = await rawExchange(
+      base,
+      paths.map((p, i) => `GET ${p} HTTP/1.1\r\nHost: x\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join(''),
+    );
     assert.is(answer.match(/HTTP\/1.1 200 OK/g)?.length, 200);
   });
 });
@@ -120,14 +140,20 @@ Node('a client that pipelines without reading does not grow the server, which ke
 Node('clients that abort mid-answer do not stop the server', async () => {
   await withHost('node', built.out, async (base) => {
     const url = new URL(base);
-    await Promise.all(Array.from({ length: 100 }, (_, i) => new Promise<void>((resolve) => {
-      const socket = net.connect(Number(url.port), url.hostname, () => {
-        socket.write(`GET ${i % 2 ? daily : `${daily}?from=2025-11-01`} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n`);
-        setTimeout(() => socket.destroy(), i % 5);
-      });
-      socket.on('error', () => {});
-      socket.on('close', () => resolve());
-    })));
+    await Promise.all(
+      Array.from(
+        { length: 100 },
+        (_, i) =>
+          new Promise<void>((resolve) => {
+            const socket = net.connect(Number(url.port), url.hostname, () => {
+              socket.write(`GET ${i % 2 ? daily : `${daily}?from=2025-11-01`} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n`);
+              setTimeout(() => socket.destroy(), i % 5);
+            });
+            socket.on('error', () => {});
+            socket.on('close', () => resolve());
+          }),
+      ),
+    );
     assert.is((await request(base, daily)).status, 200);
   });
 });
@@ -173,10 +199,12 @@ Node('a tree rebuilt again and again under load: every answer complete, its ETag
   const out = path.join(root, 'public');
   const inputs: string[] = [];
   for (const k of [0, 1]) {
-    inputs.push(await writeInputs(path.join(root, `in${k}`), {
-      balances: Array.from({ length: 30 }, (_, i) => balance({ address: A, block_number: i + 1, balance: String((i + 1) * (k + 1)) })),
-      seasons: [{ season: 1, as_of: null }],
-    }));
+    inputs.push(
+      await writeInputs(path.join(root, `in${k}`), {
+        balances: Array.from({ length: 30 }, (_, i) => balance({ address: A, block_number: i + 1, balance: String((i + 1) * (k + 1)) })),
+        seasons: [{ season: 1, as_of: null }],
+      }),
+    );
   }
   await buildSnapshot(resolveBuildConfig({ input: inputs[0], out, now: PINNED_NOW, progress: 'quiet' }));
   await withHost('node', out, async (base) => {
@@ -206,17 +234,31 @@ Node('a tree rebuilt again and again under load: every answer complete, its ETag
 Node('the text filter equals filtering the parsed document, across a year boundary', () => {
   const text = fs.readFileSync(path.join(built.out, `v1/address/${A}/portfolio/daily.json`));
   const parsed = JSON.parse(text.toString());
-  const row = (date: string) => `{"date":"${date}","totalValueUsd":1.5,"positions":[{"token":"uty","chainId":1,"balance":1.5,"usdPerToken":1,"valueUsd":1.5}]}`;
-  const yearEnd = Buffer.from(`{"asOf":"2025-01-02","days":[${['2024-12-30', '2024-12-31', '2025-01-01', '2025-01-02'].map(row).join(',')}]}`);
+  const row = (date: string) =>
+    `{"date":"${date}","totalValueUsd":1.5,"positions":[{"token":"uty","chainId":1,"balance":1.5,"usdPerToken":1,"valueUsd":1.5}]}`;
+  const yearEnd = Buffer.from(
+    `{"asOf":"2025-01-02","days":[${['2024-12-30', '2024-12-31', '2025-01-01', '2025-01-02'].map(row).join(',')}]}`,
+  );
   assert.equal([...indexDailyRows(yearEnd).dates], [20241230, 20241231, 20250101, 20250102]);
   const ranges: [string | null, string | null][] = [
-    [null, null], ['2024-12-31', '2025-01-01'], ['2025-01-01', null], [null, '2024-12-31'], ['2024-12-29', '2024-12-29'],
-    ['2025-01-03', null], ['2024-12-30', '2025-01-02'], ['2025-11-17', '2025-11-19'], ['2025-11-20', '2025-11-20'], ['2026-01-01', null],
+    [null, null],
+    ['2024-12-31', '2025-01-01'],
+    ['2025-01-01', null],
+    [null, '2024-12-31'],
+    ['2024-12-29', '2024-12-29'],
+    ['2025-01-03', null],
+    ['2024-12-30', '2025-01-02'],
+    ['2025-11-17', '2025-11-19'],
+    ['2025-11-20', '2025-11-20'],
+    ['2026-01-01', null],
   ];
   for (const document of [text, yearEnd]) {
     const whole = JSON.parse(document.toString());
     for (const [from, to] of ranges) {
-      const expected = { ...whole, days: whole.days.filter((d: any) => (from === null || d.date >= from) && (to === null || d.date <= to)) };
+      const expected = {
+        ...whole,
+        days: whole.days.filter((d: any) => (from === null || d.date >= from) && (to === null || d.date <= to)),
+      };
       assert.equal(JSON.parse(Buffer.from(filterDaily(document, from, to)).toString()), expected, `${from}..${to}`);
     }
   }

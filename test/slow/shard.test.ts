@@ -16,11 +16,18 @@ import { generateDataset } from '../../data/generate.ts';
 import { addShardSummaries } from '../../tree/night-summary.ts';
 import type { NightSummary } from '../../schemas/night-summary.ts';
 
-
 test('4 shards, each started later the same day: disjoint wallets, identical shared files, union equal to the unsharded tree', async () => {
   const root = tempDir();
   const input = path.join(root, 'input');
-  await generateDataset({ outDir: input, wallets: 300, seed: 11, startDate: '2025-06-01', days: 120, seasonOneEnd: '2025-08-01', rowsPerWallet: 15 });
+  await generateDataset({
+    outDir: input,
+    wallets: 300,
+    seed: 11,
+    startDate: '2025-06-01',
+    days: 120,
+    seasonOneEnd: '2025-08-01',
+    rowsPerWallet: 15,
+  });
   const whole = path.join(root, 'whole');
   const summary = await buildSnapshot(resolveBuildConfig({ input, out: whole, now, progress: 'quiet' }));
   const expected = treeHashes(whole);
@@ -58,7 +65,9 @@ test('4 shards, each started later the same day: disjoint wallets, identical sha
   // The shards' night summaries add up to the whole night's (the sums of doubles to a relative 1e-12).
   const added = addShardSummaries(nights);
   assert.equal({ ...added, days: [] }, { ...summary.night, days: [] });
-  added.days.forEach((day, i) => assert.ok(Math.abs(day.totalValueUsd - summary.night.days[i]!.totalValueUsd) <= 1e-12 * summary.night.days[i]!.totalValueUsd, day.date));
+  added.days.forEach((day, i) =>
+    assert.ok(Math.abs(day.totalValueUsd - summary.night.days[i]!.totalValueUsd) <= 1e-12 * summary.night.days[i]!.totalValueUsd, day.date),
+  );
   assert.equal([...union.entries()].sort(), [...expected.entries()].filter(([file]) => !isRecord(file)).sort());
   // The union holds all four records: it verifies as the whole tree, and a wallet lost is caught.
   const united = await verifyTree(unionDir);
@@ -75,8 +84,14 @@ test('7 shards of 4 addresses: each folder prepare wrote, empty ones included, b
     balances: [balance({ address: A, block_number: 1, balance: '10' }), balance({ address: SUB, block_number: 2, balance: '5' })],
     venue_b_accounts: [{ chain_id: 1, account: SUB, owner: B }],
     prices: [],
-    points: [{ season: 1, date: '2025-11-01', address: C, points: 3 }, { season: 1, date: '2025-11-02', address: A, points: -1 }],
-    seasons: [{ season: 1, as_of: null }, { season: 2, as_of: null }],
+    points: [
+      { season: 1, date: '2025-11-01', address: C, points: 3 },
+      { season: 1, date: '2025-11-02', address: A, points: -1 },
+    ],
+    seasons: [
+      { season: 1, as_of: null },
+      { season: 2, as_of: null },
+    ],
   });
   const quiet = { progress: 'quiet' as const, threads: 1 };
   // A and B hold balances (SUB's count for B, its owner), C only points.

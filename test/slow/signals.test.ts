@@ -27,7 +27,15 @@ const leftovers = () => [
 ];
 
 test.before(async () => {
-  await generateDataset({ outDir: input, wallets: 1500, seed: 7, startDate: '2025-06-01', days: 150, seasonOneEnd: '2025-09-01', rowsPerWallet: 20 });
+  await generateDataset({
+    outDir: input,
+    wallets: 1500,
+    seed: 7,
+    startDate: '2025-06-01',
+    days: 150,
+    seasonOneEnd: '2025-09-01',
+    rowsPerWallet: 20,
+  });
   const small = await writeInputs(path.join(root, 'small'), { balances: [balance({ address: A, block_number: 1, balance: '1' })] });
   await buildSnapshot(resolveBuildConfig({ input: small, out, now, progress: 'quiet' }));
   previous = sorted(out);
@@ -110,7 +118,13 @@ test('an input renamed over during the build changes nothing of what is written 
   const changing = path.join(root, 'changing');
   fs.cpSync(input, changing, { recursive: true });
   // The next export: other points, a file of its own renamed over the one being read.
-  const next = await writeInputs(path.join(root, 'next-points'), { points: [{ season: 2, date: '2025-11-19', address: A, points: 1e9 }], seasons: [{ season: 1, as_of: '2025-09-01' }, { season: 2, as_of: null }] });
+  const next = await writeInputs(path.join(root, 'next-points'), {
+    points: [{ season: 2, date: '2025-11-19', address: A, points: 1e9 }],
+    seasons: [
+      { season: 1, as_of: '2025-09-01' },
+      { season: 2, as_of: null },
+    ],
+  });
   let replaced = false;
   const target = path.join(root, 'replaced-during');
   const result = await runCli(['build', '--input', changing, '--out', target, '--now', now, '--progress', 'lines'], {

@@ -29,7 +29,8 @@ async function setUp() {
   return { root, out, old, next, bad, newTree: sorted(reference) };
 }
 
-const killedAt = (point: string, input: string, out: string) => runCli(['build', '--input', input, '--out', out, '--now', now], { faults: { killAt: point } });
+const killedAt = (point: string, input: string, out: string) =>
+  runCli(['build', '--input', input, '--out', out, '--now', now], { faults: { killAt: point } });
 
 test('killed just before and just after the swap: --out is the old tree or the new one, whole, and verifies', async () => {
   const { out, old, next, bad, newTree } = await setUp();
@@ -81,7 +82,10 @@ test('a plain folder of an earlier version is taken over by two renames; killed 
   const adopted = fs.readdirSync(builds).filter((name) => name.startsWith('adopted-'));
   assert.is(adopted.length, 1);
   assert.equal(sorted(path.join(builds, adopted[0]!)), oldTree);
-  assert.equal(fs.readdirSync(root).filter((name) => name.startsWith('.public.link-')), []);
+  assert.equal(
+    fs.readdirSync(root).filter((name) => name.startsWith('.public.link-')),
+    [],
+  );
 });
 
 test('rolling back by hand: the documented commands put the previous tree live again', async () => {
