@@ -23,14 +23,24 @@ test('bad values and unknown options exit 2 with the usage', () => {
     [['--bogus'], "Unknown option '--bogus'"],
     [['--shard', '3/2'], '--shard "3/2" is not K/N with 1 <= K <= N (e.g. 1/8)'],
     [['--stage-all'], '--stage-all needs --shards N'],
-    [['--shards', '4'], '--shards goes with --stage-all'],
-    [['--shard', '1/2', '--stage-all', '--shards', '2'], '--shard and --stage-all exclude each other'],
+    [['--shards', '4'], '--shards goes with --stage-all or --incremental'],
+    [['--shard', '1/2', '--stage-all', '--shards', '2'], '--shard, --stage-all and --incremental exclude each other'],
+    [['--incremental', '--days', '10'], '--days "10" is not a whole number of at least 40'],
   ] as const) {
     const result = bench(...args);
     assert.is(result.status, 2, args.join(' '));
     assert.match(result.stderr, `bench: ${message}`);
     assert.match(result.stderr, USAGE_LINE);
   }
+});
+
+test('--incremental: the previous night and tonight, in N shards (default 10) over D days of history (default 365)', () => {
+  assert.equal(
+    [parseBenchOptions(['--incremental'])!.night, parseBenchOptions(['--incremental'])!.days],
+    [{ kind: 'incremental', shards: 10 }, 365],
+  );
+  assert.equal(parseBenchOptions(['--incremental', '--shards', '3', '--days', '180'])!.night, { kind: 'incremental', shards: 3 });
+  assert.is(parseBenchOptions(['--incremental', '--days', '180'])!.days, 180);
 });
 
 test('without --wallets the bench runs 10,000 wallets (a run its user waits for), and says so', () => {

@@ -95,6 +95,7 @@ test('build and verify: the counts of the sample; verify of a broken tree: ok fa
       failures: [],
       truncated: false,
       seconds: 0,
+      store: null,
     },
   );
 

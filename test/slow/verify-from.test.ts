@@ -5,6 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -17,6 +18,7 @@ import { resolveBuildConfig } from '../../build/config.ts';
 import { UserError } from '../../core/errors.ts';
 import { runPublish } from '../../publish/index.ts';
 import { draw, runVerifyFrom } from '../../publish/scrub.ts';
+import { VerifySummaryJsonSchema } from '../../schemas/verify-summary.ts';
 
 Object.assign(process.env, S3_CREDENTIALS, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
 
@@ -110,10 +112,17 @@ test('a version as published passes: every archive read whole, every member agai
   assert.equal(costOf(text).objects, 5);
   assert.equal(costOf(text).requests, 5);
 
-  // The real process: exit 0, the same summary.
-  const cli = await runCli(['verify', '--from', from, '--endpoint', s3.endpoint, '--progress', 'quiet']);
+  // The real process: exit 0, the same summary, and as JSON (--summary-json) what it proved and read.
+  const summaryFile = path.join(tempDir(), 'verify.json');
+  const cli = await runCli(['verify', '--from', from, '--endpoint', s3.endpoint, '--progress', 'quiet', '--summary-json', summaryFile]);
   assert.equal(cli.code, 0, cli.stderr);
   assert.match(cli.stdout, /^verified version /);
+  const json = VerifySummaryJsonSchema.parse(JSON.parse(fs.readFileSync(summaryFile, 'utf8')));
+  assert.equal([json.ok, json.target, json.shard, json.failures, json.files], [true, from, null, [], members]);
+  assert.equal(
+    { ...json.store!, bytesRead: 0 },
+    { version, live: true, shards: 1, archives: 1, members, membersRead: members, objectsRead: 5, bytesRead: 0, requests: 5, sample: null },
+  );
   const refused = await runCli(['verify', '--from', from, '--dir', tree]);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /--from proves a version in object storage and takes no --dir or --shard/);
