@@ -23,6 +23,7 @@ import { openPreparedFolder, type OpenedPreparedFolder, type PreparedFacts } fro
 import { runStages, take, type StageContext } from './stages/stage.ts';
 import { SHARD_STAGES, STAGES } from './stages/index.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
+import type { NightKind } from '../schemas/night-kind.ts';
 
 export interface BuildSummary {
   /** The build instant (--now) and the last closed day it gives. */
@@ -47,6 +48,8 @@ export interface BuildSummary {
   peakRssBytes: number;
   balanceRows: number;
   warnings: string[];
+  /** `build --prepared`: which kind of night prepared the folder (full, or incremental); null for `build --input`. */
+  nightKind: NightKind | null;
   /** The night's summary written into the tree (docs/reliability.md#the-nights-summary): what publish compares with the live version. */
   night: NightSummary;
 }
@@ -170,6 +173,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: { threadCache
       balanceRows: made.balanceRows,
       warnings,
       night: made.night,
+      nightKind: values.nightKind ?? null,
     };
   } catch (error) {
     progress.end();

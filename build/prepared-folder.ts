@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
 import type { Shard } from '../core/shard.ts';
 import { LeaderboardSchema } from '../schemas/leaderboard.ts';
+import { NightKindSchema } from '../schemas/night-kind.ts';
 import { SeasonsIndexSchema } from '../schemas/seasons.ts';
 import { DateStringSchema, LowerCaseAddressSchema } from '../schemas/common.ts';
 import { hashThroughHandle } from './input/fingerprint.ts';
@@ -228,6 +229,8 @@ export const PreparedFactsSchema = z
     participantsByDay: z.record(z.string().regex(/^[1-9][0-9]*$/), z.array(z.number().int().min(0))),
     /** The segments of the points histories' days, oldest days first. */
     historySegments: z.array(HistorySegmentSchema),
+    /** Which kind of night prepared the folder (full, or incremental from a previous night), for the shard's report. */
+    nightKind: NightKindSchema,
     /** The sha256 of every Parquet file of the folder, by name. */
     files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
     /** The sha256 of this object's JSON without `seal`: an edit of the facts is refused like an edit of a file. */

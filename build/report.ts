@@ -7,6 +7,7 @@ import type { BuildSummary } from './index.ts';
 import { countOf, formatBytes, formatCount, formatSeconds } from '../core/format.ts';
 import { DEFAULT_THRESHOLDS, notJudged } from '../tree/night-rules.ts';
 import { deliverReport, nightReportMarkdown } from '../tree/night-report.ts';
+import { describeNightKind } from '../schemas/night-kind.ts';
 
 const NOT_JUDGED =
   "A build has no live version to compare with: `publish` judges every rule against the live night (the figures below are this night's)";
@@ -24,6 +25,8 @@ export function buildReportMarkdown(summary: BuildSummary, outDir: string): stri
       ['balance rows', formatCount(summary.balanceRows)],
       ['files', `${formatCount(summary.files)} (${formatBytes(summary.bytes)})`],
       ['peak RSS', formatBytes(summary.peakRssBytes)],
+      // A shard of a prepared night: which kind of night prepared it.
+      ...(summary.nightKind ? ([['prepared night', describeNightKind(summary.nightKind)]] as [string, string][]) : []),
     ],
     judgement: notJudged(night, DEFAULT_THRESHOLDS, NOT_JUDGED),
     warnings: summary.warnings,

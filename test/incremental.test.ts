@@ -9,7 +9,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir, thrown } from './helpers/fixtures.ts';
+import { buildReusingThreads, tempDir, thrown } from './helpers/fixtures.ts';
+import { buildReportMarkdown } from '../build/report.ts';
 import { CHAIN_WALLETS, chainExport, expectShardTreesAsBuilt, prepareChainNight } from './helpers/chain.ts';
 import { UserError } from '../core/errors.ts';
 import { NIGHT_FILE } from '../build/night-state.ts';
@@ -30,6 +31,18 @@ test('a night one day after its previous one reuses it, and a restated past day 
     why: "1 new day; the night summary's 35 days",
   });
   await expectShardTreesAsBuilt(second);
+  // A shard's build says, in its report, which kind of night prepared its folder.
+  const shard = await buildReusingThreads({
+    prepared: second.summary.folders[0]!,
+    out: path.join(tempDir(), 'tree'),
+    progress: 'quiet',
+    threads: 1,
+  });
+  assert.equal(shard.nightKind, second.summary.nightKind);
+  assert.match(
+    buildReportMarkdown(shard, 'tree'),
+    `| prepared night | incremental from ${second.summary.nightKind.kind === 'incremental' ? second.summary.nightKind.from : ''}: 35 days recomputed from 2025-10-08 (1 new day; the night summary's 35 days) |`,
+  );
 
   // A points row of 2025-09-12 restated, a row of a season-1 day: recomputed from there, in place (--out is --since).
   const restated = chainExport('2025-11-12', (t) => (t.points.find((row) => row.date === '2025-09-12')!.points = 1.375));

@@ -15,9 +15,9 @@ export const loadPrepared = defineStage({
   reads: [],
   writes: PREPARED_TABLE_NAMES,
   needs: [],
-  makes: ['dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay'],
+  makes: ['dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay', 'nightKind'],
   when: (context) => context.mode.kind === 'prepared',
-  async run(context): Promise<Made<'dailyAsOf' | 'exampleWallet' | 'leaderboards' | 'seasonsIndex' | 'participantsByDay'>> {
+  async run(context): Promise<Made<'dailyAsOf' | 'exampleWallet' | 'leaderboards' | 'seasonsIndex' | 'participantsByDay' | 'nightKind'>> {
     if (context.mode.kind !== 'prepared') throw new Error('load prepared runs in build --prepared only');
     const prepared = context.mode.folder;
     const files = (name: string) => `[${prepared.readPaths.get(name)!.map(literalPathSql).join(', ')}]`;
@@ -46,6 +46,7 @@ export const loadPrepared = defineStage({
       leaderboards: facts.leaderboards,
       seasonsIndex: facts.seasonsIndex,
       participantsByDay: new Map([[facts.shard.index, bySeason]]),
+      nightKind: facts.nightKind,
     };
   },
 });

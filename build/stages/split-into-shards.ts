@@ -43,7 +43,7 @@ export const splitIntoShards = defineStage({
   side: 'night',
   reads: [...PREPARED_TABLE_NAMES, 'addresses', 'venue_b_accounts', 'history_wallets'],
   writes: ['address_shards'],
-  needs: ['resume', 'dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay'],
+  needs: ['resume', 'nightKind', 'dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay'],
   makes: [],
   when: (context) => context.mode.kind === 'prepare',
   async run(context, given) {
@@ -133,6 +133,7 @@ export const splitIntoShards = defineStage({
         seasonsIndex: given.seasonsIndex,
         participantsByDay: Object.fromEntries(given.participantsByDay.get(index) ?? []),
         historySegments: list,
+        nightKind: given.nightKind,
         files,
       });
     }
