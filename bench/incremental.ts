@@ -108,7 +108,7 @@ export async function runIncremental(plan: IncrementalPlan): Promise<Incremental
     incremental: {
       ...step(incremental.measured),
       stageSeconds: rounded(incremental.summary.stageSeconds),
-      night: describeKind(incremental.summary.nightKind),
+      night: describeKind(incremental.summary.night),
     },
     floor: { ...step(floor), rows: Number(/rows (\d+)/.exec(floor.stdout)?.[1] ?? 0) },
     cpuRatio: fullCpu && incrementalCpu ? round(incrementalCpu / fullCpu, 3) : null,

@@ -26,5 +26,5 @@ export type NightKind = z.infer<typeof NightKindSchema>;
 export function describeNightKind(kind: NightKind): string {
   return kind.kind === 'full'
     ? `full (${kind.why})`
-    : `incremental from ${kind.from}: ${kind.daysRecomputed} days recomputed from ${kind.fromDay} (${kind.why})`;
+    : `incremental from ${kind.from}: ${kind.daysRecomputed} ${kind.daysRecomputed === 1 ? 'day' : 'days'} recomputed from ${kind.fromDay} (${kind.why})`;
 }

@@ -183,3 +183,45 @@ export async function participantsByDayOfShards(
   }
   return byShard;
 }
+
+/**
+ * An incremental night's counts (computed from its first recomputed day `from` on) completed with
+ * the previous night's for the summary's days before `from`: each season's count on day d is the
+ * count on min(d, A) (A, the season's day), and on a day before `from` the previous night counted
+ * the same rows. `previous`: shard -> its last closed day and its counts, as its folder holds them.
+ */
+export async function withEarlierCounts(
+  db: Database,
+  counted: Map<number, Map<number, number[]>>,
+  previous: Map<number, { lastClosedDay: string; counts: Map<number, number[]> }>,
+  lastClosedDay: string,
+  from: number,
+): Promise<Map<number, Map<number, number[]>>> {
+  const first = dayNumber(lastClosedDay) - SUMMARY_DAYS + 1;
+  const seasonDays = new Map(
+    (
+      await db.rows<{ season: number; day: number | null }>(
+        `SELECT season::INTEGER AS season, (day - DATE '1970-01-01')::INTEGER AS day FROM season_days`,
+      )
+    ).map((row) => [row.season, row.day]),
+  );
+  const merged = new Map<number, Map<number, number[]>>();
+  for (const [shard, before] of previous) {
+    const firstBefore = dayNumber(before.lastClosedDay) - SUMMARY_DAYS + 1;
+    const now = counted.get(shard) ?? new Map<number, number[]>();
+    const bySeason = new Map<number, number[]>();
+    for (const season of new Set([...now.keys(), ...before.counts.keys()])) {
+      const seasonDay = seasonDays.get(season) ?? null;
+      const computed = now.get(season);
+      const earlier = before.counts.get(season);
+      const counts = Array.from({ length: SUMMARY_DAYS }, (_, i) => {
+        const day = seasonDay === null ? first + i : Math.min(first + i, seasonDay);
+        if (day >= from) return computed?.[i] ?? 0;
+        return earlier?.[Math.max(0, day - firstBefore)] ?? 0;
+      });
+      if (counts.some((count) => count > 0) || computed) bySeason.set(season, counts);
+    }
+    merged.set(shard, bySeason);
+  }
+  return merged;
+}

@@ -2,15 +2,14 @@
  * Night, `prepare` only: every row of the exports hashed per file and day (build/compute/input-days.ts),
  * kept in the night folder for the next night; with a previous night (`--since`), compared with its
  * digests to decide the kind of night: incremental from the earliest day that changed (never later
- * than the previous night's last closed day + 1, nor than the first of the night summary's days,
- * which the night counts participants on), or full when a file whose rows belong to no day changed.
+ * than the previous night's last closed day + 1), or full when a file whose rows belong to no day
+ * changed.
  */
 import path from 'node:path';
 import { literalPathSql } from '../database.ts';
 import { changedInputs, computeInputDays, describeChange } from '../compute/input-days.ts';
 import { dayNumber, dayText } from '../compute/days.ts';
 import { INPUT_DAYS_FILE } from '../night-state.ts';
-import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
 import { INPUT_VIEWS } from './read-inputs.ts';
 import { defineStage, type Made } from './stage.ts';
 
@@ -42,12 +41,11 @@ export const findChangedDays = defineStage({
     const last = dayNumber(context.config.lastClosedDay);
     const previousLast = dayNumber(previous.record.lastClosedDay);
     const earliest = Math.min(previousLast + 1, ...changes.map((change) => change.day!));
-    const from = Math.min(earliest, last - SUMMARY_DAYS + 1);
+    const from = earliest;
     // Rows dated after the previous night's last closed day are the new days', not changes of its past.
     const reasons = [
       last > previousLast ? `${last - previousLast} new ${last - previousLast === 1 ? 'day' : 'days'}` : 'no new day',
       ...changes.filter((change) => change.day! <= previousLast).map(describeChange),
-      ...(from < earliest ? [`the night summary's ${SUMMARY_DAYS} days`] : []),
     ];
     return {
       nightKind: {
