@@ -11,9 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DateTime } from 'luxon';
-import { cpuSeconds, runMeasured, type Measured } from './children.ts';
-import type { StepFigures } from './night.ts';
+import { cpuSeconds, runMeasured } from './children.ts';
+import { step, type StepFigures } from './night.ts';
 import { literalPathSql } from '../build/database.ts';
+import { describeNightKind, NightKindSchema } from '../schemas/night-kind.ts';
 
 export interface IncrementalPlan {
   cli: string;
@@ -108,7 +109,7 @@ export async function runIncremental(plan: IncrementalPlan): Promise<Incremental
     incremental: {
       ...step(incremental.measured),
       stageSeconds: rounded(incremental.summary.stageSeconds),
-      night: describeKind(incremental.summary.night),
+      night: describeNightKind(NightKindSchema.parse(incremental.summary.night)),
     },
     floor: { ...step(floor), rows: Number(/rows (\d+)/.exec(floor.stdout)?.[1] ?? 0) },
     cpuRatio: fullCpu && incrementalCpu ? round(incrementalCpu / fullCpu, 3) : null,
@@ -162,23 +163,6 @@ async function cutExport(input: string, out: string, last: string): Promise<void
   }
 }
 
-function describeKind(kind: { kind: string; why: string; fromDay?: string; daysRecomputed?: number; from?: string }): string {
-  return kind.kind === 'full'
-    ? `full (${kind.why})`
-    : `incremental from ${kind.from}: ${kind.daysRecomputed} days recomputed from ${kind.fromDay} (${kind.why})`;
-}
-
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 const rounded = (seconds: Record<string, number>) =>
   Object.fromEntries(Object.entries(seconds).map(([name, value]) => [name, round(value)]));
-
-function step(measured: Measured): StepFigures {
-  return {
-    wallSeconds: round(measured.wallSeconds),
-    cpuSeconds: measured.usage ? round(cpuSeconds(measured.usage)!) : null,
-    userSeconds: measured.usage ? round(measured.usage.userSeconds) : null,
-    systemSeconds: measured.usage ? round(measured.usage.systemSeconds) : null,
-    peakRssMB: measured.usage ? Math.round(measured.usage.peakRssBytes / 2 ** 20) : null,
-    exitCode: measured.code,
-  };
-}

@@ -246,7 +246,8 @@ function portOf(server: MeasuredServer): Promise<number> {
   });
 }
 
-function step(measured: Measured): StepFigures {
+/** A measured step's figures, rounded as the bench prints them. */
+export function step(measured: Measured): StepFigures {
   return {
     wallSeconds: round(measured.wallSeconds),
     cpuSeconds: measured.usage ? round(cpuSeconds(measured.usage)!) : null,

@@ -137,6 +137,20 @@ function nearestDouble(h: string): string {
 }
 
 /**
+ * The rows that count (dated <= the season's A) of the wallet-seasons summed in SQL, each with its
+ * wallet-season key, its lowest bin, its points and its exact part in units of that bin (a power of
+ * two scales a double exactly, and DuckDB casts an integral DOUBLE to HUGEINT exactly), and `day`.
+ */
+function fittingRowsSql(day: string): string {
+  return `
+      SELECT k.wallet, ${day}, k.lowest_bin, p.points, (p.points * pow(2::DOUBLE, -8 * k.lowest_bin))::HUGEINT AS part
+      FROM points p
+      JOIN history_written_keys k ON k.season = p.season AND k.address_as_written = p.address_as_written
+      JOIN season_days d ON d.season = p.season AND p.date <= d.day
+      WHERE k.fits`;
+}
+
+/**
  * Each day of a wallet-season that has rows, with the sums of its rows (`day_rows`, `single_value`
  * when there is one, `day_sum` when there are more) and the running sum of the rows up to it, and
  * the next day with rows (or A + 1): the whole history. One window over the rows, in wallet and day
@@ -145,14 +159,7 @@ function nearestDouble(h: string): string {
  * spilled at 1,000,000 wallets).
  */
 const WHOLE_RUNNING_SQL = `
-    parts AS (
-      SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS day, k.lowest_bin, p.points,
-             (p.points * pow(2::DOUBLE, -8 * k.lowest_bin))::HUGEINT AS part
-      FROM points p
-      JOIN history_written_keys k ON k.season = p.season AND k.address_as_written = p.address_as_written
-      JOIN season_days d ON d.season = p.season AND p.date <= d.day
-      WHERE k.fits
-    ),
+    parts AS (${fittingRowsSql("(p.date - DATE '1970-01-01')::INTEGER AS day")}),
     windowed AS (
       SELECT wallet, day, lowest_bin, points,
              sum(part) OVER (by_day RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS running_sum,
@@ -179,14 +186,7 @@ const WHOLE_RUNNING_SQL = `
  * expanded. A start day without rows of its own has points 0 (no rows: `day_rows` 0).
  */
 const RESUMED_RUNNING_SQL = `
-    parts AS (
-      SELECT k.wallet, (p.date - DATE '1970-01-01')::INTEGER AS row_day, k.start_day, k.lowest_bin, p.points,
-             (p.points * pow(2::DOUBLE, -8 * k.lowest_bin))::HUGEINT AS part
-      FROM points p
-      JOIN history_written_keys k ON k.season = p.season AND k.address_as_written = p.address_as_written
-      JOIN season_days d ON d.season = p.season AND p.date <= d.day
-      WHERE k.fits
-    ),
+    parts AS (${fittingRowsSql("(p.date - DATE '1970-01-01')::INTEGER AS row_day, k.start_day")}),
     grouped AS (
       SELECT wallet, greatest(row_day, start_day) AS day, any_value(lowest_bin) AS lowest_bin,
              count(*) FILTER (WHERE row_day >= start_day) AS day_rows,
