@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { EXIT_BAD_INPUT, UserError } from '../core/errors.ts';
+import { seededRandom } from '../core/seeded-random.ts';
 import { countOf, formatBytes, formatSeconds } from '../core/format.ts';
 import { Progress, type ProgressMode } from '../core/progress.ts';
 import { archiveName, COMMIT_PATH, INDEX_NAME, packFolder, shardRecordPath, VERSION_ID_PATTERN } from '../tree/bucket.ts';
@@ -380,18 +381,6 @@ export function draw(total: number, count: number, seed: number): number[] {
     positions.set(j, positions.get(i) ?? i);
   }
   return drawn;
-}
-
-/** mulberry32: small, seeded, and the same draw on every machine for a seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');

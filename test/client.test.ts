@@ -20,12 +20,12 @@ import { ApiError, createClient, type ClientOptions } from '../client/index.ts';
 import { EtagMemory } from '../client/etag-memory.ts';
 import { defaultBackoff } from '../client/request.ts';
 import { validateDocument } from '../client/validation.ts';
-import { A, SUB, balance, build, tempDir, unix, type Built } from './helpers/fixtures.ts';
+import { A, build, tempDir, type Built } from './helpers/fixtures.ts';
 import { request } from './helpers/http.ts';
+import { API_TABLES } from './helpers/api-tree.ts';
 import { startPreviewServer, type RunningServer } from '../server/index.ts';
 
 const execFileAsync = promisify(execFile);
-const ny = (local: string) => unix(`${local}-05:00`);
 const UNKNOWN = `0x${'9'.repeat(40)}`;
 const MIXED_CASE = A.toUpperCase().replace('0X', '0x');
 
@@ -34,27 +34,7 @@ let server: RunningServer;
 const raw = (path: string) => request(server.url, path);
 
 async function start(): Promise<void> {
-  built ??= await build({
-    balances: [
-      balance({ address: A, block_number: 0, timestamp: ny('2025-10-30T10:00:00'), balance: '5000000000000000000' }),
-      balance({ address: A, block_number: 1, timestamp: ny('2025-11-16T10:00:00'), balance: '123456789012345678901234' }),
-      balance({ address: SUB, block_number: 2, timestamp: ny('2025-11-18T10:00:00'), token: 'venueBUsdc', balance: '2500000' }),
-    ],
-    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
-    prices: [
-      { chain_id: 1, token: 'uty', date: '2025-10-01', usd_price: 0.99 },
-      { chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 },
-    ],
-    seasons: [
-      { season: 1, as_of: '2025-11-05' },
-      { season: 2, as_of: null },
-    ],
-    points: [
-      { season: 1, date: '2025-11-03', address: A, points: 5 },
-      { season: 2, date: '2025-11-18', address: A, points: 4 },
-      { season: 2, date: '2025-11-20', address: A, points: 6 },
-    ],
-  });
+  built ??= await build(API_TABLES);
   server = await startPreviewServer({ dir: built.out, port: 0, host: '127.0.0.1' });
 }
 

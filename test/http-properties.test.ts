@@ -8,26 +8,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import fs from 'node:fs';
-import path from 'node:path';
 import fc from 'fast-check';
-import { A, balance, build, unix } from './helpers/fixtures.ts';
 import { withServer } from './helpers/http.ts';
-import { answerProblems, holdsFor, CANARY, CANARY_FILE, exchange, hostileRequest, machinePaths } from './helpers/hostile-requests.ts';
+import { answerProblems, canaryTree, exchange, holdsFor, hostileRequest } from './helpers/hostile-requests.ts';
 
 /** Enough to meet every spelling several times, in about a CPU-second of requests. */
 const RUNS = 300;
 const SEED = 53;
 
 test(`${RUNS} generated hostile requests: no 5xx, nothing outside the tree, no stack or path, the headers of every answer`, async () => {
-  const built = await build({
-    balances: [balance({ address: A, block_number: 0, timestamp: unix('2025-11-01T10:00:00Z'), balance: '5000000000000000000' })],
-    seasons: [{ season: 1, as_of: null }],
-    points: [{ season: 1, date: '2025-11-03', address: A, points: 5 }],
-  });
-  for (const dir of [path.dirname(built.out), path.dirname(fs.realpathSync(built.out))])
-    fs.writeFileSync(path.join(dir, CANARY_FILE), JSON.stringify({ canary: CANARY }));
-  const paths = machinePaths(fs.realpathSync(built.out));
+  const built = await canaryTree();
+  const { paths } = built;
   await withServer(built.out, async (base) => {
     const statuses = new Map<number, number>();
     await holdsFor(

@@ -8,15 +8,15 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { A, SUB, balance, build, unix, type Built } from './helpers/fixtures.ts';
+import { A, SUB, build, type Built } from './helpers/fixtures.ts';
 import { rawExchange, request, type Answer } from './helpers/http.ts';
 import { startHost, type Host, type Runtime } from './helpers/hosts.ts';
 import { exchange } from './helpers/hostile-requests.ts';
+import { API_TABLES } from './helpers/api-tree.ts';
 
 /** Both runtimes of `serve`, and the Worker over a tree published to a real S3-protocol server. */
 const RUNTIMES: Runtime[] = ['node', 'workerd', 'published'];
 
-const ny = (local: string) => unix(`${local}-05:00`);
 const UNKNOWN = `0x${'9'.repeat(40)}`;
 const portfolio = `/v1/address/${A}/portfolio`;
 const daily = `/v1/address/${A}/portfolio/daily`;
@@ -27,29 +27,7 @@ const fileText = (file: string) => fs.readFileSync(path.join(built.out, file), '
 const answers = new Map<Runtime, Map<string, Answer>>();
 
 async function tree(): Promise<Built> {
-  built ??= await build({
-    // A's history reaches back into October: from/to across the end of a month.
-    balances: [
-      balance({ address: A, block_number: 0, timestamp: ny('2025-10-30T10:00:00'), balance: '5000000000000000000' }),
-      balance({ address: A, block_number: 1, timestamp: ny('2025-11-16T10:00:00'), balance: '123456789012345678901234' }),
-      balance({ address: SUB, block_number: 2, timestamp: ny('2025-11-18T10:00:00'), token: 'venueBUsdc', balance: '2500000' }),
-    ],
-    venue_b_accounts: [{ chain_id: 1, account: SUB, owner: A }],
-    prices: [
-      { chain_id: 1, token: 'uty', date: '2025-10-01', usd_price: 0.99 },
-      { chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 1.01 },
-    ],
-    seasons: [
-      { season: 1, as_of: '2025-11-05' },
-      { season: 2, as_of: null },
-    ],
-    // Season 1's rows all fall before 2025-11-10, so that from/to can leave it without days.
-    points: [
-      { season: 1, date: '2025-11-03', address: A, points: 5 },
-      { season: 2, date: '2025-11-18', address: A, points: 4 },
-      { season: 2, date: '2025-11-20', address: A, points: 6 },
-    ],
-  });
+  built ??= await build(API_TABLES);
   return built;
 }
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempDir } from './helpers/fixtures.ts';
+import { tempDir, snapshot } from './helpers/fixtures.ts';
 import { initRepository, WORKFLOW_PATH } from '../init/write-repository.ts';
 import { README_BEGIN, WORKER_COMPATIBILITY_DATE, WORKER_ENTRY } from '../init/files.ts';
 import { nightlyWorkflow, SECRETS, shardedWorkflow } from '../init/workflows.ts';
@@ -15,17 +15,6 @@ import { ROOT } from './helpers/process.ts';
 import { UserError } from '../core/errors.ts';
 
 const FILES = [WORKFLOW_PATH, 'worker.js', 'wrangler.toml', '.gitignore', 'README.md'];
-
-/** Every file under `dir` with its bytes and modification time. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isDirectory()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    files[path.relative(dir, file)] = `${fs.statSync(file).mtimeMs} ${fs.readFileSync(file, 'utf8')}`;
-  }
-  return files;
-}
 
 test('one runner: the workflow, the Worker, wrangler.toml, .gitignore and a new README naming every secret', () => {
   const dir = path.join(tempDir(), 'my-programme');

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, type Row } from './helpers/fixtures.ts';
-import { random } from './helpers/random.ts';
+import { seededRandom as random } from '../core/seeded-random.ts';
 
 const LAST_DAY = '2025-11-20';
 /** Values a points export has: decimals, negatives and zeros (summed in SQL). */

@@ -13,6 +13,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRandom } from '../../core/seeded-random.ts';
 
 export type FaultKind = '500' | 'slow-down' | 'reset' | 'reset-after' | 'truncate' | 'stall';
 export const FAULT_KINDS: readonly FaultKind[] = ['500', 'slow-down', 'reset', 'reset-after', 'truncate', 'stall'];
@@ -46,18 +47,6 @@ export interface RunningFaultProxy {
   /** Changes the plan from the next request on (e.g. to a healthy store: share 0). */
   replan(plan: Partial<FaultPlan>): void;
   close(): Promise<void>;
-}
-
-/** mulberry32: a small seeded generator, enough for drawing faults reproducibly. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export async function startFaultProxy(upstream: string, initial: FaultPlan): Promise<RunningFaultProxy> {

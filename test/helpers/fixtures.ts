@@ -233,3 +233,14 @@ export const B = `0x${'b'.repeat(40)}`;
 export const C = `0x${'c'.repeat(40)}`;
 export const SUB = `0x${'5'.repeat(40)}`;
 export const SUB2 = `0x${'6'.repeat(40)}`;
+
+/** Every file under `dir` with its bytes and modification time: equal before and after means nothing changed. */
+export function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isDirectory()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files[path.relative(dir, file)] = `${fs.statSync(file).mtimeMs} ${fs.readFileSync(file, 'utf8')}`;
+  }
+  return files;
+}

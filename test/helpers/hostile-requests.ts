@@ -10,7 +10,9 @@ import net from 'node:net';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
-import { A } from './fixtures.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { A, balance, build, unix } from './fixtures.ts';
 
 /** What a file beside the tree holds: no answer may ever carry it. */
 export const CANARY = 'CANARY-f3a9c1-outside-the-tree';
@@ -422,4 +424,21 @@ export async function holdsFor(property: fc.IAsyncProperty<[HostileRequest]>, op
   if (!result.failed) return;
   const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
   throw new Error(`${cause}\n(after ${result.numRuns} runs; replay with seed ${result.seed}, path "${result.counterexamplePath}")`);
+}
+
+/**
+ * A one-wallet tree for generated requests, with the canary beside it (and beside the folder it
+ * links to): a request that reads outside the tree answers the canary. Also the tree's paths on this
+ * machine, which no answer may show.
+ */
+export async function canaryTree(): Promise<{ out: string; paths: string[] }> {
+  const built = await build({
+    balances: [balance({ address: A, block_number: 0, timestamp: unix('2025-11-01T10:00:00Z'), balance: '5000000000000000000' })],
+    seasons: [{ season: 1, as_of: null }],
+    points: [{ season: 1, date: '2025-11-03', address: A, points: 5 }],
+  });
+  for (const dir of [path.dirname(built.out), path.dirname(fs.realpathSync(built.out))]) {
+    fs.writeFileSync(path.join(dir, CANARY_FILE), JSON.stringify({ canary: CANARY }));
+  }
+  return { out: built.out, paths: machinePaths(fs.realpathSync(built.out)) };
 }

@@ -5,34 +5,16 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import fs from 'node:fs';
-import path from 'node:path';
 import fc from 'fast-check';
-import { A, balance, build, unix } from '../helpers/fixtures.ts';
 import { startHost } from '../helpers/hosts.ts';
-import {
-  answerProblems,
-  holdsFor,
-  type RawAnswer,
-  CANARY,
-  CANARY_FILE,
-  exchange,
-  hostileRequest,
-  machinePaths,
-} from '../helpers/hostile-requests.ts';
+import { answerProblems, holdsFor, type RawAnswer, canaryTree, exchange, hostileRequest } from '../helpers/hostile-requests.ts';
 
 const RUNS = 1_000;
 const SEED = 530;
 
 test(`${RUNS} generated hostile requests: the Worker keeps every rule and answers each with the Node server's status`, async () => {
-  const built = await build({
-    balances: [balance({ address: A, block_number: 0, timestamp: unix('2025-11-01T10:00:00Z'), balance: '5000000000000000000' })],
-    seasons: [{ season: 1, as_of: null }],
-    points: [{ season: 1, date: '2025-11-03', address: A, points: 5 }],
-  });
-  for (const dir of [path.dirname(built.out), path.dirname(fs.realpathSync(built.out))])
-    fs.writeFileSync(path.join(dir, CANARY_FILE), JSON.stringify({ canary: CANARY }));
-  const paths = machinePaths(fs.realpathSync(built.out));
+  const built = await canaryTree();
+  const { paths } = built;
   const node = await startHost('node', built.out);
   const workerd = await startHost('workerd', built.out);
   try {

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { PINNED_NOW, tempDir } from '../helpers/fixtures.ts';
+import { PINNED_NOW, tempDir, snapshot } from '../helpers/fixtures.ts';
 import { CLI, ROOT, runCli } from '../helpers/process.ts';
 import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 import { runWorkflow, type RanStep } from '../helpers/workflow-runner.ts';
@@ -21,17 +21,6 @@ import { createStorageClient } from '../../publish/storage.ts';
 import { readPointer } from '../../publish/live-pointer.ts';
 import { PrepareSummaryJsonSchema } from '../../schemas/prepare-summary.ts';
 import { PublishSummaryJsonSchema } from '../../schemas/publish-summary.ts';
-
-/** Every file under `dir` with its bytes and modification time. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isDirectory()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    files[path.relative(dir, file)] = `${fs.statSync(file).mtimeMs} ${fs.readFileSync(file, 'utf8')}`;
-  }
-  return files;
-}
 
 test('npx wallet-snapshot init twice: the second is refused (exit 1, the files named) and changes nothing', async () => {
   const dir = tempDir('ws-init-cli-');

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import { build, treeHashes, type Row, PINNED_NOW } from '../helpers/fixtures.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
-import { random } from '../helpers/random.ts';
+import { seededRandom as random } from '../../core/seeded-random.ts';
 
 const NOW = PINNED_NOW;
 const LAST_DAY = '2025-11-20';
