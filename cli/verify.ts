@@ -3,23 +3,18 @@ import { verifyTree } from '../tree/verify.ts';
 import { UserError } from '../core/errors.ts';
 import { countOf } from '../core/format.ts';
 import { abortOnSignals } from '../core/signals.ts';
-import { Progress, type ProgressMode } from '../core/progress.ts';
+import { Progress } from '../core/progress.ts';
+import type { VerifyFromOptions } from '../publish/scrub.ts';
 import { parseShard } from '../core/shard.ts';
 import { positiveInteger, seconds } from './options.ts';
 import { summaryJsonWriter } from '../core/summary-json.ts';
 import { VerifySummaryJsonSchema, type VerifySummaryJson } from '../schemas/verify-summary.ts';
 
-interface VerifyOptions {
+/** A tree's options, and those of `--from` (a version in object storage, publish/scrub.ts). */
+interface VerifyOptions extends Omit<VerifyFromOptions, 'from'> {
   dir: string;
   shard?: string;
-  progress: ProgressMode;
   from?: string;
-  endpoint?: string;
-  version?: string;
-  sample?: number;
-  seed?: number;
-  maxAttempts?: number;
-  stallTimeout?: number;
   summaryJson?: string;
 }
 
