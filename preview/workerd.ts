@@ -37,6 +37,9 @@ import { acceptsGzip } from '../server/app.ts';
 import { requestUrl } from '../server/request-url.ts';
 import { methodNotAllowedMessage } from '../server/responses.ts';
 import { workerdEndsWithThisProcess } from './workerd-lifetime.ts';
+import { type LocalBucket, sturdyBucket } from './local-bucket.ts';
+
+export type { LocalBucket } from './local-bucket.ts';
 
 const WORKER_SOURCE = new URL('../server/worker.ts', import.meta.url);
 /** The Worker bundled at pack time, in the package (dist/preview/): it has no sources to bundle. */
@@ -175,7 +178,7 @@ async function startMiniflare(variant: WorkerVariant = {}): Promise<{ miniflare:
     port: 0,
   });
   const runtime = await miniflare.ready;
-  const bucket = (await miniflare.getR2Bucket(BINDING)) as unknown as LocalBucket;
+  const bucket = sturdyBucket((await miniflare.getR2Bucket(BINDING)) as unknown as LocalBucket);
   return { miniflare, runtime, bucket };
 }
 
@@ -366,18 +369,6 @@ function treeIdentity(dir: string): { tree: string; meta: number } | null {
   } catch {
     return null;
   }
-}
-
-/** The members of Miniflare's R2 bucket that loading a tree uses. */
-export interface LocalBucket {
-  get(key: string): Promise<{ arrayBuffer(): Promise<ArrayBuffer> } | null>;
-  put(
-    key: string,
-    value: Uint8Array | string,
-    options: { httpMetadata: Record<string, string>; customMetadata?: Record<string, string> },
-  ): Promise<unknown>;
-  list(options: { prefix: string; cursor?: string }): Promise<{ objects: { key: string }[]; truncated: boolean; cursor?: string }>;
-  delete(keys: string[]): Promise<void>;
 }
 
 /**
