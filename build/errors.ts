@@ -3,6 +3,7 @@
  * a disk that refuses the writes are neither bad input nor bugs.
  */
 import { EXIT_CANNOT_WRITE, EXIT_OUT_OF_MEMORY, UserError, isOutOfMemory, isWriteRefused, messageOf } from '../core/errors.ts';
+import { inputReadError, type OpenedInput } from './input/read.ts';
 
 /**
  * DuckDB's "Out of Memory Error" means its `--memory-limit` was too small for a statement
@@ -35,4 +36,17 @@ export function cannotWrite(error: unknown, outDir: string): UserError | null {
     EXIT_CANNOT_WRITE,
     { cause: error },
   );
+}
+
+/**
+ * A failed build or prepare as its user hears it, the one translation both use: the signal that
+ * stopped it (DuckDB reports an interrupted query as its own error), DuckDB's memory limit, a disk
+ * that refused the writes, an input that cannot be read; any other error as it is.
+ */
+export function failureOf(
+  error: unknown,
+  run: { signal: AbortSignal; settings: { memoryLimit: string; threads: number }; outDir: string; inputs: OpenedInput[] },
+): unknown {
+  if (run.signal.aborted) return run.signal.reason;
+  return outOfMemory(error, run.settings) ?? cannotWrite(error, run.outDir) ?? inputReadError(run.inputs, error) ?? error;
 }

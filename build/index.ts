@@ -8,17 +8,19 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { BuildConfig } from './config.ts';
 import { openDatabase, type Database } from './database.ts';
-import { cannotWrite, outOfMemory } from './errors.ts';
+import { failureOf } from './errors.ts';
 import { Progress } from '../core/progress.ts';
 import { countOf } from '../core/format.ts';
 import { abandonWorkNow, claimOutput, completeTrees, goLive, releaseOutput, removeOldTrees, type ClaimedOutput } from './swap/swap.ts';
-import { closeInputs, inputReadError, openInputs, type OpenedInput } from './input/read.ts';
+import { closeInputs, openInputs, type OpenedInput } from './input/read.ts';
 import { Interruption } from './interruption.ts';
 import { WriterPool } from './write/writer-pool.ts';
 import type { ThreadCache } from './write/thread-cache.ts';
+import { NO_FAULTS, type InjectedFaults } from './faults.ts';
 import { ManifestWriter, TreeManifest } from './write/manifest.ts';
 import { fingerprintInputs } from './input/fingerprint.ts';
 import { describeUnpriced } from './compute/unpriced.ts';
+import { seasonLines } from './compute/seasons.ts';
 import { openPreparedFolder, type OpenedPreparedFolder, type PreparedFacts } from './prepared-folder.ts';
 import { runStages, take, type StageContext } from './stages/stage.ts';
 import { SHARD_STAGES, STAGES } from './stages/index.ts';
@@ -54,8 +56,16 @@ export interface BuildSummary {
   night: NightSummary;
 }
 
-/** `threadCache`: writing threads kept between the builds of one process (build/write/thread-cache.ts). */
-export async function buildSnapshot(options: BuildConfig, runtime: { threadCache?: ThreadCache } = {}): Promise<BuildSummary> {
+/** What a build is given besides its options: none in the CLI's own runs; tests pass what they need. */
+export interface BuildRuntime {
+  /** Writing threads kept between the builds of one process (build/write/thread-cache.ts). */
+  threadCache?: ThreadCache;
+  /** Faults to stop the build where a power cut or a hung mount would (build/faults.ts). */
+  faults?: InjectedFaults;
+}
+
+export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime = {}): Promise<BuildSummary> {
+  const faults = runtime.faults ?? NO_FAULTS;
   const started = performance.now();
   let config = options;
   const progress = new Progress(config.progress);
@@ -118,6 +128,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: { threadCache
       },
       values: {},
       inputsDigest,
+      faults,
     };
     await runStages(prepared ? SHARD_STAGES : STAGES, context);
     await manifest?.close();
@@ -128,7 +139,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: { threadCache
     await fsp.rm(work.scratch, { recursive: true, force: true });
 
     progress.start('go live');
-    const replaced = await goLive(claimed, { durable: config.durable, signal: interruption.signal });
+    const replaced = await goLive(claimed, { durable: config.durable, signal: interruption.signal, faults });
     interruption.markPublished();
     manifest?.moveIntoPlace();
     unpublishedManifest = null;
@@ -165,7 +176,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: { threadCache
       bytes: written.bytes + points.bytes + pointsHistory.bytes + shared.bytes + record.bytes,
       seconds: (performance.now() - started) / 1000,
       dailyAsOf: made.dailyAsOf,
-      seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
+      seasons: seasonLines(leaderboards),
       dailyPositionsWithoutPrice: written.positionsWithoutPrice,
       stageSeconds: progress.stageSeconds,
       // maxRSS is in kilobytes.
@@ -177,9 +188,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: { threadCache
     };
   } catch (error) {
     progress.end();
-    // DuckDB reports an interrupted query as its own error; the user wants to hear why.
-    if (interruption.signal.aborted) throw interruption.signal.reason;
-    throw outOfMemory(error, config) ?? cannotWrite(error, config.outDir) ?? inputReadError(inputs, error) ?? error;
+    throw failureOf(error, { signal: interruption.signal, settings: config, outDir: config.outDir, inputs });
   } finally {
     await writers.pool?.stop();
     db?.close();

@@ -13,16 +13,19 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { BuildConfig } from './config.ts';
 import { openDatabase, type Database } from './database.ts';
-import { cannotWrite, outOfMemory } from './errors.ts';
+import { failureOf } from './errors.ts';
 import { Progress } from '../core/progress.ts';
 import { EXIT_BUSY, UserError, messageOf } from '../core/errors.ts';
-import { closeInputs, inputReadError, openInputs, type OpenedInput } from './input/read.ts';
+import { closeInputs, openInputs, type OpenedInput } from './input/read.ts';
 import { fingerprintInputs } from './input/fingerprint.ts';
 import { Interruption } from './interruption.ts';
 import { FileLock } from './swap/lock.ts';
+import { isWithin } from '../core/paths.ts';
+import { NO_FAULTS } from './faults.ts';
 import { PREPARED_FOLDER_NAME, preparedFolderName } from './prepared-folder.ts';
 import { runStages, take, type StageContext } from './stages/stage.ts';
 import { NIGHT_STAGES } from './stages/index.ts';
+import { seasonLines } from './compute/seasons.ts';
 import {
   IncrementalNightImpossible,
   INPUT_DAYS_FILE,
@@ -103,6 +106,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
         tree: null,
         values: {},
         inputsDigest,
+        faults: NO_FAULTS,
       };
       try {
         await runStages(NIGHT_STAGES, context);
@@ -146,7 +150,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
         bytes,
         seconds: (performance.now() - started) / 1000,
         dailyAsOf,
-        seasons: leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants })),
+        seasons: seasonLines(leaderboards),
         stageSeconds: progress.stageSeconds,
         peakRssBytes: process.resourceUsage().maxRSS * 1024,
         nightKind,
@@ -154,8 +158,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
     }
   } catch (error) {
     progress.end();
-    if (interruption.signal.aborted) throw interruption.signal.reason;
-    throw outOfMemory(error, config) ?? cannotWrite(error, night) ?? inputReadError(inputs, error) ?? error;
+    throw failureOf(error, { signal: interruption.signal, settings: config, outDir: night, inputs });
   } finally {
     db?.close();
     if (work) await fsp.rm(work, { recursive: true, force: true });
@@ -170,8 +173,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
  * exports or be held by them, or another prepare holds it.
  */
 async function lockNight(night: string, inputDir: string): Promise<FileLock> {
-  const inside = (child: string, parent: string) => child === parent || child.startsWith(`${parent}${path.sep}`);
-  if (inside(inputDir, night) || inside(night, inputDir)) {
+  if (isWithin(inputDir, night) || isWithin(night, inputDir)) {
     throw new UserError(
       `--out ${night} and --input ${inputDir} overlap: prepare writes its shard folders into --out, which must be a folder of its own (e.g. --out night)`,
     );

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Command, Option } from 'commander';
-import { buildSnapshot } from '../build/index.ts';
+import { buildSnapshot, type BuildRuntime } from '../build/index.ts';
 import { buildSummaryJson, formatBuildSummary } from '../build/summary.ts';
 import { summaryJsonWriter } from '../core/summary-json.ts';
 import type { BuildSummaryJson } from '../schemas/build-summary.ts';
@@ -11,7 +11,8 @@ import { memorySize, positiveInteger } from './options.ts';
 import { writeBuildReport } from '../build/report.ts';
 import { reportTargets } from '../tree/night-report.ts';
 
-export function buildCommand(): Command {
+/** `runtime`: what the build is given besides its options (none in a real run; build/index.ts). */
+export function buildCommand(runtime: BuildRuntime = {}): Command {
   return new Command('build')
     .description('build the /v1 JSON tree from the seven Parquet exports')
     .option('--input <dir>', 'folder holding the seven Parquet files (default data/sample)')
@@ -86,7 +87,7 @@ export function buildCommand(): Command {
           ? summaryJsonWriter<BuildSummaryJson>(options.summaryJson, 'the tree was published')
           : null;
         const report = reportTargets(options.report);
-        const summary = await buildSnapshot(config);
+        const summary = await buildSnapshot(config, runtime);
         process.stdout.write(formatBuildSummary(summary, config.outDir));
         writeSummaryJson?.(buildSummaryJson(summary, config.outDir));
         writeBuildReport(summary, config.outDir, report);

@@ -86,6 +86,7 @@ test("the runner holds each stage to its declaration, in DuckDB's catalog", asyn
     tree: null,
     values: {},
     inputsDigest: Promise.resolve('0'.repeat(64)),
+    faults: {},
   };
   const make = (name: string, reads: string[], writes: string[], sql: string | null): AnyStage => ({
     name,

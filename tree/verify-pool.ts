@@ -1,9 +1,11 @@
 /**
- * Hands the batches of wallet folders to verify's threads (verify-thread.ts), at most two waiting
- * per thread, so that a thread never waits for the main thread; or, with no thread asked for,
- * checks them in the main thread (a small tree, where starting threads costs more than it saves).
+ * Hands the batches of wallet folders to verify's threads (piscina, running verify-thread.ts), at
+ * most two waiting per thread, so that a thread never waits for the main thread; or, with no
+ * thread asked for, checks them in the main thread (a small tree, where starting threads costs
+ * more than it saves).
  */
-import { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import pLimit from 'p-limit';
 import { WalletChecker, type WalletBatch, type WalletBatchResult, type WalletContext } from './verify-wallet.ts';
 import { fromCrossing, type CrossingError } from '../core/errors.ts';
 
@@ -29,41 +31,32 @@ export async function checkWalletBatches(
     }
     return;
   }
-  const workers = Array.from(
-    { length: Math.min(threads, batches.length) },
-    () => new Worker(new URL('./verify-thread-entry.js', import.meta.url), { workerData: { context, limit } }),
-  );
+  const size = Math.min(threads, batches.length);
+  // Every thread started at once: the batches keep them all busy from the first.
+  const pool = new Piscina<WalletBatch, WalletBatchResult | { failure: CrossingError }>({
+    filename: new URL('./verify-thread-entry.js', import.meta.url).href,
+    workerData: { context, limit },
+    minThreads: size,
+    maxThreads: size,
+  });
+  const handOut = pLimit(size * PENDING_PER_THREAD);
+  let stopped = false;
   try {
-    await new Promise<void>((resolve, reject) => {
-      let next = 0;
-      let running = 0;
-      let stopped = false;
-      const feed = (worker: Worker) => {
-        if (stopped || next >= batches.length) return;
-        running++;
-        worker.postMessage(batches[next++]);
-      };
-      for (const worker of workers) {
-        worker.on('message', (result: WalletBatchResult | { failure: CrossingError }) => {
-          if ('failure' in result) {
-            stopped = true;
-            reject(fromCrossing(result.failure, 'a verify thread'));
-            return;
-          }
-          running--;
+    await Promise.all(
+      batches.map((batch) =>
+        handOut(async () => {
+          if (stopped) return;
+          const result = await pool.run(batch);
+          if ('failure' in result) throw fromCrossing(result.failure, 'a verify thread');
           if (!onResult(result)) stopped = true;
-          feed(worker);
-          if (running === 0) resolve();
-        });
-        worker.on('error', reject);
-        worker.on('exit', (code) => {
-          if (code !== 0) reject(new Error(`a verify thread stopped with code ${code}`));
-        });
-        for (let k = 0; k < PENDING_PER_THREAD; k++) feed(worker);
-      }
-      if (running === 0) resolve();
-    });
+        }),
+      ),
+    );
+  } catch (error) {
+    stopped = true;
+    handOut.clearQueue();
+    throw error;
   } finally {
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    await pool.destroy();
   }
 }

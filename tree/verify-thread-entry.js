@@ -1,4 +1,6 @@
-// Entry of verify's threads: the thread's module (verify-thread.ts).
+// Entry of verify's threads (piscina): the task function of verify-thread.ts, handed to piscina.
 import { importThreadModule } from '../core/thread-module.js';
 
-await importThreadModule(new URL('./verify-thread.ts', import.meta.url));
+const task = await importThreadModule(new URL('./verify-thread.ts', import.meta.url));
+
+export default task.checkBatch;

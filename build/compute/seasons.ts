@@ -21,3 +21,8 @@ export async function computeSeasonsIndex(db: Database, leaderboards: Leaderboar
     })),
   };
 }
+
+/** Each season's line of a closing summary (build's and prepare's): its `asOf` and participants. */
+export function seasonLines(leaderboards: Leaderboard[]): { season: number; asOf: string | null; participants: number }[] {
+  return leaderboards.map((board) => ({ season: board.season, asOf: board.asOf, participants: board.totalParticipants }));
+}

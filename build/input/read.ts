@@ -9,7 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import { literalPathSql } from '../database.ts';
 import { UserError, isOutOfMemory, isWriteRefused, messageOf } from '../../core/errors.ts';
-import { injectedFaults } from '../faults.ts';
+import { NO_FAULTS, type InjectedFaults } from '../faults.ts';
 import { INPUT_FILES, type ColumnContract, type FileContract } from './contract.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
@@ -199,9 +199,9 @@ export function inputReadError(inputs: OpenedInput[], error: unknown): UserError
   return null;
 }
 
-export async function readInputs(db: Database, inputs: OpenedInput[]): Promise<InputFile[]> {
+export async function readInputs(db: Database, inputs: OpenedInput[], faults: InjectedFaults = NO_FAULTS): Promise<InputFile[]> {
   // An injected fault (build/faults.ts): a DuckDB read that blocks, as on a hung mount.
-  const blocking = injectedFaults.blockingRead;
+  const blocking = faults.blockingRead;
   if (blocking) await db.run(`SELECT * FROM read_csv(${literalPathSql(blocking)})`);
   const described = [];
   for (const input of inputs) described.push(await describeInput((sql) => db.rows<DescribedColumn>(sql), input));

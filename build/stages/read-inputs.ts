@@ -13,6 +13,6 @@ export const readInputs = defineStage({
   needs: [],
   makes: ['inputFiles'],
   async run(context) {
-    return { inputFiles: await readInputFiles(context.db, context.inputs) };
+    return { inputFiles: await readInputFiles(context.db, context.inputs, context.faults) };
   },
 });

@@ -28,6 +28,7 @@ import type { NightFigures } from '../compute/night-summary.ts';
 import type { NightSummary } from '../../schemas/night-summary.ts';
 import type { PreviousNight } from '../night-state.ts';
 import type { NightKind } from '../../schemas/night-kind.ts';
+import type { InjectedFaults } from '../faults.ts';
 
 export type Side = 'night' | 'shard';
 
@@ -99,6 +100,8 @@ export interface StageContext {
   readonly values: Partial<StageValues>;
   /** The inputs' fingerprint (build/input/fingerprint.ts), hashed while the stages run. */
   readonly inputsDigest: Promise<string>;
+  /** What a test injects (build/faults.ts); none in a real run. */
+  readonly faults: InjectedFaults;
 }
 
 export interface Stage<N extends ValueName = ValueName, M extends ValueName = ValueName> {

@@ -22,10 +22,12 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
+import pLimit from 'p-limit';
 import { EXIT_BUSY, EXIT_CANNOT_WRITE, UserError, messageOf } from '../../core/errors.ts';
 import { FileLock, describeOwner, readOwner } from './lock.ts';
 import { META_FILE } from '../../tree/layout.ts';
-import { injectedFaults, type SwapPoint } from '../faults.ts';
+import { isWithin } from '../../core/paths.ts';
+import { NO_FAULTS, type InjectedFaults, type SwapPoint } from '../faults.ts';
 
 export interface OutputPaths {
   out: string;
@@ -303,8 +305,12 @@ function linkTo(paths: OutputPaths, build: string): string {
  * at any point leaves `--out` whole (the old tree or the new one), except inside the take-over
  * of an old plain folder, which the next build repairs (repairInterrupted).
  */
-export async function goLive(claimed: ClaimedOutput, options: { durable: boolean; signal: AbortSignal }): Promise<string | null> {
+export async function goLive(
+  claimed: ClaimedOutput,
+  options: { durable: boolean; signal: AbortSignal; faults?: InjectedFaults },
+): Promise<string | null> {
   const { paths, work } = claimed;
+  const testStop = (point: SwapPoint) => stopIfInjected(options.faults ?? NO_FAULTS, point);
   const final = path.join(paths.builds, work.id);
   // Made before the flush, so that the flush writes the link too.
   const link = linkTo(paths, work.id);
@@ -439,21 +445,26 @@ async function fsyncTree(folder: string, signal: AbortSignal): Promise<void> {
   // Deepest folders first, the tree's own folder last.
   folders.sort((a, b) => b.length - a.length);
   folders.push(folder);
+  const limit = pLimit(FSYNC_CONCURRENCY);
   for (const group of [files, folders]) {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: FSYNC_CONCURRENCY }, async () => {
-        while (next < group.length) {
-          if (signal.aborted) throw signal.reason;
-          const handle = await fsp.open(group[next++]!, 'r');
-          try {
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-        }
-      }),
-    );
+    try {
+      await Promise.all(
+        group.map((file) =>
+          limit(async () => {
+            if (signal.aborted) throw signal.reason;
+            const handle = await fsp.open(file, 'r');
+            try {
+              await handle.sync();
+            } finally {
+              await handle.close();
+            }
+          }),
+        ),
+      );
+    } catch (error) {
+      limit.clearQueue();
+      throw error;
+    }
   }
 }
 
@@ -466,24 +477,7 @@ function fsyncFolder(folder: string): void {
   }
 }
 
-/** Whether `inner` is `outer` or inside it, symbolic links followed where the paths exist. */
-function isWithin(inner: string, outer: string): boolean {
-  const relative = path.relative(realPath(outer), realPath(inner));
-  return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
-}
-
-/** The real path of the longest existing part of `file`, with the rest appended. */
-function realPath(file: string): string {
-  const missing: string[] = [];
-  let existing = file;
-  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) {
-    missing.unshift(path.basename(existing));
-    existing = path.dirname(existing);
-  }
-  return path.join(fs.realpathSync.native(existing), ...missing);
-}
-
 /** An injected fault (build/faults.ts): killed outright, as by a power cut, at a named point. */
-function testStop(point: SwapPoint): void {
-  if (injectedFaults.killAt === point) process.kill(process.pid, 'SIGKILL');
+function stopIfInjected(faults: InjectedFaults, point: SwapPoint): void {
+  if (faults.killAt === point) process.kill(process.pid, 'SIGKILL');
 }
