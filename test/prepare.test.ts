@@ -72,7 +72,7 @@ test('each prepared folder, alone in a fresh place, builds the tree build --inpu
     [1, 2].map((k) => path.join(nightDir, `shard-${k}-of-2`)),
   );
   // The facts of the whole export every shard writes (the daily asOf, the example wallet), as the
-  // whole build finds them on its own snapshots (build/compute/export-facts.ts).
+  // whole build writes them.
   const whole = path.join(root, 'whole');
   await buildReusingThreads({ input, out: whole, now, ...quiet });
   const meta = fs.readFileSync(path.join(whole, '_snapshot/meta.json'), 'utf8');
@@ -94,6 +94,20 @@ test('each prepared folder, alone in a fresh place, builds the tree build --inpu
   }
   // Twelve wallets, and SUB, a sub-account on chain 1 but a wallet of its own on chain 8453 (C is one on chain 10 only).
   assert.is(wallets, 13);
+});
+
+test('the whole build is one prepared shard: prepare --shards 1, then build --prepared, writes the tree build --input writes', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), night());
+  const nightDir = path.join(root, 'night');
+  await prepareNight({ ...resolveBuildConfig({ input, out: nightDir, now, ...quiet }), shards: 1 });
+  const fromFolder = path.join(root, 'prepared');
+  await buildReusingThreads({ prepared: path.join(nightDir, 'shard-1-of-1'), out: fromFolder, ...quiet });
+  const whole = path.join(root, 'whole');
+  await buildReusingThreads({ input, out: whole, now, ...quiet });
+  const hashes = treeHashes(whole);
+  assert.ok(hashes.size > 30, `${hashes.size} files`);
+  assert.equal(treeHashes(fromFolder), hashes);
 });
 
 test('a prepared folder that was altered is refused, naming the file', async () => {

@@ -64,8 +64,8 @@ function unmetNeeds(stages: readonly AnyStage[]): string[] {
 test('every value a stage needs is made by an earlier stage of its side (the shard side: from the prepared folder)', () => {
   assert.equal(unmetNeeds(NIGHT_STAGES), []);
   assert.equal(unmetNeeds(SHARD_STAGES), []);
-  // build --input: the night's values reach the shard's side; probe export facts (sharded) or read
-  // export facts (whole) make the facts, and find changed days (prepare only) the night's kind.
+  // build --input: the night's values reach the shard's side (probe export facts makes the facts
+  // for every build), and find changed days (prepare only) the night's kind.
   assert.equal(unmetNeeds(STAGES.filter((stage) => stage !== loadPrepared)), []);
 });
 

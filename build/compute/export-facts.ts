@@ -4,9 +4,9 @@
  * that is a snapshot dated <= L, else null) and the explorer's example wallet (one with venue-B
  * sub-accounts when there is one, else the first by address, among the wallets with a snapshot).
  *
- * A whole build reads both off its `snapshots`. A shard's build holds the snapshots of its own
- * wallets only (build/input/load.ts), yet must write the same bytes as every other shard; it
- * finds both facts by running the history rule itself on a few wallets of the whole export, in
+ * They are found on the night's side of every build, before any shard's side: a shard holds the
+ * snapshots of its own wallets only, yet must write the same bytes as every other shard. The
+ * night finds both facts by running the history rule itself on a few wallets of the whole export, in
  * the order the example is chosen in: every address is a candidate, taken in batches, each batch's
  * snapshots computed exactly (history.ts), until both facts are known. A batch is a prefix of the
  * order, so the first wallet with a snapshot in it is the first of the whole export. The first
@@ -49,7 +49,7 @@ function exampleOrderSql(wallet: string, address: string): string {
   return `EXISTS (SELECT 1 FROM venue_b_accounts v WHERE v.owner_id = ${wallet}) DESC, ${address}`;
 }
 
-/** Both facts for a night split among shards, found by probing candidate wallets of the whole export. */
+/** Both facts of the night, found by probing candidate wallets of the whole export. */
 export async function probeExportFacts(
   db: Database,
   nowSeconds: number,

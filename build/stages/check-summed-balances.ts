@@ -1,10 +1,11 @@
 /**
- * Night, split among shards: a wallet's summed balance beyond 2^127 - 1 refused for every wallet,
- * as the whole build refuses it while computing every wallet's snapshots (build/compute/history.ts).
+ * Night: a wallet's summed balance beyond 2^127 - 1 refused for every wallet of the export, before
+ * any shard's side runs, as a shard holds only its own wallets' rows (the same check of
+ * build/compute/history.ts also runs as the snapshots are computed).
  */
 import { checkSummedBalances as check } from '../compute/history.ts';
 import { balanceRowsOfWalletsSql } from '../input/load.ts';
-import { defineStage, isSharded } from './stage.ts';
+import { defineStage } from './stage.ts';
 
 export const checkSummedBalances = defineStage({
   name: 'check summed balances',
@@ -13,7 +14,6 @@ export const checkSummedBalances = defineStage({
   writes: [],
   needs: [],
   makes: [],
-  when: isSharded,
   async run(context) {
     await check(context.db, context.config.nowSeconds, balanceRowsOfWalletsSql);
     return {};

@@ -23,7 +23,6 @@ import { countParticipantsByDay } from './count-participants-by-day.ts';
 import { splitIntoShards } from './split-into-shards.ts';
 import { loadPrepared } from './load-prepared.ts';
 import { computeSnapshots } from './compute-snapshots.ts';
-import { readExportFacts } from './read-export-facts.ts';
 import { loadPrices } from './load-prices.ts';
 import { writeWallets } from './write-wallets.ts';
 import { writePoints } from './write-points.ts';
@@ -51,7 +50,6 @@ export const STAGES: readonly AnyStage[] = [
   // The cut: `prepare` stops above, `build --prepared` starts below.
   loadPrepared,
   computeSnapshots,
-  readExportFacts,
   loadPrices,
   writeWallets,
   writePoints,

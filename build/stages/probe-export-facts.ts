@@ -1,10 +1,11 @@
 /**
- * Night, split among shards: the daily `asOf` and the example wallet of the whole export, found by
- * running the history rule on candidate wallets (build/compute/export-facts.ts). A whole build
- * reads them off its snapshots instead (read-export-facts.ts).
+ * Night: the daily `asOf` and the example wallet of the whole export, found by running the history
+ * rule on candidate wallets (build/compute/export-facts.ts), on the night's side of every build,
+ * so that a shard's side, which holds its own wallets only, is handed them like every other fact
+ * of the night.
  */
 import { probeExportFacts as probe } from '../compute/export-facts.ts';
-import { defineStage, isSharded } from './stage.ts';
+import { defineStage } from './stage.ts';
 
 export const probeExportFacts = defineStage({
   name: 'probe export facts',
@@ -13,7 +14,6 @@ export const probeExportFacts = defineStage({
   writes: [],
   needs: [],
   makes: ['dailyAsOf', 'exampleWallet'],
-  when: isSharded,
   async run(context) {
     // prepare loads every balance row (for the shards' folders); `build --shard` only its own.
     const rowsFrom = context.config.shard === null ? 'balance_rows' : 'export';

@@ -148,11 +148,6 @@ export function treeOf(context: StageContext): NonNullable<StageContext['tree']>
   return context.tree;
 }
 
-/** Whether the night is split among shards (`--shard`, `prepare`, or a prepared folder). */
-export function isSharded(context: StageContext): boolean {
-  return context.config.shard !== null || context.mode.kind !== 'input';
-}
-
 /** Runs the stages that apply, in order, each given its needs and its returned values kept. */
 export async function runStages(stages: readonly AnyStage[], context: StageContext): Promise<void> {
   const profile = Boolean(process.env.WALLET_SNAPSHOT_PROFILE);
