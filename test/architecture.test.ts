@@ -262,4 +262,38 @@ test('every file docs/architecture.md names exists where it says', () => {
   );
 });
 
+/** The modules `entry` reaches through the repository's imports, itself included. */
+function reachedFrom(entry: string): string[] {
+  const graph = importGraph();
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const next of graph.get(file) ?? []) visit(next);
+  };
+  visit(entry);
+  return [...seen].sort();
+}
+
+test("the modules the Worker and the apps' client reach import no node: module (tree/'s Node-only modules among them are verify's and the report's)", () => {
+  for (const entry of ['server/worker.ts', 'client/index.ts', 'client/validation.ts']) {
+    const reached = reachedFrom(entry);
+    assert.ok(reached.length > 3, `${entry}: ${reached.length} modules`);
+    const usingNode = reached.filter((file) =>
+      ts
+        .preProcessFile(fs.readFileSync(path.join(ROOT, file), 'utf8'), true, true)
+        .importedFiles.some((imported) => imported.fileName.startsWith('node:')),
+    );
+    assert.equal(usingNode, [], entry);
+  }
+  // The tree/ modules that do use Node are reached by neither: verify and the night's report.
+  const nodeOnly = fs
+    .readdirSync(path.join(ROOT, 'tree'))
+    .filter((name) => name.endsWith('.ts') && /from 'node:/.test(fs.readFileSync(path.join(ROOT, 'tree', name), 'utf8')));
+  assert.ok(
+    nodeOnly.every((name) => name.startsWith('verify') || name === 'night-report.ts'),
+    nodeOnly.join(', '),
+  );
+});
+
 test.run();
