@@ -126,7 +126,9 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
             threadCache: runtime.threadCache,
           })),
       },
-      values: {},
+      // A build from the exports computes the whole history: no previous night to resume from
+      // (prepare's find-changed-days decides that for a night).
+      values: prepared ? {} : { resume: null },
       inputsDigest,
       faults,
     };
@@ -163,7 +165,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
     const warnings: string[] = [...claimed.notes];
     if (written.positionsWithoutPrice > 0) {
       warnings.push(
-        `${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0): ${describeUnpriced(values.unpriced ?? [])}`,
+        `${countOf(written.positionsWithoutPrice, 'daily position')} had no price on or before their day (usdPerToken 0): ${describeUnpriced(take(values, ['unpriced'], 'the build').unpriced)}`,
       );
     }
     return {
@@ -184,7 +186,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
       balanceRows: made.balanceRows,
       warnings,
       night: made.night,
-      nightKind: values.nightKind ?? null,
+      nightKind: prepared ? take(values, ['nightKind'], 'the build').nightKind : null,
     };
   } catch (error) {
     progress.end();

@@ -135,7 +135,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
         lastClosedDay: config.lastClosedDay,
         shards: config.shards,
         inputs: inputs_,
-        nextHistoryKey: Math.max((keys ?? 0) + 1, context.values.resume?.nextKey ?? 1),
+        nextHistoryKey: Math.max((keys ?? 0) + 1, take(context.values, ['resume'], 'prepare').resume?.nextKey ?? 1),
       });
       progress.end();
       const { leaderboards, dailyAsOf, nightKind } = take(context.values, ['leaderboards', 'dailyAsOf', 'nightKind'], 'prepare');

@@ -14,11 +14,10 @@ export const computePointsHistory = defineStage({
   side: 'night',
   reads: ['points', 'season_days'],
   writes: ['history_written', 'history_wallets', 'history_written_keys', 'history_totals'],
-  needs: [],
+  needs: ['resume'],
   makes: [],
-  async run(context) {
-    // An incremental night's first day (find-changed-days.ts), made in `prepare` only.
-    const resume = context.values.resume ?? null;
+  async run(context, { resume }) {
+    // An incremental night's first day (find-changed-days.ts); null for a full night and for a build from the exports.
     if (resume === null || context.mode.kind !== 'prepare') {
       await pointsHistoryOf(context.db);
       return {};

@@ -15,13 +15,12 @@ export const countParticipantsByDay = defineStage({
   side: 'night',
   reads: ['history_totals', 'history_wallets', 'season_days'],
   writes: [],
-  needs: [],
+  needs: ['resume'],
   makes: ['participantsByDay'],
-  async run(context) {
+  async run(context, { resume }) {
     const shards = context.mode.kind === 'prepare' ? context.mode.shards : (context.config.shard?.count ?? 1);
     const counted = await participantsByDayOfShards(context.db, context.config.lastClosedDay, shards);
-    // An incremental night's first day (find-changed-days.ts), made in `prepare` only.
-    const resume = context.values.resume ?? null;
+    // An incremental night's first day (find-changed-days.ts); null for a full night and for a build from the exports.
     if (resume === null) return { participantsByDay: counted };
     const previous = new Map<number, { lastClosedDay: string; counts: Map<number, number[]> }>();
     for (let index = 1; index <= shards; index++) {

@@ -28,6 +28,7 @@ import { POINTER_CACHE_CONTROL, POINTER_KEY } from '../../tree/bucket.ts';
 import { JSON_CONTENT_TYPE } from '../../tree/http-headers.ts';
 import { SEASONS_FILE } from '../../tree/layout.ts';
 import { COMPATIBILITY_DATE } from '../../preview/workerd.ts';
+import { type LocalBucket, sturdyBucket } from '../../preview/local-bucket.ts';
 
 const NOW = '2025-11-21T17:00:00Z';
 const work = tempDir('ws-package-');
@@ -390,16 +391,16 @@ test("publish from the package to a local S3 server; a user's Worker re-exportin
     for (const treePrefix of [prefix, '']) {
       const miniflare = start(treePrefix);
       try {
-        const bucket = (await miniflare.getR2Bucket('TREE')) as unknown as {
-          put(key: string, body: Uint8Array | string, options: object): Promise<unknown>;
-        };
+        // Each call made again if workerd dropped its loopback connection (preview/local-bucket.ts).
+        const bucket = sturdyBucket((await miniflare.getR2Bucket('TREE')) as unknown as LocalBucket);
         // The pointer where publish wrote it; the version's objects only where the Worker will find them.
         await bucket.put(`${prefix}/${POINTER_KEY}`, JSON.stringify(pointer), {
           httpMetadata: { contentType: JSON_CONTENT_TYPE, cacheControl: POINTER_CACHE_CONTROL },
         });
         if (treePrefix === prefix) {
           // A packed version: its archives and indexes, read by range (publish/read-version.ts).
-          for await (const object of (await readLiveVersion(client, location)).objects) await bucket.put(object.key, object.body, {});
+          for await (const object of (await readLiveVersion(client, location)).objects)
+            await bucket.put(object.key, object.body, { httpMetadata: {} });
         }
         const answer = await miniflare.dispatchFetch('http://localhost/v1/seasons');
         if (treePrefix === prefix) {
