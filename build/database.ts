@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
 
 export interface Database {
@@ -9,6 +10,19 @@ export interface Database {
   /** Another connection to the same database, for a second result read alongside the first. */
   connect(): Promise<DuckDBConnection>;
   close(): void;
+}
+
+/**
+ * A run's own database (`build`'s or `prepare`'s): `NAME.duckdb` in its scratch folder, spilling
+ * into `spill/` beside it, with the run's threads and memory limit.
+ */
+export function openScratchDatabase(scratch: string, name: string, settings: { threads: number; memoryLimit: string }): Promise<Database> {
+  return openDatabase({
+    file: path.join(scratch, `${name}.duckdb`),
+    tempDir: path.join(scratch, 'spill'),
+    threads: settings.threads,
+    memoryLimit: settings.memoryLimit,
+  });
 }
 
 /**

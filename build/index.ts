@@ -5,9 +5,8 @@
  * (build/swap/swap.ts), under a lock on `--out`; signals stop it in any stage (interruption.ts).
  */
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import type { BuildConfig } from './config.ts';
-import { openDatabase, type Database } from './database.ts';
+import { openScratchDatabase, type Database } from './database.ts';
 import { failureOf } from './errors.ts';
 import { Progress } from '../core/progress.ts';
 import { countOf } from '../core/format.ts';
@@ -18,7 +17,7 @@ import { WriterPool } from './write/writer-pool.ts';
 import type { ThreadCache } from './write/thread-cache.ts';
 import { NO_FAULTS, type InjectedFaults } from './faults.ts';
 import { ManifestWriter, TreeManifest } from './write/manifest.ts';
-import { fingerprintInputs } from './input/fingerprint.ts';
+import { fingerprintWhileWorking } from './input/fingerprint.ts';
 import { describeUnpriced } from './compute/unpriced.ts';
 import { seasonLines } from './compute/seasons.ts';
 import { openPreparedFolder, type OpenedPreparedFolder, type PreparedFacts } from './prepared-folder.ts';
@@ -91,9 +90,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
     } else {
       inputs = await openInputs(config.inputDir, interruption.signal);
     }
-    // Hashed while DuckDB works: the main thread is mostly waiting on it.
-    const inputsDigest = prepared ? Promise.resolve(prepared.facts.inputs) : fingerprintInputs(inputs);
-    inputsDigest.catch(() => {});
+    const inputsDigest = prepared ? Promise.resolve(prepared.facts.inputs) : fingerprintWhileWorking(inputs);
     claimed = await claimOutput(config.outDir, { input: config.preparedDir ?? config.inputDir, manifest: config.manifest });
     const work = claimed.work;
     interruption.throwIfInterrupted();
@@ -101,12 +98,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
     const manifest = config.manifest ? await ManifestWriter.open(config.manifest) : null;
     unpublishedManifest = manifest;
     const record = new TreeManifest(work.tree, config.shard, manifest);
-    db = await openDatabase({
-      file: path.join(work.scratch, 'build.duckdb'),
-      tempDir: path.join(work.scratch, 'spill'),
-      threads: config.threads,
-      memoryLimit: config.memoryLimit,
-    });
+    db = await openScratchDatabase(work.scratch, 'build', config);
     const context: StageContext = {
       config,
       mode: prepared ? { kind: 'prepared', folder: prepared } : { kind: 'input' },

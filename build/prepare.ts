@@ -12,12 +12,12 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { BuildConfig } from './config.ts';
-import { openDatabase, type Database } from './database.ts';
+import { openScratchDatabase, type Database } from './database.ts';
 import { failureOf } from './errors.ts';
 import { Progress } from '../core/progress.ts';
 import { EXIT_BUSY, UserError, messageOf } from '../core/errors.ts';
 import { closeInputs, openInputs, type OpenedInput } from './input/read.ts';
-import { fingerprintInputs } from './input/fingerprint.ts';
+import { fingerprintWhileWorking } from './input/fingerprint.ts';
 import { Interruption } from './interruption.ts';
 import { FileLock } from './swap/lock.ts';
 import { isWithin } from '../core/paths.ts';
@@ -81,8 +81,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
   interruption.onInterrupt(() => db?.connection.interrupt());
   try {
     inputs = await openInputs(config.inputDir, interruption.signal);
-    const inputsDigest = fingerprintInputs(inputs);
-    inputsDigest.catch(() => {});
+    const inputsDigest = fingerprintWhileWorking(inputs);
     lock = await lockNight(night, config.inputDir);
     // Checked before anything is written: an altered previous night is refused with NIGHT untouched.
     let previous: PreviousNight | null = config.since ? await openPreviousNight(config.since, config) : null;
@@ -90,12 +89,7 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
     for (;;) {
       work = path.join(night, `${WORK_PREFIX}${crypto.randomBytes(6).toString('hex')}`);
       await fsp.mkdir(path.join(work, 'scratch'), { recursive: true });
-      db = await openDatabase({
-        file: path.join(work, 'scratch', 'prepare.duckdb'),
-        tempDir: path.join(work, 'scratch', 'spill'),
-        threads: config.threads,
-        memoryLimit: config.memoryLimit,
-      });
+      db = await openScratchDatabase(path.join(work, 'scratch'), 'prepare', config);
       const context: StageContext = {
         config,
         mode: { kind: 'prepare', shards: config.shards, night: work, previous },

@@ -8,6 +8,16 @@ import crypto, { type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import type { OpenedInput } from './read.ts';
 
+/**
+ * The fingerprint, hashed while the run's DuckDB works (its main thread mostly waits on it); a
+ * failure is the caller's when it awaits the promise, never an unhandled rejection before.
+ */
+export function fingerprintWhileWorking(inputs: OpenedInput[]): Promise<string> {
+  const digest = fingerprintInputs(inputs);
+  digest.catch(() => {});
+  return digest;
+}
+
 export async function fingerprintInputs(inputs: OpenedInput[]): Promise<string> {
   const whole = crypto.createHash('sha256');
   for (const input of inputs) {
