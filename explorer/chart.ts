@@ -93,37 +93,20 @@ function textWidth(text: string): number {
 
 /** A legend swatch: the line's own colour, width and dash pattern, so that it matches without colour. */
 function swatch(line: Line): SVGElement {
-  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-  svg.setAttribute('width', '36');
-  svg.setAttribute('height', '12');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.setAttribute('class', 'swatch');
-  const path = document.createElementNS('http://www.w3.org/2000/svg', 'line');
-  for (const [name, value] of Object.entries({
-    x1: '1',
-    y1: '6',
-    x2: '35',
-    y2: '6',
-    stroke: line.stroke ?? FIRST_STROKE,
-    'stroke-width': String(line.width ?? 2),
-  }))
-    path.setAttribute(name, value);
+  const stroke = line.stroke ?? FIRST_STROKE;
+  const svg = svgElement('svg', { width: '36', height: '12', 'aria-hidden': 'true', class: 'swatch' });
+  const path = svgElement('line', { x1: '1', y1: '6', x2: '35', y2: '6', stroke, 'stroke-width': String(line.width ?? 2) });
   if (line.dash) path.setAttribute('stroke-dasharray', line.dash.join(' '));
   svg.append(path);
-  if (line.points) {
-    const dot = document.createElementNS('http://www.w3.org/2000/svg', 'circle');
-    for (const [name, value] of Object.entries({
-      cx: '18',
-      cy: '6',
-      r: '3',
-      fill: '#fff',
-      stroke: line.stroke ?? FIRST_STROKE,
-      'stroke-width': '1.5',
-    }))
-      dot.setAttribute(name, value);
-    svg.append(dot);
-  }
+  if (line.points) svg.append(svgElement('circle', { cx: '18', cy: '6', r: '3', fill: '#fff', stroke, 'stroke-width': '1.5' }));
   return svg;
+}
+
+/** An SVG element with its attributes. */
+function svgElement(tag: string, attributes: Record<string, string>): SVGElement {
+  const element = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+  return element;
 }
 
 /** Draws the chart into `container` as wide as it is (redrawn when it resizes), its legend below. */

@@ -30,7 +30,7 @@ export interface ExportFacts {
 const FIRST_BATCH = 64;
 
 /** Both facts read off a table of snapshots: the example is the first of its wallets in `exampleOrderSql`. */
-export async function factsOfSnapshots(db: Database, snapshots: string, lastClosedDay: string): Promise<ExportFacts> {
+async function factsOfSnapshots(db: Database, snapshots: string, lastClosedDay: string): Promise<ExportFacts> {
   const [row] = await db.rows<{ any_closed: boolean; example: string | null }>(
     `
     SELECT (SELECT coalesce(min(day) <= $last, false) FROM ${snapshots}) AS any_closed,

@@ -18,7 +18,7 @@ export function fingerprintWhileWorking(inputs: OpenedInput[]): Promise<string> 
   return digest;
 }
 
-export async function fingerprintInputs(inputs: OpenedInput[]): Promise<string> {
+async function fingerprintInputs(inputs: OpenedInput[]): Promise<string> {
   const whole = crypto.createHash('sha256');
   for (const input of inputs) {
     const hash = crypto.createHash('sha256');

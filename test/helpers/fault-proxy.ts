@@ -135,11 +135,8 @@ export async function startFaultProxy(upstream: string, initial: FaultPlan): Pro
         forward(request, response, fault);
     }
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: await listenOnLoopback(server),
     requests,
     faults: () => {
       const counts: Partial<Record<FaultKind, number>> = {};
@@ -157,4 +154,11 @@ export async function startFaultProxy(upstream: string, initial: FaultPlan): Pro
         server.close(() => resolve());
       }),
   };
+}
+
+/** `server` listening on a free loopback port, its connections kept alive as an SDK's are; its URL. */
+export async function listenOnLoopback(server: http.Server): Promise<string> {
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }

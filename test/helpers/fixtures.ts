@@ -221,6 +221,36 @@ export function balance(
   };
 }
 
+/**
+ * One wallet holding every token on three chains since late 2024: its daily document is about
+ * 800 KB at a year's history, while DuckDB's own files stay small (the suites that make a disk
+ * refuse the writes with a file size limit).
+ */
+export function everyTokenOnThreeChains(address: string): Row[] {
+  return Array.from({ length: 3 }, (_, c) =>
+    TOKEN_KEYS.map((token, t) =>
+      balance({
+        address,
+        chain_id: [1, 10, 8453][c]!,
+        token,
+        block_number: 1 + c * 10 + t,
+        timestamp: 1_732_000_000 + c * 10 + t,
+        balance: '1000',
+      }),
+    ),
+  ).flat();
+}
+
+/** Eight wallets with one balance and one season-1 points row each: the publish suites' small night. */
+export function eightWalletNight(): Tables {
+  const wallets = [A, B, C, ...Array.from({ length: 5 }, (_, i) => `0x${String(i + 1).repeat(40)}`)];
+  return {
+    balances: wallets.map((address, i) => balance({ address, block_number: i + 1, balance: `${i + 1}000000000000000000` })),
+    seasons: [{ season: 1, as_of: null }],
+    points: wallets.map((address, i) => ({ season: 1, date: '2025-11-19', address, points: 10 + i })),
+  };
+}
+
 /** Unix seconds of a New York wall-clock time such as '2025-03-09 00:30' (offset given explicitly). */
 export function unix(isoWithOffset: string): number {
   const ms = Date.parse(isoWithOffset);

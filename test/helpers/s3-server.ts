@@ -5,10 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './fixtures.ts';
+import { listenOnLoopback } from './fault-proxy.ts';
 
 const SERVER_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 's3rver-process.mjs');
 
@@ -93,11 +93,8 @@ export async function startFaultyProxy(
     forwarded.on('error', () => request.socket.destroy());
     request.pipe(forwarded);
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: await listenOnLoopback(server),
     requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -8,9 +8,8 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { A, balance, tempDir, writeInputs } from '../helpers/fixtures.ts';
+import { A, everyTokenOnThreeChains, tempDir, writeInputs } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/process.ts';
-import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
 const NOW = '2025-11-21T17:00:00Z';
 
@@ -62,18 +61,7 @@ test("the disk refusing the file thread's writes: exit 4 across the thread, and 
   const out = path.join(root, 'public');
   // One wallet holding every token on three chains for a year: a daily document of about 800 KB,
   // which the file thread writes; 200 KB is the most any file may have (ulimit -f 400).
-  const rows = Array.from({ length: 3 }, (_, c) =>
-    TOKEN_KEYS.map((token, t) =>
-      balance({
-        address: A,
-        chain_id: [1, 10, 8453][c]!,
-        token,
-        block_number: 1 + c * 10 + t,
-        timestamp: 1_732_000_000 + c * 10 + t,
-        balance: '1000',
-      }),
-    ),
-  ).flat();
+  const rows = everyTokenOnThreeChains(A);
   const input = await writeInputs(path.join(root, 'input'), { balances: rows });
   const result = await runCli(['build', '--input', input, '--out', out, '--now', NOW, '--debug'], { fileSizeLimit: 400 });
   assert.is(result.code, 4, result.stderr);

@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { A, B, C, balance, tempDir, writeInputs, type Tables } from '../helpers/fixtures.ts';
+import { eightWalletNight, tempDir, writeInputs } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/process.ts';
 import { BUCKET, S3_CREDENTIALS, startS3Server, type RunningS3 } from '../helpers/s3-server.ts';
 import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultPlan, type RunningFaultProxy } from '../helpers/fault-proxy.ts';
@@ -24,12 +24,7 @@ import { parsePointer } from '../../tree/live-pointer.ts';
 
 Object.assign(process.env, S3_CREDENTIALS, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
 
-const wallets = [A, B, C, ...Array.from({ length: 5 }, (_, i) => `0x${String(i + 1).repeat(40)}`)];
-const tables: Tables = {
-  balances: wallets.map((address, i) => balance({ address, block_number: i + 1, balance: `${i + 1}000000000000000000` })),
-  seasons: [{ season: 1, as_of: null }],
-  points: wallets.map((address, i) => ({ season: 1, date: '2025-11-19', address, points: 10 + i })),
-};
+const tables = eightWalletNight();
 const input = await writeInputs(path.join(tempDir(), 'input'), tables);
 async function buildTree(now: string, shard?: string): Promise<string> {
   const out = path.join(tempDir(), 'public');

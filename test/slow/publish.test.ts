@@ -3,13 +3,22 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { A, B, PINNED_NOW as now, balance, tempDir, thrown, treeHashes, writeInputs } from '../helpers/fixtures.ts';
+import {
+  A,
+  B,
+  PINNED_NOW as now,
+  balance,
+  everyTokenOnThreeChains,
+  tempDir,
+  thrown,
+  treeHashes,
+  writeInputs,
+} from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/process.ts';
 import { buildSnapshot } from '../../build/index.ts';
 import { resolveBuildConfig } from '../../build/config.ts';
 import { cannotWrite } from '../../build/errors.ts';
 import { UserError } from '../../core/errors.ts';
-import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { generateDataset } from '../../data/generate.ts';
 import { FileLock } from '../../build/swap/lock.ts';
 
@@ -168,18 +177,7 @@ test('a disk that refuses the writes (here a file size limit): exit 4 naming the
   const out = path.join(root, 'public');
   // One wallet holding every token on three chains for a year: a daily document of about 800 KB,
   // while DuckDB's own files stay small.
-  const rows = Array.from({ length: 3 }, (_, c) =>
-    TOKEN_KEYS.map((token, t) =>
-      balance({
-        address: A,
-        chain_id: [1, 10, 8453][c]!,
-        token,
-        block_number: 1 + c * 10 + t,
-        timestamp: 1_732_000_000 + c * 10 + t,
-        balance: '1000',
-      }),
-    ),
-  ).flat();
+  const rows = everyTokenOnThreeChains(A);
   const year = await writeInputs(path.join(root, 'input'), { balances: rows });
   await buildSnapshot(resolveBuildConfig({ input: 'data/sample', out, now, progress: 'quiet' }));
   const before = [...treeHashes(out)].sort();

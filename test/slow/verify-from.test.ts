@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { A, B, C, balance, tempDir, thrown, writeInputs, type Tables } from '../helpers/fixtures.ts';
+import { eightWalletNight, tempDir, thrown, writeInputs } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/process.ts';
 import { BUCKET, S3_CREDENTIALS, startS3Server, type RunningS3 } from '../helpers/s3-server.ts';
 import { FAULT_KINDS, startFaultProxy } from '../helpers/fault-proxy.ts';
@@ -22,12 +22,7 @@ import { VerifySummaryJsonSchema } from '../../schemas/verify-summary.ts';
 
 Object.assign(process.env, S3_CREDENTIALS, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
 
-const wallets = [A, B, C, ...Array.from({ length: 5 }, (_, i) => `0x${String(i + 1).repeat(40)}`)];
-const tables: Tables = {
-  balances: wallets.map((address, i) => balance({ address, block_number: i + 1, balance: `${i + 1}000000000000000000` })),
-  seasons: [{ season: 1, as_of: null }],
-  points: wallets.map((address, i) => ({ season: 1, date: '2025-11-19', address, points: 10 + i })),
-};
+const tables = eightWalletNight();
 const input = await writeInputs(path.join(tempDir(), 'input'), tables);
 const tree = path.join(tempDir(), 'public');
 await buildSnapshot(resolveBuildConfig({ input, out: tree, now: '2025-11-21T17:00:00Z', progress: 'quiet', threads: 1 }));
