@@ -201,6 +201,20 @@ test('prepare refuses what the build refuses, in the same words, and so does eve
   assert.is(missingPrepared.message, missingWhole.message);
 });
 
+test('prepare refuses a night folder that holds the exports or is held by them, a symbolic link followed, and writes nothing', async () => {
+  const root = tempDir();
+  const input = await writeInputs(path.join(root, 'input'), night());
+  const before = fs.readdirSync(input).sort();
+  // Through a link, the night is inside the exports' folder although its path does not say so.
+  fs.symlinkSync(input, path.join(root, 'exports'));
+  for (const out of [path.join(input, 'night'), root, path.join(root, 'exports', 'night')]) {
+    const refused = await thrown(() => prepareNight({ ...resolveBuildConfig({ input, out, now, ...quiet }), shards: 2 }));
+    assert.instance(refused, UserError, out);
+    assert.match(refused.message, `--out ${out} and --input ${input} overlap`);
+  }
+  assert.equal(fs.readdirSync(input).sort(), before);
+});
+
 test("a summed balance beyond 2^127 - 1, found only by computing a wallet's sums, is refused by prepare and every shard too", async () => {
   const root = tempDir();
   const large = '9'.repeat(38);
