@@ -89,6 +89,8 @@ export async function runIncremental(plan: IncrementalPlan): Promise<Incremental
   fs.mkdirSync(plan.trees, { recursive: true });
   const previous = await prepare('previous night, whole', previousInput, nights.previous, previousNow, []);
   const full = await prepare('tonight, whole', plan.input, nights.full, plan.now, []);
+  // At 1,000,000 wallets a night folder is about 11 GB: three at once do not fit every disk.
+  if (!plan.keep) fs.rmSync(nights.full, { recursive: true, force: true });
   // As a nightly workflow does: the previous night fetched into the night folder (not timed), then
   // prepared in place.
   fs.cpSync(nights.previous, nights.incremental, { recursive: true });
