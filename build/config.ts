@@ -35,6 +35,8 @@ export interface BuildConfig {
    */
   allowEmpty: boolean;
   allowDistantNow: boolean;
+  /** `--packed`: write the shard's archives, index and manifest (tree/packed-folder.ts), not a tree of files. */
+  packed: boolean;
 }
 
 export interface BuildOptions {
@@ -55,6 +57,7 @@ export interface BuildOptions {
    */
   allowEmpty?: boolean;
   allowDistantNow?: boolean;
+  packed?: boolean;
 }
 
 export function resolveBuildConfig(options: BuildOptions): BuildConfig {
@@ -75,6 +78,7 @@ export function resolveBuildConfig(options: BuildOptions): BuildConfig {
     durable: options.sync ?? true,
     allowEmpty: options.allowEmpty ?? false,
     allowDistantNow: options.allowDistantNow ?? false,
+    packed: options.packed ?? false,
   };
 }
 

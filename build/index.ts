@@ -5,6 +5,7 @@
  * (build/swap/swap.ts), under a lock on `--out`; signals stop it in any stage (interruption.ts).
  */
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { BuildConfig } from './config.ts';
 import { openScratchDatabase, type Database } from './database.ts';
 import { failureOf } from './errors.ts';
@@ -14,6 +15,8 @@ import { abandonWorkNow, claimOutput, completeTrees, goLive, releaseOutput, remo
 import { closeInputs, openInputs, type OpenedInput } from './input/read.ts';
 import { Interruption } from './interruption.ts';
 import { WriterPool } from './write/writer-pool.ts';
+import { TreeWriter } from './write/tree-writer.ts';
+import { writePackedDescriptor } from './write/packed-descriptor.ts';
 import type { ThreadCache } from './write/thread-cache.ts';
 import { NO_FAULTS, type InjectedFaults } from './faults.ts';
 import { ManifestWriter, TreeManifest } from './write/manifest.ts';
@@ -97,7 +100,22 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
     // Opened first, so that a manifest path that cannot be written fails before any work.
     const manifest = config.manifest ? await ManifestWriter.open(config.manifest) : null;
     unpublishedManifest = manifest;
-    const record = new TreeManifest(work.tree, config.shard, manifest);
+    const packed = config.packed ? { shard: config.shard ?? { index: 1, count: 1 } } : null;
+    // One pool writes every per-wallet file (build/write/writer-pool.ts); a packed build's shared files and record too.
+    const pool = () =>
+      (writers.pool ??= new WriterPool({
+        root: work.tree,
+        packed,
+        documentThreads: config.threads,
+        onManifestLines: (lines) => record.append(lines),
+        threadCache: runtime.threadCache,
+      }));
+    const record = new TreeManifest(
+      work.tree,
+      config.shard,
+      manifest,
+      packed ? { listFile: path.join(work.scratch, 'record.sha256'), deliver: (files) => pool().submitFiles(files) } : null,
+    );
     db = await openScratchDatabase(work.scratch, 'build', config);
     const context: StageContext = {
       config,
@@ -106,17 +124,10 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
       progress,
       signal: interruption.signal,
       inputs,
-      // One pool writes every per-wallet file (build/write/writer-pool.ts).
       tree: {
-        root: work.tree,
         record,
-        pool: () =>
-          (writers.pool ??= new WriterPool({
-            root: work.tree,
-            documentThreads: config.threads,
-            onManifestLines: (lines) => record.append(lines),
-            threadCache: runtime.threadCache,
-          })),
+        pool,
+        sharedWriter: (onWrite) => (packed ? TreeWriter.intoPack(pool(), onWrite) : TreeWriter.intoFolder(work.tree, onWrite)),
       },
       // A build from the exports computes the whole history: no previous night to resume from
       // (prepare's find-changed-days decides that for a night).
@@ -125,6 +136,14 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
       faults,
     };
     await runStages(prepared ? SHARD_STAGES : STAGES, context);
+    if (packed) {
+      progress.start('finish the pack');
+      await writePackedDescriptor(work.tree, await pool().finishPack(), {
+        shard: packed.shard,
+        lastClosedDay: config.lastClosedDay,
+        build: { now: config.nowIso, inputs: await inputsDigest },
+      });
+    }
     await manifest?.close();
     interruption.throwIfInterrupted();
     // The inputs are read no more: DuckDB's files go before the tree is flushed and swapped in.

@@ -33,6 +33,11 @@ export function buildCommand(runtime: BuildRuntime = {}): Command {
       false,
     )
     .option('--shard <k/n>', 'build only the wallets of shard K of N (shared files in every shard)')
+    .option(
+      '--packed',
+      "write the shard packed as publish stores it (archives, index, manifest: docs/publishing.md#packed-builds), each document compressed and hashed as it is made; a tree of files (the default) is what static hosts serve",
+      false,
+    )
     .option('--manifest <file>', 'also write "<sha256>  <path>" for every file written (for incremental uploads)')
     .option(
       '--summary-json <file>',
@@ -67,6 +72,7 @@ export function buildCommand(runtime: BuildRuntime = {}): Command {
         sync: boolean;
         allowEmpty: boolean;
         allowDistantNow: boolean;
+        packed: boolean;
       }) => {
         if (options.prepared !== undefined) {
           // The folder holds the night's inputs, instant and shard: options that name others are refused, not ignored.

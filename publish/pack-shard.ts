@@ -13,7 +13,7 @@
 import crypto from 'node:crypto';
 import type { Progress } from '../core/progress.ts';
 import { ARCHIVE_MAX_BYTES, archiveName, INDEX_NAME } from '../tree/bucket.ts';
-import { ARCHIVE_END } from '../tree/pack-archive.ts';
+import { ARCHIVE_END, startsNewArchive } from '../tree/pack-archive.ts';
 import { buildIndex, type IndexEntry } from '../tree/pack-index.ts';
 import type { PackedShard } from '../tree/live-pointer.ts';
 import { packRun, TREE_FILE_THREADS } from './tree-file-pool.ts';
@@ -174,7 +174,7 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
         const member = run.members[i]!;
         const memberStart = i === 0 ? 0 : run.members[i - 1]!.end;
         const filled = size + (memberStart - from);
-        if (filled > 0 && filled + (member.end - memberStart) + ARCHIVE_END.length > ARCHIVE_MAX_BYTES) {
+        if (startsNewArchive(filled, member.end - memberStart)) {
           place(memberStart);
           await closeArchive();
         }

@@ -7,7 +7,8 @@
 import { checkTreeBytes, readCheckedTree, type CheckedTree, type PublishOptions } from './checked-tree.ts';
 import { goLive } from './commit.ts';
 import { readPointer } from './live-pointer.ts';
-import { manifestText, STORAGE_FORMAT, versionIdOf } from './read-tree.ts';
+import { manifestText, versionIdOf } from './read-tree.ts';
+import { STORAGE_FORMAT } from '../tree/bucket.ts';
 import { stageShard, type StageSummary } from './stage-shard.ts';
 import { guardNight, unjudged, type GuardOutcome, type NightToGuard } from './guard.ts';
 import { writeNightRecord } from './night-record.ts';

@@ -12,8 +12,7 @@ import { ADDRESS_DIR, META_FILE } from '../tree/layout.ts';
 import { MANIFEST_DIR } from '../tree/manifest-files.ts';
 import { NIGHT_DIR } from '../tree/night-summary.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
-import { ARCHIVE_MAX_BYTES, isPublished } from '../tree/bucket.ts';
-import { GZIP_LEVEL } from './compress.ts';
+import { isPublished, STORAGE_FORMAT } from '../tree/bucket.ts';
 import { manifestLine } from '../tree/manifest-line.ts';
 
 export type { TreeFile } from './tree-file.ts';
@@ -88,13 +87,6 @@ const FOLDERS_A_TASK = 256;
 export function manifestText(files: readonly TreeFile[]): string {
   return files.map((file) => manifestLine(file.sha256, file.path)).join('');
 }
-
-/**
- * What publishes the same bytes the same way. Part of every version's digest, so that a change
- * of how files are stored (the archives, the index, the encoding) never resumes into a version
- * stored the old way.
- */
-export const STORAGE_FORMAT = `wallet-snapshot publish 4: packed, tar archives of at most ${ARCHIVE_MAX_BYTES / 2 ** 20} MiB and a hash index per shard, gzip level ${GZIP_LEVEL} for each text file`;
 
 /** `<last closed day>-<16 hex digits of the digest of the format and the manifest>`. */
 export function versionIdOf(lastClosedDay: string, manifest: string): string {

@@ -18,7 +18,8 @@ import { checkTreeBytes, type CheckedTree, type PublishOptions } from './checked
 import { packShard, type PackSummary } from './pack-shard.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
 import { writeNightRecord } from './night-record.ts';
-import { manifestText, shardedVersionIdOf, STORAGE_FORMAT } from './read-tree.ts';
+import { manifestText, shardedVersionIdOf } from './read-tree.ts';
+import { STORAGE_FORMAT } from '../tree/bucket.ts';
 import { listObjects, storageFailure, throwIfInterrupted } from './storage.ts';
 import { packOf, readCommit, readShardRecord, writeShardRecord, type Commit } from './version-store.ts';
 

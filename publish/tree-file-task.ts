@@ -13,7 +13,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { isCompressible } from '../tree/bucket.ts';
 import { memberHeader, memberName, memberPadding } from '../tree/pack-archive.ts';
 import { pathHashFromDigest } from '../tree/pack-index.ts';
-import { gzip } from './compress.ts';
+import { gzip } from '../tree/pack-compress.ts';
 import { readTreeFileSync, sha256Hex, type TreeFile } from './tree-file.ts';
 import { listFoldersSync, type FolderListing } from './list-folders.ts';
 

@@ -46,6 +46,20 @@ export const INDEX_NAME = 'index';
  */
 export const ARCHIVE_MAX_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Text members are stored gzipped, level 2: half the CPU of level 6 for 10% more bytes, so that a
+ * 1,000,000-wallet shard stages in about 2 minutes (docs/decisions.md, "Publishing"); level 1
+ * costs as much and stores more. tree/pack-compress.ts compresses with it.
+ */
+export const GZIP_LEVEL = 2;
+
+/**
+ * What stores the same bytes the same way. Part of every version's digest, so that a change of
+ * how files are stored (the archives, the index, the encoding) never resumes into a version stored
+ * the old way, and recorded in a packed folder, so that publish never sends one packed another way.
+ */
+export const STORAGE_FORMAT = `wallet-snapshot publish 4: packed, tar archives of at most ${ARCHIVE_MAX_BYTES / 2 ** 20} MiB and a hash index per shard, gzip level ${GZIP_LEVEL} for each text file`;
+
 /** A version id: the tree's last closed day and the start of a digest (publish/read-tree.ts). */
 export const VERSION_ID_PATTERN = /^\d{4}-\d{2}-\d{2}-[0-9a-f]{16}$/;
 

@@ -5,8 +5,10 @@
  * otherwise. The index (pack-index.ts) points at each member's data, past its header, so that a
  * reader takes a document with one range read and never parses tar.
  *
- * Written by publish only; no node: modules, like the rest of tree/ that the Worker bundles.
+ * Written by `build --packed` and by publish; no node: modules, like the rest of tree/ that the
+ * Worker bundles.
  */
+import { ARCHIVE_MAX_BYTES } from './bucket.ts';
 
 const BLOCK = 512;
 const NAME_BYTES = 100;
@@ -14,6 +16,15 @@ const PREFIX_BYTES = 155;
 
 /** The end of a tar archive: two zero blocks. */
 export const ARCHIVE_END = new Uint8Array(2 * BLOCK);
+
+/**
+ * Whether a member of `memberBytes` (header, data and padding) goes into a new archive when the
+ * current one holds `filled` bytes: an archive ends within ARCHIVE_MAX_BYTES, its end blocks
+ * included, and a member larger than that goes alone into one of its own size.
+ */
+export function startsNewArchive(filled: number, memberBytes: number): boolean {
+  return filled > 0 && filled + memberBytes + ARCHIVE_END.length > ARCHIVE_MAX_BYTES;
+}
 
 /** The name of a member in the archive: its tree path, with `.gz` when its bytes are gzip. */
 export function memberName(treePath: string, gzip: boolean): string {

@@ -4,9 +4,8 @@
  * anything it does not accept, verify-schema.ts), and every number's text (verify-exact.ts).
  */
 import { isAscii } from 'node:buffer';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { z } from 'zod';
+import type { TreeFiles } from './tree-files.ts';
 import { fastAcceptor } from './verify-schema.ts';
 import { readNumberTexts } from './verify-exact.ts';
 
@@ -19,12 +18,12 @@ export interface ReadDocument<T> {
 }
 
 /**
- * Reads `file` of the tree at `root`: null (and a failure) when it is missing, unreadable, not JSON or not of
+ * Reads `file` of the tree: null (and a failure) when it is missing, unreadable, not JSON or not of
  * its schema. A document whose numbers are not the texts the build writes is reported and still
  * returned, for the rules across files.
  */
 export function readDocument<T>(
-  root: string,
+  files: TreeFiles,
   file: string,
   schema: z.ZodType<T>,
   fail: Fail,
@@ -32,7 +31,7 @@ export function readDocument<T>(
 ): ReadDocument<T> | null {
   let bytes: Buffer;
   try {
-    bytes = fs.readFileSync(path.join(root, file));
+    bytes = files.read(file);
   } catch (error) {
     fail(unreadable(file, error));
     return null;

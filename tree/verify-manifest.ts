@@ -9,14 +9,12 @@
  * record lists.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
-import { readFileSync, readdirSync, type Dirent } from 'node:fs';
-import path from 'node:path';
 import { TreeManifestSchema } from '../schemas/manifest.ts';
 import { ADDRESS_DIR } from './layout.ts';
 import { MANIFEST_DIR, MANIFEST_NAME } from './manifest-files.ts';
 import { unreadable } from './verify-document.ts';
 import { MANIFEST_LINE_PATH_AT, parseManifestLine } from './manifest-line.ts';
+import type { TreeEntry, TreeFiles } from './tree-files.ts';
 
 type Fail = (message: string) => void;
 
@@ -32,7 +30,7 @@ export class ManifestCheck {
   private readonly folders = new Set<string>();
 
   private constructor(
-    private readonly dir: string,
+    private readonly files: TreeFiles,
     private readonly fail: Fail,
     /** Every file the records list outside the wallet folders, with its sha256; null when no record could be read. */
     private readonly expected: Map<string, string> | null,
@@ -52,14 +50,18 @@ export class ManifestCheck {
     }
   }
 
-  static async load(dir: string, fail: Fail): Promise<ManifestCheck> {
+  /**
+   * `held`: whether the tree holds a recorded file (a packed folder leaves out the static hosts'
+   * files, tree/packed-folder.ts); a file it does not hold is not missing.
+   */
+  static async load(files: TreeFiles, fail: Fail, held: (file: string) => boolean = () => true): Promise<ManifestCheck> {
     let names: string[];
     try {
-      names = (await fs.readdir(path.join(dir, MANIFEST_DIR))).sort();
+      names = files.entries(MANIFEST_DIR).map((entry) => entry.name);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (await fs.stat(dir).catch(() => null))) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && files.list('') !== null) {
         fail(unreadable(MANIFEST_DIR, error));
-        return new ManifestCheck(dir, fail, null, 'no record', false);
+        return new ManifestCheck(files, fail, null, 'no record', false);
       }
       names = [];
     }
@@ -77,9 +79,9 @@ export class ManifestCheck {
     }
     if (shards.size === 0) {
       // No tree at all: the missing meta.json says so.
-      if (!(await fs.stat(dir).catch(() => null))) return new ManifestCheck(dir, fail, null, 'no record', false);
+      if (files.list('') === null) return new ManifestCheck(files, fail, null, 'no record', false);
       fail(`${MANIFEST_DIR}: missing (the record of the files a build wrote; a tree without it cannot be proven complete: rebuild it)`);
-      return new ManifestCheck(dir, fail, null, 'no record', false);
+      return new ManifestCheck(files, fail, null, 'no record', false);
     }
     const counts = new Set([...shards.values()].map((shard) => shard.count));
     if (counts.size > 1) fail(`${MANIFEST_DIR}: records of different shard counts (${[...counts].join(', ')}): not one build's shards`);
@@ -91,14 +93,17 @@ export class ManifestCheck {
       if (!shard.kinds.has('json')) fail(`${summaryFile}: missing`);
       if (!shard.kinds.has('sha256')) fail(`${listFile}: missing`);
       if (shard.kinds.size < 2) continue;
-      const read = (file: string) =>
-        fs.readFile(path.join(dir, file)).catch((error: unknown) => {
+      const read = (file: string) => {
+        try {
+          return files.read(file);
+        } catch (error) {
           fail(unreadable(file, error));
           return null;
-        });
+        }
+      };
       // A record that cannot be read proves nothing: the tree is checked as one without records.
-      const summaryBytes = await read(summaryFile);
-      if (summaryBytes === null) return new ManifestCheck(dir, fail, null, 'no record', false);
+      const summaryBytes = read(summaryFile);
+      if (summaryBytes === null) return new ManifestCheck(files, fail, null, 'no record', false);
       const summaryText = summaryBytes.toString('utf8');
       let summary;
       try {
@@ -109,8 +114,8 @@ export class ManifestCheck {
       }
       if (summary.shard.index !== shard.index || summary.shard.count !== shard.count)
         fail(`${summaryFile}: records shard ${summary.shard.index} of ${summary.shard.count}, not its name's`);
-      const list = await read(listFile);
-      if (list === null) return new ManifestCheck(dir, fail, null, 'no record', false);
+      const list = read(listFile);
+      if (list === null) return new ManifestCheck(files, fail, null, 'no record', false);
       if (sha256(list) !== summary.sha256) {
         fail(`${listFile}: edited (its sha256 is not the one ${summaryFile} records)`);
         continue;
@@ -145,7 +150,7 @@ export class ManifestCheck {
         if (earlier !== undefined && (earlier !== parsed.sha256 || file.startsWith(`${ADDRESS_DIR}/`))) {
           fail(`${listFile}: ${file} is also listed by another shard's record${earlier !== parsed.sha256 ? ' with other bytes' : ''}`);
         }
-        expected.set(file, parsed.sha256);
+        if (held(file)) expected.set(file, parsed.sha256);
       }
       if (wallets.size !== summary.wallets) fail(`${listFile}: lists ${wallets.size} wallets, ${summaryFile} records ${summary.wallets}`);
     }
@@ -158,7 +163,7 @@ export class ManifestCheck {
         : complete
           ? `all ${count} shards`
           : `shard${indexes.length > 1 ? 's' : ''} ${indexes.join(', ')} of ${count}`;
-    return new ManifestCheck(dir, fail, expected, coverage, complete, count > 1 && !complete ? { count, indexes } : null, walletLines);
+    return new ManifestCheck(files, fail, expected, coverage, complete, count > 1 && !complete ? { count, indexes } : null, walletLines);
   }
 
   /** What the records say the tree is: the whole tree (every shard), some shards, or null without a readable record. */
@@ -173,7 +178,7 @@ export class ManifestCheck {
    * record to be checked against (reported here when the records list no file in it). The wallets
    * the records list without a folder are reported missing.
    */
-  delegateWallets(entries: Dirent[]): (string[] | null)[] {
+  delegateWallets(entries: TreeEntry[]): (string[] | null)[] {
     if (!this.expected) return entries.map(() => null);
     const names = new Set<string>();
     const delegated = entries.map((entry) => {
@@ -213,15 +218,14 @@ export class ManifestCheck {
     const expected = this.expected;
     if (!expected) return { coverage: this.coverage, complete: false, listed: 0 };
     const found = walkRecorded(
-      this.dir,
       '',
       expected,
       this.folders,
       this.fail,
       (file) => {
-        if (!this.seen.has(file)) readRecorded(this.dir, file, (bytes) => this.saw(file, bytes), this.fail);
+        if (!this.seen.has(file)) readRecorded(this.files, file, (bytes) => this.saw(file, bytes), this.fail);
       },
-      listFolder,
+      (folder) => this.files.list(folder),
       { ignored: MANIFEST_DIR, notEntered: ADDRESS_DIR },
     );
     for (const file of expected.keys()) if (!found.has(file)) this.fail(`${file}: missing`);
@@ -231,25 +235,16 @@ export class ManifestCheck {
   }
 }
 
-/** A folder's entries in name order; null when it cannot be listed. */
-export function listFolder(root: string, folder: string): Dirent[] | null {
-  try {
-    return readdirSync(path.join(root, folder), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Walks `start` (a folder of the tree at `root`) against a record: reports extra folders (not
  * entered), entries that are not regular files and extra files; calls `found` for each recorded
  * file present, and returns them. `ignored` is passed over; `notEntered` is checked but not entered.
  */
 /** A recorded file's bytes for its hash, or its failure (unreadable) when the system refuses to read it. */
-function readRecorded(root: string, file: string, saw: (bytes: Uint8Array) => void, fail: Fail): void {
+function readRecorded(files: TreeFiles, file: string, saw: (bytes: Uint8Array) => void, fail: Fail): void {
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path.join(root, file));
+    bytes = files.read(file);
   } catch (error) {
     fail(unreadable(file, error));
     return;
@@ -258,18 +253,17 @@ function readRecorded(root: string, file: string, saw: (bytes: Uint8Array) => vo
 }
 
 function walkRecorded(
-  root: string,
   start: string,
   expected: Map<string, string>,
   folders: Set<string>,
   fail: Fail,
   found: (file: string) => void,
-  list: (root: string, folder: string) => Dirent[] | null,
+  list: (folder: string) => TreeEntry[] | null,
   skip: { ignored?: string; notEntered?: string } = {},
 ): Set<string> {
   const present = new Set<string>();
   const walk = (folder: string): void => {
-    for (const entry of list(root, folder) ?? []) {
+    for (const entry of list(folder) ?? []) {
       const file = folder === '' ? entry.name : `${folder}/${entry.name}`;
       if (file === skip.ignored) continue;
       if (entry.isDirectory() && expected.has(file)) {
@@ -321,15 +315,14 @@ export class RecordedFolder {
   }
 
   /** `list`: the folder listings the document checks made already. */
-  finish(root: string, list: (root: string, folder: string) => Dirent[] | null): void {
+  finish(files: TreeFiles, list: (folder: string) => TreeEntry[] | null): void {
     const found = walkRecorded(
-      root,
       this.folder,
       this.expected,
       this.folders,
       this.fail,
       (file) => {
-        if (!this.seen.has(file)) readRecorded(root, file, (bytes) => this.saw(file, bytes), this.fail);
+        if (!this.seen.has(file)) readRecorded(files, file, (bytes) => this.saw(file, bytes), this.fail);
       },
       list,
     );

@@ -5,32 +5,25 @@
  * dates of `meta.json`, each season's participants, `asOf` and leaderboard digest.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { z } from 'zod';
 import { NightSummarySchema, type NightSummary } from '../schemas/night-summary.ts';
 import type { Leaderboard } from '../schemas/leaderboard.ts';
 import type { SnapshotMeta } from '../schemas/meta.ts';
 import { NIGHT_DIR } from './night-summary.ts';
 import type { Fail } from './verify-document.ts';
+import type { TreeFiles } from './tree-files.ts';
 
 const NAME = /^[1-9][0-9]*-of-[1-9][0-9]*\.json$/;
 
 export function checkNightSummaries(
-  dir: string,
+  files: TreeFiles,
   read: <T>(file: string, schema: z.ZodType<T>) => T | null,
   meta: SnapshotMeta,
   boards: readonly Leaderboard[],
   fail: Fail,
 ): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(path.join(dir, NIGHT_DIR)).sort();
-  } catch {
-    // A tree without summaries is one its records do not list them in (the manifest check says so otherwise).
-    return;
-  }
-  for (const name of names) {
+  // A tree without summaries is one its records do not list them in (the manifest check says so otherwise).
+  for (const { name } of files.list(NIGHT_DIR) ?? []) {
     const file = `${NIGHT_DIR}/${name}`;
     if (!NAME.test(name)) continue;
     const summary = read(file, NightSummarySchema);

@@ -7,7 +7,6 @@
  * rows read off the wallet's own history. The points files are checked against the leaderboards
  * here; what the rules across all wallets need goes back to the main thread (verify-points.ts).
  */
-import type { Dirent } from 'node:fs';
 import type { z } from 'zod';
 import { DailyPortfolioSchema, type DailyPortfolio } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema, type PortfolioHistory } from '../schemas/portfolio-history.ts';
@@ -26,16 +25,21 @@ import {
   portfolioFile,
 } from './layout.ts';
 import { verifyPointsHistory } from './verify-points-history.ts';
-import { RecordedFolder, listFolder } from './verify-manifest.ts';
+import { RecordedFolder } from './verify-manifest.ts';
+import { folderFiles, PathListing, type TreeEntry, type TreeFiles } from './tree-files.ts';
+import { PackedFiles } from './packed-files.ts';
 import { PointsVerifier, type SeasonTallyPart, type TreePart } from './verify-points.ts';
 import { readDocument, type Fail, type ReadDocument } from './verify-document.ts';
 import { totalValueUsd, valueUsd } from '../core/position-value.ts';
 
 const DAY_MS = 86_400_000;
 
+/** Where the wallets' files are: a folder of files, or a packed folder's members (tree/packed-files.ts). */
+export type TreeSource = { kind: 'folder'; root: string } | { kind: 'packed'; dir: string };
+
 /** What every batch of wallets is checked against: the same in every thread. */
 export interface WalletContext {
-  root: string;
+  source: TreeSource;
   dailyAsOf: string | null;
   /** The known seasons' leaderboards that were read and match their schema. */
   boards: Leaderboard[];
@@ -48,6 +52,8 @@ export interface WalletBatch {
   /** The names in v1/address/, each with its wallet's lines of the record (null: none to check against). */
   names: string[];
   lines: (string[] | null)[];
+  /** A packed folder's: the members under each wallet's folder (its listing); null for a folder of files. */
+  members: string[][] | null;
 }
 
 export interface WalletBatchResult {
@@ -65,21 +71,33 @@ export class WalletChecker {
   private readonly points: PointsVerifier;
   private failures: string[] = [];
   private files = 0;
+  /** The tree's files as this batch sees them (a packed folder's listing is the batch's wallets' members). */
+  private tree: TreeFiles;
+  private packed: PackedFiles | null = null;
 
   constructor(
     private readonly context: WalletContext,
     private readonly limit: number,
   ) {
     this.points = new PointsVerifier(context.boards, context.part, (message) => this.fail(message));
+    this.tree = context.source.kind === 'folder' ? folderFiles(context.source.root) : this.packedFiles(new PathListing([]));
   }
 
   check(batch: WalletBatch): WalletBatchResult {
     this.failures = [];
     this.files = 0;
+    if (batch.members) this.tree = this.packedFiles(new PathListing(batch.members.flat()));
     for (let i = 0; i < batch.names.length && this.failures.length <= this.limit; i++) {
       this.checkWallet(batch.names[i]!, batch.lines[i]!);
     }
     return { id: batch.id, wallets: batch.names.length, files: this.files, failures: this.failures, tallies: this.points.takeTallies() };
+  }
+
+  /** The packed folder opened once per checker (its index read once), seen through `listing`. */
+  private packedFiles(listing: PathListing): PackedFiles {
+    if (this.context.source.kind !== 'packed') throw new Error('a folder of files has no members');
+    this.packed = this.packed ? this.packed.withListing(listing) : PackedFiles.reopen(this.context.source.dir, listing);
+    return this.packed;
   }
 
   private fail(message: string): void {
@@ -87,30 +105,30 @@ export class WalletChecker {
   }
 
   private checkWallet(address: string, lines: string[] | null): void {
-    const { root } = this.context;
+    const tree = this.tree;
     const fail = (message: string) => this.fail(message);
     const folder = `${ADDRESS_DIR}/${address}`;
     const record = lines === null ? null : new RecordedFolder(folder, lines, fail);
     // Each folder is listed once, for the rules below and for the record.
-    const listings = new Map<string, Dirent[] | null>();
-    const list = (at: string, name: string): Dirent[] | null => {
-      if (!listings.has(name)) listings.set(name, listFolder(at, name));
+    const listings = new Map<string, TreeEntry[] | null>();
+    const list = (name: string): TreeEntry[] | null => {
+      if (!listings.has(name)) listings.set(name, tree.list(name));
       return listings.get(name)!;
     };
     // `counted`: the points history (v1.3) is checked but not yet in the count of documents.
     const read = <T>(file: string, schema: z.ZodType<T>, counted = true): ReadDocument<T> | null => {
-      const document = readDocument(root, file, schema, fail, (name, bytes) => record?.saw(name, bytes));
+      const document = readDocument(tree, file, schema, fail, (name, bytes) => record?.saw(name, bytes));
       if (document && counted) this.files++;
       return document;
     };
     this.checkDocuments(address, folder, list, read, fail);
-    record?.finish(root, list);
+    record?.finish(tree, list);
   }
 
   private checkDocuments(
     address: string,
     folder: string,
-    list: (root: string, folder: string) => Dirent[] | null,
+    list: (folder: string) => TreeEntry[] | null,
     read: <T>(file: string, schema: z.ZodType<T>, counted?: boolean) => ReadDocument<T> | null,
     fail: Fail,
   ): void {
@@ -118,14 +136,13 @@ export class WalletChecker {
       fail(`${folder}: not a lower-case address folder`);
       return;
     }
-    const { root } = this.context;
-    const allNames = (list(root, folder) ?? []).map((entry) => entry.name);
+    const allNames = (list(folder) ?? []).map((entry) => entry.name);
     const names = allNames.filter((name) => name !== POINTS_FILE_NAME && name !== POINTS_HISTORY_DIR_NAME);
     const isParticipant = allNames.includes(POINTS_FILE_NAME);
     if (isParticipant || allNames.includes(POINTS_HISTORY_DIR_NAME)) {
       // A participant's points file has its points history beside it (points/history.json), and only it.
       const historyNames = allNames.includes(POINTS_HISTORY_DIR_NAME)
-        ? (list(root, `${folder}/${POINTS_HISTORY_DIR_NAME}`) ?? []).map((entry) => entry.name)
+        ? (list(`${folder}/${POINTS_HISTORY_DIR_NAME}`) ?? []).map((entry) => entry.name)
         : [];
       if (!isParticipant || historyNames.join() !== POINTS_HISTORY_FILE_NAME) {
         fail(`${folder}: a participant's folder holds points.json and points/history.json, and only a participant's`);
@@ -139,7 +156,7 @@ export class WalletChecker {
       // A participant without balance history: its folder holds its points files only.
       if (names.length === 0) return;
     }
-    const portfolioNames = names.includes('portfolio') ? (list(root, `${folder}/portfolio`) ?? []).map((entry) => entry.name) : [];
+    const portfolioNames = names.includes('portfolio') ? (list(`${folder}/portfolio`) ?? []).map((entry) => entry.name) : [];
     if (names.join() !== 'portfolio,portfolio.json' || portfolioNames.join() !== 'daily.json') {
       fail(`${folder}: must hold exactly portfolio.json and portfolio/daily.json (and points.json for a participant of a season)`);
     }

@@ -9,9 +9,7 @@
  * folders, nearly all of the work, go in batches to one thread per core (verify-pool.ts,
  * verify-wallet.ts), which send back their failures and what the rules across wallets need.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { z } from 'zod';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
@@ -27,7 +25,11 @@ import { UserError } from '../core/errors.ts';
 import { checkNightSummaries } from './verify-night-summary.ts';
 import { readDocument, type Fail } from './verify-document.ts';
 import { checkWalletBatches } from './verify-pool.ts';
-import type { WalletBatch, WalletBatchResult } from './verify-wallet.ts';
+import type { TreeSource, WalletBatch, WalletBatchResult } from './verify-wallet.ts';
+import { folderFiles, type TreeFiles } from './tree-files.ts';
+import { isPackedFolder } from './packed-folder.ts';
+import { isPublished } from './bucket.ts';
+import { openPackedFiles, type PackedFiles } from './packed-files.ts';
 import {
   ADDRESS_DIR,
   LEADERBOARD_DIR,
@@ -66,18 +68,54 @@ export interface VerifyOptions {
 
 export async function verifyTree(dir: string, options: VerifyOptions = {}): Promise<VerifyResult> {
   const progress = options.progress ?? new Progress('quiet');
-  const failures: string[] = [];
-  let files = 0;
-  let truncated = false;
-  let wallets = 0;
+  const found: Found = { failures: [], truncated: false };
   const fail = (message: string) => {
-    if (failures.includes(message)) return;
-    if (failures.length < MAX_FAILURES) failures.push(message);
-    else truncated = true;
+    if (found.failures.includes(message)) return;
+    if (found.failures.length < MAX_FAILURES) found.failures.push(message);
+    else found.truncated = true;
   };
+  // A packed folder (build --packed) is read through its archives, checked against its index and manifest first.
+  let packed: { files: PackedFiles; walletMembers: Map<string, string[]> } | null = null;
+  if (isPackedFolder(dir)) {
+    progress.start('read the archives');
+    try {
+      packed = openPackedFiles(dir, dir, fail);
+    } catch (error) {
+      // A descriptor, index or archive that is not the one recorded: nothing can be read through it.
+      if (!(error instanceof UserError)) throw error;
+      fail(error.message);
+      progress.end();
+      return { files: 0, failures: found.failures, truncated: found.truncated, coverage: 'no record', wallets: 0, stageSeconds: progress.stageSeconds };
+    }
+  }
+  try {
+    return await verifyFiles(dir, packed?.files ?? folderFiles(dir), packed?.walletMembers ?? null, options, progress, found, fail);
+  } finally {
+    packed?.files.close();
+  }
+}
+
+/** The failures found so far, and whether some were left out. */
+interface Found {
+  failures: string[];
+  truncated: boolean;
+}
+
+/** `walletMembers`: a packed folder's members under each wallet folder; null for a folder of files. */
+async function verifyFiles(
+  dir: string,
+  tree: TreeFiles,
+  walletMembers: Map<string, string[]> | null,
+  options: VerifyOptions,
+  progress: Progress,
+  outcome: Found,
+  fail: (message: string) => void,
+): Promise<VerifyResult> {
+  let files = 0;
+  let wallets = 0;
   progress.start('check records');
   // Every file against the build's own record of what it wrote (hashes, nothing extra, nothing missing).
-  const manifest = await ManifestCheck.load(dir, fail);
+  const manifest = await ManifestCheck.load(tree, fail, walletMembers ? isPublished : undefined);
   // A --shard the records contradict would make every wallet a failure: a bad option, refused
   // once, saying which part the tree is.
   const mismatch = options.shard ? shardMismatch(dir, options.shard, manifest.recordedPart) : null;
@@ -86,8 +124,9 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
     throw new UserError(mismatch);
   }
   progress.start('check shared files');
+  const source: TreeSource = walletMembers ? { kind: 'packed', dir } : { kind: 'folder', root: dir };
   const read = <T>(file: string, schema: z.ZodType<T>): T | null => {
-    const document = readDocument(dir, file, schema, fail, (name, bytes) => manifest.saw(name, bytes));
+    const document = readDocument(tree, file, schema, fail, (name, bytes) => manifest.saw(name, bytes));
     if (document) files++;
     return document?.value ?? null;
   };
@@ -95,7 +134,7 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
     progress.start('check the rest of the tree');
     const { coverage } = await manifest.finish();
     progress.end();
-    return { files, failures, truncated, coverage, wallets, stageSeconds: progress.stageSeconds };
+    return { files, failures: outcome.failures, truncated: outcome.truncated, coverage, wallets, stageSeconds: progress.stageSeconds };
   };
 
   const meta: SnapshotMeta | null = read(META_FILE, SnapshotMetaSchema);
@@ -103,7 +142,7 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
 
   const noHistory = read(NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema);
   if (noHistory && Object.keys(noHistory).length > 0) fail(`${NO_HISTORY_PORTFOLIO_FILE}: must be {}`);
-  const noPointsHistory = readDocument(dir, NO_HISTORY_POINTS_HISTORY_FILE, PointsHistorySchema, fail, (name, bytes) =>
+  const noPointsHistory = readDocument(tree, NO_HISTORY_POINTS_HISTORY_FILE, PointsHistorySchema, fail, (name, bytes) =>
     manifest.saw(name, bytes),
   );
   if (noPointsHistory && noPointsHistory.value.seasons.length > 0) fail(`${NO_HISTORY_POINTS_HISTORY_FILE}: must be {"seasons":[]}`);
@@ -119,18 +158,18 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
     if (board?.season === season) boards.push(board);
   }
   // The night's summaries (docs/reliability.md#the-nights-summary) against the files they summarise.
-  checkNightSummaries(dir, read, meta, boards, fail);
+  checkNightSummaries(tree, read, meta, boards, fail);
   // A tree of some shards is told apart by `--shard K/N` or by the build's records in it.
   const part = options.shard ? { count: options.shard.count, indexes: [options.shard.index] } : manifest.part;
   // Only a tree without records could be a shard verified without --shard: only then is that a hint.
   const points = new PointsVerifier(boards, part, fail, manifest.recordedPart === null);
   await points.checkSharedFiles(async (file, schema) => read(file, schema), meta.seasons);
-  for (const name of listNames(path.join(dir, LEADERBOARD_DIR))) {
+  for (const { name } of tree.list(LEADERBOARD_DIR) ?? []) {
     const season = /^s([1-9][0-9]*)\.json$/.exec(name);
     if (!season || !meta.seasons.includes(Number(season[1]))) fail(`${LEADERBOARD_DIR}/${name}: not the file of a known season`);
   }
 
-  const entries = listEntries(path.join(dir, ADDRESS_DIR));
+  const entries = tree.list(ADDRESS_DIR);
   if (entries) {
     progress.start('check wallets');
     const lines = manifest.delegateWallets(entries);
@@ -138,13 +177,15 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
     const size = options.batchSize ?? Math.max(1, Math.min(MAX_BATCH, Math.ceil(entries.length / (Math.max(1, threads) * 8))));
     const batches: WalletBatch[] = [];
     for (let start = 0, id = 0; start < entries.length; start += size, id++) {
-      batches.push({ id, names: entries.slice(start, start + size).map((entry) => entry.name), lines: lines.slice(start, start + size) });
+      const names = entries.slice(start, start + size).map((entry) => entry.name);
+      const members = walletMembers ? names.map((name) => walletMembers.get(name) ?? []) : null;
+      batches.push({ id, names, lines: lines.slice(start, start + size), members });
     }
     // Failures are reported in the folders' order, whichever thread finished first.
     const done = new Map<number, WalletBatchResult>();
     let nextInOrder = 0;
     let found = 0;
-    await checkWalletBatches({ root: dir, dailyAsOf: meta.dailyAsOf, boards, part }, batches, threads, MAX_FAILURES, (result) => {
+    await checkWalletBatches({ source, dailyAsOf: meta.dailyAsOf, boards, part }, batches, threads, MAX_FAILURES, (result) => {
       wallets += result.wallets;
       files += result.files;
       found += result.failures.length;
@@ -159,7 +200,7 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
     });
     // Batches after one that was never handed out (enough failures already).
     for (const result of [...done.values()].sort((a, b) => a.id - b.id)) for (const message of result.failures) fail(message);
-    if (wallets < entries.length) truncated = true;
+    if (wallets < entries.length) outcome.truncated = true;
   }
   points.finish();
   return finish();
@@ -188,23 +229,6 @@ function checkLeaderboard(file: string, board: z.infer<typeof LeaderboardSchema>
     }
   });
   if (board.asOf === null && board.entries.length > 0) fail(`${file}: entries without an asOf`);
-}
-
-function listNames(folder: string): string[] {
-  try {
-    return fs.readdirSync(folder).sort();
-  } catch {
-    return [];
-  }
-}
-
-/** The entries of the wallets' folder, in name order; null without one. */
-function listEntries(folder: string): fs.Dirent[] | null {
-  try {
-    return fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  } catch {
-    return null;
-  }
 }
 
 /**

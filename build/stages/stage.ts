@@ -94,8 +94,12 @@ export interface StageContext {
   readonly progress: Progress;
   readonly signal: AbortSignal;
   readonly inputs: OpenedInput[];
-  /** The tree's folder, the writer pool and the tree's own manifest (absent in `prepare`). */
-  readonly tree: { root: string; pool: () => WriterPool; record: TreeManifest } | null;
+  /** The tree's writer pool, its writer of shared files and its own manifest (absent in `prepare`). */
+  readonly tree: {
+    pool: () => WriterPool;
+    sharedWriter: (onWrite: (file: string, text: string) => void) => TreeWriter;
+    record: TreeManifest;
+  } | null;
   /** The values made so far (the runner's; a stage reads its `needs` as its parameter). */
   readonly values: Partial<StageValues>;
   /** The inputs' fingerprint (build/input/fingerprint.ts), hashed while the stages run. */

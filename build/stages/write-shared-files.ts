@@ -3,7 +3,6 @@
  * the explorer; build/write/shared.ts), the night's summary, then the tree's own record of every
  * file it holds.
  */
-import { TreeWriter } from '../write/tree-writer.ts';
 import { writeSharedFiles as writeShared } from '../write/shared.ts';
 import { writeNightSummary } from '../write/night-summary.ts';
 import { defineStage, treeOf } from './stage.ts';
@@ -17,7 +16,7 @@ export const writeSharedFiles = defineStage({
   makes: ['night', 'sharedFiles'],
   async run(context, { leaderboards, seasonsIndex, dailyAsOf, exampleWallet, nightFigures }) {
     const tree = treeOf(context);
-    const writer = new TreeWriter(tree.root, (file, text) => tree.record.add(file, text));
+    const writer = tree.sharedWriter((file, text) => tree.record.add(file, text));
     await writeShared(writer, leaderboards, seasonsIndex, {
       format: 1,
       lastClosedDay: context.config.lastClosedDay,

@@ -15,6 +15,7 @@ import type { DocumentSink, PriceBook } from '../compute/wallet-series.ts';
 import { walletsOf, type AmountFormat, type WalletBatch } from './wallet-batch.ts';
 import { dailyFile, portfolioFile } from '../../tree/layout.ts';
 import { toCrossing, type CrossingError } from '../../core/errors.ts';
+import { gzip } from '../../tree/pack-compress.ts';
 
 export interface DocumentSetup {
   dailyAsOf: string | null;
@@ -22,6 +23,8 @@ export interface DocumentSetup {
   prices: PriceBook;
   format: AmountFormat;
   manifest: boolean;
+  /** `build --packed`: each document is compressed here as it is made (the file thread packs it as it is). */
+  packed: boolean;
 }
 
 export type DocumentRequest =
@@ -37,8 +40,10 @@ export interface AssembledBatch {
   wallets: string[];
   /** Per wallet, where its history document ends and where its daily document ends. */
   ends: Uint32Array;
-  /** The documents one after another (all JSON here is ASCII, so a character is a byte). */
+  /** The documents one after another (all JSON here is ASCII, so a character is a byte); gzip members when packed. */
   bytes: ArrayBuffer;
+  /** Packed: the sha256 of each document (32 bytes each, in order) and where each ends uncompressed; null otherwise. */
+  packed: { digests: Uint8Array; rawEnds: Uint32Array } | null;
   positionsWithoutPrice: number;
   /** `<sha256>  <path>` lines of the files, when a manifest is asked for. */
   manifestLines: string;
@@ -55,7 +60,7 @@ let capacity = 1 << 24;
 let files: MessagePort | null = null;
 
 function assemble(id: number, batch: WalletBatch, sample: boolean): AssembledBatch {
-  const { dailyAsOf, lastDay, prices, format, manifest } = setup!;
+  const { dailyAsOf, lastDay, prices, format, manifest, packed } = setup!;
   const stats: DailyStats = { positionsWithoutPrice: 0 };
   const ends = new Uint32Array(2 * batch.wallets.length);
   let buffer = Buffer.allocUnsafeSlow(capacity);
@@ -79,6 +84,7 @@ function assemble(id: number, batch: WalletBatch, sample: boolean): AssembledBat
     },
   };
   let manifestLines = '';
+  const digests = packed ? new Uint8Array(32 * ends.length) : null;
   let w = 0;
   for (const { wallet, series } of walletsOf(batch, format)) {
     const start = length;
@@ -90,23 +96,55 @@ function assemble(id: number, batch: WalletBatch, sample: boolean): AssembledBat
     const history = buffer.subarray(start, ends[2 * w]!);
     const daily = buffer.subarray(ends[2 * w]!, length);
     if (sample && w === 0) checkSampleDocuments([{ wallet, history: history.toString('latin1'), daily: daily.toString('latin1') }]);
-    if (manifest) manifestLines += manifestLine(sha256(history), portfolioFile(wallet)) + manifestLine(sha256(daily), dailyFile(wallet));
+    if (manifest || digests) {
+      const historyDigest = sha256(history);
+      const dailyDigest = sha256(daily);
+      digests?.set(historyDigest, 64 * w);
+      digests?.set(dailyDigest, 64 * w + 32);
+      if (manifest)
+        manifestLines +=
+          manifestLine(historyDigest.toString('hex'), portfolioFile(wallet)) + manifestLine(dailyDigest.toString('hex'), dailyFile(wallet));
+    }
     w++;
   }
   capacity = Math.max(1 << 20, Math.ceil(length * 1.25));
+  const documents = digests ? compressed(buffer.subarray(0, length), ends) : { bytes: buffer.buffer as ArrayBuffer, ends };
   return {
     id,
     wallets: batch.wallets,
-    ends,
-    bytes: buffer.buffer as ArrayBuffer,
+    ends: documents.ends,
+    bytes: documents.bytes,
+    packed: digests ? { digests, rawEnds: ends } : null,
     positionsWithoutPrice: stats.positionsWithoutPrice,
     manifestLines,
     failure: null,
   };
 }
 
-function sha256(bytes: Uint8Array): string {
-  return crypto.createHash('sha256').update(bytes).digest('hex');
+/** Each document gzipped as the store keeps it (tree/pack-compress.ts), one after another, and where each ends. */
+function compressed(documents: Buffer, rawEnds: Uint32Array): { bytes: ArrayBuffer; ends: Uint32Array } {
+  const members: Buffer[] = [];
+  const ends = new Uint32Array(rawEnds.length);
+  let start = 0;
+  let end = 0;
+  for (let i = 0; i < rawEnds.length; i++) {
+    const member = gzip(documents.subarray(start, rawEnds[i]!));
+    members.push(member);
+    ends[i] = end += member.length;
+    start = rawEnds[i]!;
+  }
+  // A buffer of its own (never Node's shared pool), so that it can be transferred.
+  const bytes = new Uint8Array(new ArrayBuffer(end));
+  let at = 0;
+  for (const member of members) {
+    bytes.set(member, at);
+    at += member.length;
+  }
+  return { bytes: bytes.buffer, ends };
+}
+
+function sha256(bytes: Uint8Array): Buffer {
+  return crypto.createHash('sha256').update(bytes).digest();
 }
 
 parentPort?.on('message', (request: DocumentRequest) => {
@@ -137,6 +175,7 @@ parentPort?.on('message', (request: DocumentRequest) => {
       wallets: [],
       ends: new Uint32Array(0),
       bytes: new ArrayBuffer(0),
+      packed: null,
       positionsWithoutPrice: 0,
       manifestLines: '',
       failure,

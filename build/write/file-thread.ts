@@ -6,6 +6,10 @@
  * kernel does not write faster from two: on this 2-core VM, two threads writing the 200,000 files
  * of 100k wallets took as long as one and burned twice the system CPU, CPU that the document
  * threads need (bench/LOG.md).
+ *
+ * `build --packed`: the same batches become members of the shard's archives instead of files
+ * (pack-file-writer.ts), and so do the shared files and the tree's record, which the main thread
+ * then hands here too; `finish` writes the index and the manifest.
  */
 import { manifestLine } from '../../tree/manifest-line.ts';
 import crypto from 'node:crypto';
@@ -15,13 +19,16 @@ import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { AssembledBatch } from './document-thread.ts';
 import {
   ADDRESS_DIR,
+  dailyFile,
   POINTS_FILE_NAME,
   POINTS_HISTORY_DIR_NAME,
   POINTS_HISTORY_FILE_NAME,
   pointsFile,
   pointsHistoryFile,
+  portfolioFile,
 } from '../../tree/layout.ts';
 import { toCrossing, type CrossingError } from '../../core/errors.ts';
+import { PackFileWriter, type PackFacts } from './pack-file-writer.ts';
 
 /** Which points document of a wallet a batch holds: its points standing, or its points history. */
 export type PointsDocumentKind = 'standing' | 'history';
@@ -40,10 +47,19 @@ export interface PointsBatch {
   bytes: ArrayBuffer;
 }
 
+/** Files of the tree that are not per-wallet documents (packed builds only: the shared files, the record). */
+export interface FilesBatch {
+  id: number;
+  files: { path: string; bytes: Uint8Array }[];
+}
+
 export type FileRequest =
-  | { type: 'setup'; root: string; manifest: boolean }
+  | { type: 'setup'; root: string; manifest: boolean; packed: { shard: { index: number; count: number } } | null }
   | { type: 'documents'; port: MessagePort }
   | { type: 'points'; batch: PointsBatch }
+  | { type: 'files'; batch: FilesBatch }
+  /** Packed: the last archive closed, the index and manifest written; answered with the pack's facts. */
+  | { type: 'finish'; id: number }
   /** The build is done and this thread is kept for the next one (thread-cache.ts): its state goes. */
   | { type: 'reset' };
 
@@ -54,10 +70,14 @@ export interface FileReply {
   positionsWithoutPrice: number;
   /** `<sha256>  <path>` lines of the batch's files, when a manifest is asked for. */
   manifestLines: string;
+  /** The answer to `finish`. */
+  pack?: PackFacts;
   failure: CrossingError | null;
 }
 
 let addressDir = '';
+/** The archives' writer of a packed build; null for a tree of files. */
+let pack: PackFileWriter | null = null;
 let manifest = false;
 /** The document threads' ports of the current build. */
 let documentPorts: MessagePort[] = [];
@@ -65,6 +85,7 @@ let documentPorts: MessagePort[] = [];
 /** Each wallet's folder and its `portfolio` folder, then its two files (the layout of tree/layout.ts). */
 function writeWalletDocuments(batch: AssembledBatch): FileReply {
   const bytes = new Uint8Array(batch.bytes);
+  if (pack) return packWalletDocuments(pack, batch, bytes);
   let start = 0;
   for (let w = 0; w < batch.wallets.length; w++) {
     const folder = path.join(addressDir, batch.wallets[w]!);
@@ -87,6 +108,30 @@ function writeWalletDocuments(batch: AssembledBatch): FileReply {
   };
 }
 
+/** A wallet batch compressed and hashed by its document thread, each document a member as it is. */
+function packWalletDocuments(writer: PackFileWriter, batch: AssembledBatch, bytes: Uint8Array): FileReply {
+  const { digests, rawEnds } = batch.packed!;
+  let start = 0;
+  for (let w = 0; w < batch.wallets.length; w++) {
+    const files = [portfolioFile(batch.wallets[w]!), dailyFile(batch.wallets[w]!)];
+    for (let k = 0; k < 2; k++) {
+      const i = 2 * w + k;
+      const digest = Buffer.from(digests.buffer, digests.byteOffset + 32 * i, 32).toString('hex');
+      const rawSize = rawEnds[i]! - (i === 0 ? 0 : rawEnds[i - 1]!);
+      writer.addStored(files[k]!, bytes.subarray(start, batch.ends[i]!), true, digest, rawSize);
+      start = batch.ends[i]!;
+    }
+  }
+  return {
+    id: batch.id,
+    files: 2 * batch.wallets.length,
+    bytes: rawEnds.length === 0 ? 0 : rawEnds[rawEnds.length - 1]!,
+    positionsWithoutPrice: batch.positionsWithoutPrice,
+    manifestLines: batch.manifestLines,
+    failure: null,
+  };
+}
+
 /**
  * One `points.json` (or `points/history.json`) per wallet folder. The folder of a wallet with
  * balance history exists already (the wallet stage made it); the folder of a participant without
@@ -97,6 +142,17 @@ function writePointsDocuments(batch: PointsBatch): FileReply {
   const bytes = new Uint8Array(batch.bytes);
   let manifestLines = '';
   let start = 0;
+  if (pack) {
+    for (let w = 0; w < batch.wallets.length; w++) {
+      const document = bytes.subarray(start, batch.ends[w]!);
+      const file = kind === 'history' ? pointsHistoryFile(batch.wallets[w]!) : pointsFile(batch.wallets[w]!);
+      const digest = crypto.createHash('sha256').update(document).digest('hex');
+      pack.addFile(file, document, digest);
+      if (manifest) manifestLines += manifestLine(digest, file);
+      start = batch.ends[w]!;
+    }
+    return { id: batch.id, files: batch.wallets.length, bytes: start, positionsWithoutPrice: 0, manifestLines, failure: null };
+  }
   for (let w = 0; w < batch.wallets.length; w++) {
     let folder = path.join(addressDir, batch.wallets[w]!);
     if (batch.newFolders[w] === 1) fs.mkdirSync(folder);
@@ -113,6 +169,16 @@ function writePointsDocuments(batch: PointsBatch): FileReply {
     start = batch.ends[w]!;
   }
   return { id: batch.id, files: batch.wallets.length, bytes: start, positionsWithoutPrice: 0, manifestLines, failure: null };
+}
+
+/** Packed builds: files that are not per-wallet documents, each a member (their lines are the main thread's to record). */
+function packFiles(batch: FilesBatch): FileReply {
+  let bytes = 0;
+  for (const file of batch.files) {
+    pack!.addFile(file.path, file.bytes, crypto.createHash('sha256').update(file.bytes).digest('hex'));
+    bytes += file.bytes.length;
+  }
+  return { id: batch.id, files: batch.files.length, bytes, positionsWithoutPrice: 0, manifestLines: '', failure: null };
 }
 
 /** Writes a batch and reports it; a failure (here or in the document thread) is reported, not thrown. */
@@ -134,7 +200,8 @@ parentPort?.on('message', (request: FileRequest) => {
   if (request.type === 'setup') {
     addressDir = path.join(request.root, ...ADDRESS_DIR.split('/'));
     manifest = request.manifest;
-    fs.mkdirSync(addressDir, { recursive: true });
+    pack = request.packed ? new PackFileWriter(request.root, request.packed.shard) : null;
+    if (!pack) fs.mkdirSync(addressDir, { recursive: true });
   } else if (request.type === 'documents') {
     request.port.on('message', (batch: AssembledBatch) => settle(batch.id, batch.failure, () => writeWalletDocuments(batch)));
     documentPorts.push(request.port);
@@ -143,6 +210,20 @@ parentPort?.on('message', (request: FileRequest) => {
     documentPorts = [];
     addressDir = '';
     manifest = false;
+    pack?.abandon();
+    pack = null;
+  } else if (request.type === 'files') {
+    settle(request.batch.id, null, () => packFiles(request.batch));
+  } else if (request.type === 'finish') {
+    settle(request.id, null, () => ({
+      id: request.id,
+      files: 0,
+      bytes: 0,
+      positionsWithoutPrice: 0,
+      manifestLines: '',
+      pack: pack!.finish(),
+      failure: null,
+    }));
   } else {
     settle(request.batch.id, null, () => writePointsDocuments(request.batch));
   }

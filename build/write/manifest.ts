@@ -144,13 +144,19 @@ export class TreeManifest {
   private failure: Error | null = null;
   private readonly shard: { index: number; count: number };
 
+  /**
+   * `packed`: a packed build's record goes into its archives (`build --packed`): the list is
+   * written to `listFile` (outside the packed folder) and both files are handed to `deliver` when
+   * the record is closed.
+   */
   constructor(
     private readonly root: string,
     shard: Shard | null,
     private readonly copy: ManifestWriter | null,
+    private readonly packed: { listFile: string; deliver: (files: { path: string; bytes: Uint8Array }[]) => Promise<void> } | null = null,
   ) {
     this.shard = shard ?? { index: 1, count: 1 };
-    const list = path.join(root, ...manifestListFile(this.shard).split('/'));
+    const list = packed?.listFile ?? path.join(root, ...manifestListFile(this.shard).split('/'));
     fs.mkdirSync(path.dirname(list), { recursive: true });
     this.stream = fs.createWriteStream(list);
     this.stream.on('error', (error) => {
@@ -196,7 +202,16 @@ export class TreeManifest {
       build,
     });
     const text = JSON.stringify(summary);
-    await fs.promises.writeFile(path.join(this.root, ...manifestSummaryFile(this.shard).split('/')), text);
+    if (this.packed) {
+      const list = await fs.promises.readFile(this.packed.listFile);
+      await this.packed.deliver([
+        { path: manifestListFile(this.shard), bytes: list },
+        { path: manifestSummaryFile(this.shard), bytes: Buffer.from(text, 'utf8') },
+      ]);
+      await fs.promises.rm(this.packed.listFile, { force: true });
+    } else {
+      await fs.promises.writeFile(path.join(this.root, ...manifestSummaryFile(this.shard).split('/')), text);
+    }
     this.files = 2;
     this.bytes = this.stream.bytesWritten + text.length;
   }

@@ -17,6 +17,7 @@ import { InBatchOrder } from './manifest-order.ts';
 import type { ThreadCache } from './thread-cache.ts';
 import type { DocumentRequest, DocumentSetup } from './document-thread.ts';
 import type { FileReply, FileRequest, PointsBatch } from './file-thread.ts';
+import type { PackFacts } from './pack-file-writer.ts';
 
 const PENDING_PER_THREAD = 2;
 
@@ -32,6 +33,8 @@ interface Thread {
 
 export interface WriterPoolOptions {
   root: string;
+  /** `build --packed`: the shard whose archives the file thread writes into `root` (pack-file-writer.ts); null writes files. */
+  packed: { shard: { index: number; count: number } } | null;
   documentThreads: number;
   onManifestLines?: (lines: string) => void;
   /** Threads kept between the builds of one process (thread-cache.ts); none: they stop with the build. */
@@ -45,6 +48,8 @@ export class WriterPool {
   private readonly fileThread: Thread;
   private documentThreads: Thread[];
   private readonly manifest: boolean;
+  private readonly packed: boolean;
+  private packFacts: PackFacts | null = null;
   private readonly manifestLines: InBatchOrder | null;
   private readonly waiting = new Map<number, { thread: Thread; resolve: () => void }>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -56,12 +61,18 @@ export class WriterPool {
 
   constructor(options: WriterPoolOptions) {
     this.manifest = Boolean(options.onManifestLines);
+    this.packed = options.packed !== null;
     this.manifestLines = options.onManifestLines ? new InBatchOrder(options.onManifestLines) : null;
     this.cache = options.threadCache ?? null;
     const startThread = (module: string) =>
       this.cache?.take(module) ?? new Worker(new URL('./thread-entry.js', import.meta.url), { workerData: { module } });
     this.fileThread = { worker: startThread(FILE_THREAD), module: FILE_THREAD, pending: 0 };
-    this.fileThread.worker.postMessage({ type: 'setup', root: options.root, manifest: this.manifest } satisfies FileRequest);
+    this.fileThread.worker.postMessage({
+      type: 'setup',
+      root: options.root,
+      manifest: this.manifest,
+      packed: options.packed,
+    } satisfies FileRequest);
     this.fileThread.worker.on('message', (reply: FileReply) => this.settle(reply));
     this.fileThread.worker.on('error', (error) => this.fail(error));
     this.documentThreads = Array.from({ length: options.documentThreads }, () => {
@@ -75,9 +86,12 @@ export class WriterPool {
   }
 
   /** What the document threads need to assemble wallets' documents; before the first wallet batch. */
-  setUpDocuments(setup: Omit<DocumentSetup, 'manifest'>): void {
+  setUpDocuments(setup: Omit<DocumentSetup, 'manifest' | 'packed'>): void {
     for (const thread of this.documentThreads) {
-      thread.worker.postMessage({ type: 'setup', setup: { ...setup, manifest: this.manifest } } satisfies DocumentRequest);
+      thread.worker.postMessage({
+        type: 'setup',
+        setup: { ...setup, manifest: this.manifest, packed: this.packed },
+      } satisfies DocumentRequest);
     }
   }
 
@@ -104,6 +118,25 @@ export class WriterPool {
         batch.newFolders.buffer as ArrayBuffer,
       ]),
     );
+  }
+
+  /** Packed builds: files that are not per-wallet documents, members in the order given (the caller records them). */
+  async submitFiles(files: { path: string; bytes: Uint8Array }[]): Promise<void> {
+    if (!this.packed) throw new Error('only a packed build hands its shared files to the file thread');
+    await this.dispatch(this.fileThread, this.nextBatchId(), (id) =>
+      this.fileThread.worker.postMessage({ type: 'files', batch: { id, files } } satisfies FileRequest),
+    );
+  }
+
+  /** Packed builds, once every file is submitted: the last archive closed, the index and manifest written. */
+  async finishPack(): Promise<PackFacts> {
+    await this.drain();
+    await this.dispatch(this.fileThread, this.nextBatchId(), (id) =>
+      this.fileThread.worker.postMessage({ type: 'finish', id } satisfies FileRequest),
+    );
+    await this.drain();
+    if (!this.packFacts) throw new Error('the file thread finished the pack without its facts');
+    return this.packFacts;
   }
 
   /** Waits for every batch submitted so far to be written. */
@@ -167,6 +200,7 @@ export class WriterPool {
       this.bytes += reply.bytes;
       this.positionsWithoutPrice += reply.positionsWithoutPrice;
       this.manifestLines?.release(reply.id, reply.manifestLines);
+      if (reply.pack) this.packFacts = reply.pack;
     }
     entry.resolve();
   }

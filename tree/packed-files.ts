@@ -1,0 +1,199 @@
+/**
+ * A packed folder (tree/packed-folder.ts) read as a tree of files, for `verify`: the archives are
+ * read once from start to end, every member's header checked against the index (each member has
+ * the entry that points at it, each entry a member, nothing else in an archive), and every line
+ * of the manifest against the index; the files are then the members, listed as folders and read
+ * through the index. What the members hold is proven by the same checks as a plain tree's files
+ * (the build's record, the schemas, the rules across files). Node only.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { isCompressible } from './bucket.ts';
+import { ARCHIVE_END, memberPadding, readMemberHeader } from './pack-archive.ts';
+import { readEntries } from './pack-index.ts';
+import { OpenedPackedFolder, PACKED_DESCRIPTOR, PACKED_MANIFEST, packedArchivePath, packedIndexPath } from './packed-folder.ts';
+import { listed, missingFile, PathListing, type TreeEntry, type TreeFiles } from './tree-files.ts';
+import { ADDRESS_DIR } from './layout.ts';
+
+type Fail = (message: string) => void;
+
+/** Bytes read from an archive at a time. */
+const CHUNK_BYTES = 8 * 1024 * 1024;
+const BLOCK = 512;
+
+/** A member's tree path and whether it is stored gzipped, from its name in the archive. */
+export function memberPathOf(name: string): { path: string; gzip: boolean } {
+  const plain = name.endsWith('.gz') ? name.slice(0, -3) : null;
+  return plain !== null && isCompressible(plain) ? { path: plain, gzip: true } : { path: name, gzip: false };
+}
+
+/** Reads members through the index (the verify threads open one each: the main thread checked the index against the archives). */
+export class PackedFiles implements TreeFiles {
+  constructor(
+    readonly folder: OpenedPackedFolder,
+    private readonly listing: PathListing,
+    readonly where: string,
+  ) {}
+
+  /** Opened in a verify thread: the listing is the batch's (its wallets' members). */
+  static reopen(dir: string, listing: PathListing): PackedFiles {
+    return new PackedFiles(OpenedPackedFolder.open(dir, dir), listing, dir);
+  }
+
+  /** The same folder, seen through another listing (the next batch's). */
+  withListing(listing: PathListing): PackedFiles {
+    return new PackedFiles(this.folder, listing, this.where);
+  }
+
+  entries(folder: string): TreeEntry[] {
+    return this.listing.entries(folder);
+  }
+
+  list(folder: string): TreeEntry[] | null {
+    return listed(() => this.listing.entries(folder));
+  }
+
+  read(file: string): Buffer {
+    const member = this.folder.readStored(file);
+    if (!member) throw missingFile(file);
+    return member.entry.gzip ? zlib.gunzipSync(member.stored) : member.stored;
+  }
+
+  close(): void {
+    this.folder.close();
+  }
+}
+
+/**
+ * Opens a packed folder for verify: refused (UserError) when its descriptor, index or archives are
+ * not the ones it records; every disagreement between the archives, the index and the manifest
+ * reported through `fail`. The members of each wallet go to the threads with its batch.
+ */
+export function openPackedFiles(dir: string, shownDir: string, fail: Fail): { files: PackedFiles; walletMembers: Map<string, string[]> } {
+  const folder = OpenedPackedFolder.open(dir, shownDir);
+  const { descriptor } = folder;
+  const members = scanArchives(folder, fail);
+  const entries = readEntries(folder.index);
+  if (entries.length !== members.size)
+    fail(`${packedIndexPath(descriptor.shard)}: ${entries.length} entries for ${members.size} members in the archives (an entry without its member)`);
+  if (members.size !== descriptor.files) fail(`${PACKED_DESCRIPTOR}: records ${descriptor.files} members, the archives hold ${members.size}`);
+  let listed = 0;
+  try {
+    for (const line of folder.members()) {
+      listed++;
+      const entry = folder.entryOf(line.path);
+      if (!members.has(line.path)) fail(`${PACKED_MANIFEST}: lists ${line.path}, which no archive holds`);
+      else if (entry?.sha256 !== line.sha256) fail(`${PACKED_MANIFEST}: ${line.path}'s sha256 is not the one the index records`);
+    }
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (listed !== members.size) fail(`${PACKED_MANIFEST}: lists ${listed} files, the archives hold ${members.size}`);
+  const walletMembers = new Map<string, string[]>();
+  const walletPrefix = `${ADDRESS_DIR}/`;
+  for (const file of members) {
+    if (!file.startsWith(walletPrefix)) continue;
+    const wallet = file.slice(walletPrefix.length, file.indexOf('/', walletPrefix.length));
+    const own = walletMembers.get(wallet);
+    if (own) own.push(file);
+    else walletMembers.set(wallet, [file]);
+  }
+  return { files: new PackedFiles(folder, new PathListing(members), shownDir), walletMembers };
+}
+
+/**
+ * Every archive from start to end: each member's header, its entry in the index (the same
+ * archive, offset, length and encoding), the padding, the end blocks and nothing after them.
+ * The members' paths, in archive order.
+ */
+function scanArchives(folder: OpenedPackedFolder, fail: Fail): Set<string> {
+  const { descriptor } = folder;
+  const members = new Set<string>();
+  for (let archive = 1; archive <= descriptor.pack.archives; archive++) {
+    const name = packedArchivePath(descriptor.shard, archive);
+    const reader = new SequentialReader(path.join(folder.dir, name));
+    const recorded = descriptor.archives[archive - 1]!.sha256;
+    try {
+      let at = 0;
+      for (;;) {
+        const block = reader.bytesAt(at, BLOCK);
+        if (block === null) {
+          fail(`${name}: ends at byte ${at} without the end of a tar archive`);
+          break;
+        }
+        const header = readMemberHeader(block);
+        if (header === null) {
+          const end = reader.bytesAt(at, ARCHIVE_END.length);
+          if (end === null || end.some((byte) => byte !== 0)) fail(`${name}: the block at byte ${at} is not a member's header`);
+          else if (at + ARCHIVE_END.length !== reader.size) fail(`${name}: ${reader.size - at - ARCHIVE_END.length} bytes after its end`);
+          break;
+        }
+        const member = memberPathOf(header.name);
+        const dataStart = at + BLOCK;
+        const entry = folder.entryOf(member.path);
+        if (members.has(member.path)) fail(`${name}: ${member.path} is a member twice`);
+        else if (!entry) fail(`${name}: ${member.path} is an extra member (the index has no entry for it)`);
+        else if (entry.archive !== archive || entry.offset !== dataStart || entry.length !== header.size || entry.gzip !== member.gzip)
+          fail(`${packedIndexPath(descriptor.shard)}: ${member.path}'s entry does not point at its member in ${name}`);
+        members.add(member.path);
+        at = dataStart + header.size + memberPadding(header.size);
+        if (at > reader.size) {
+          fail(`${name}: ${member.path} is cut short (the archive ends within it)`);
+          break;
+        }
+      }
+      if (reader.sha256() !== recorded) fail(`${name}: its bytes are not the ones the build wrote (its sha256 is not the one ${PACKED_DESCRIPTOR} records)`);
+    } finally {
+      reader.close();
+    }
+  }
+  return members;
+}
+
+/** A file read once from start to end in large chunks, and hashed as it is read; `bytesAt` serves reads at growing offsets. */
+class SequentialReader {
+  readonly size: number;
+  private readonly fd: number;
+  private chunk = Buffer.alloc(0);
+  private chunkStart = 0;
+  private readonly hash = crypto.createHash('sha256');
+
+  constructor(file: string) {
+    this.fd = fs.openSync(file, 'r');
+    this.size = fs.fstatSync(this.fd).size;
+  }
+
+  /** `length` bytes at `offset` (at or past the previous read's), or null past the end. Bytes skipped over are read and hashed too. */
+  bytesAt(offset: number, length: number): Buffer | null {
+    if (offset + length > this.size) return null;
+    while (offset + length > this.chunkStart + this.chunk.length) {
+      const next = this.chunkStart + this.chunk.length;
+      // The part of the current chunk still needed is kept at the start of the next one.
+      const keep = offset >= this.chunkStart && offset < next ? this.chunk.subarray(offset - this.chunkStart) : Buffer.alloc(0);
+      const size = Math.min(Math.max(CHUNK_BYTES, length), this.size - next);
+      const fresh = Buffer.allocUnsafe(size);
+      let read = 0;
+      while (read < size) {
+        const got = fs.readSync(this.fd, fresh, read, size - read, next + read);
+        if (got === 0) return null;
+        read += got;
+      }
+      this.hash.update(fresh);
+      this.chunk = keep.length > 0 ? Buffer.concat([keep, fresh]) : fresh;
+      this.chunkStart = next - keep.length;
+    }
+    return this.chunk.subarray(offset - this.chunkStart, offset - this.chunkStart + length);
+  }
+
+  /** The file's sha256: its bytes not read yet are read for it. */
+  sha256(): string {
+    if (this.size > 0) this.bytesAt(this.size - 1, 1);
+    return this.hash.digest('hex');
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}
