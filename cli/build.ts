@@ -35,7 +35,7 @@ export function buildCommand(runtime: BuildRuntime = {}): Command {
     .option('--shard <k/n>', 'build only the wallets of shard K of N (shared files in every shard)')
     .option(
       '--packed',
-      "write the shard packed as publish stores it (archives, index, manifest: docs/publishing.md#packed-builds), each document compressed and hashed as it is made; a tree of files (the default) is what static hosts serve",
+      'write the shard packed as publish stores it (archives, index, manifest: docs/publishing.md#packed-builds), each document compressed and hashed as it is made; a tree of files (the default) is what static hosts serve',
       false,
     )
     .option('--manifest <file>', 'also write "<sha256>  <path>" for every file written (for incremental uploads)')

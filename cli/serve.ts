@@ -1,11 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { UserError } from '../core/errors.ts';
 import { DateTime } from 'luxon';
-import { META_FILE } from '../tree/layout.ts';
+import { readTreeMeta } from '../tree/tree-meta.ts';
 import { parseLocation } from '../publish/location.ts';
-import { SnapshotMetaSchema } from '../schemas/meta.ts';
+import type { SnapshotMeta } from '../schemas/meta.ts';
 
 export function serveCommand(): Command {
   return new Command('serve')
@@ -52,9 +51,8 @@ export function serveCommand(): Command {
         return;
       }
       const dir = path.resolve(options.dir);
-      if (!fs.existsSync(path.join(dir, META_FILE))) {
-        throw new UserError(`${dir} holds no snapshot tree (run wallet-snapshot build first)`);
-      }
+      const meta = readTreeMeta(dir);
+      if (!meta) throw new UserError(`${dir} holds no snapshot tree (run wallet-snapshot build first)`);
       // Loaded here, not at the top: Miniflare alone takes about half a second to import, which
       // every other command would pay at startup.
       const start =
@@ -72,7 +70,7 @@ export function serveCommand(): Command {
       process.stdout.write(
         `serving ${dir} at ${running.url}${options.runtime === 'workerd' ? ' (Cloudflare Worker in workerd, R2 loaded from the folder)' : ''}\n`,
       );
-      printExamples(dir, running.url);
+      printExamples(meta, running.url);
       const stop = async () => {
         await running.close();
         process.exit(0);
@@ -96,8 +94,7 @@ function port(text: string): number {
 }
 
 /** A few URLs to try: a wallet with sub-accounts, its last week of days, each season. */
-function printExamples(dir: string, url: string): void {
-  const meta = SnapshotMetaSchema.parse(JSON.parse(fs.readFileSync(path.join(dir, META_FILE), 'utf8')));
+function printExamples(meta: SnapshotMeta, url: string): void {
   const examples: string[] = [];
   if (meta.exampleWallet) {
     examples.push(`${url}/v1/address/${meta.exampleWallet}/portfolio`);

@@ -26,6 +26,8 @@ import { Progress } from '../core/progress.ts';
 import { readCheckedTree } from '../publish/checked-tree.ts';
 import { editedSinceBuild } from '../publish/build-records.ts';
 import { packShard } from '../publish/pack-shard.ts';
+import { sendPackedArchives } from '../publish/packed-tree.ts';
+import { isPackedFolder, PACKED_DESCRIPTOR } from '../tree/packed-folder.ts';
 import { manifestText, versionIdOf } from '../publish/read-tree.ts';
 import { createStorageClient } from '../publish/storage.ts';
 import { parseLocation, describe } from '../publish/location.ts';
@@ -361,11 +363,12 @@ export async function startEdge(runtime: URL, options: { port: number; host: str
   return edge;
 }
 
-/** The real folder a tree path resolves to and its meta file's mtime: a rebuild changes one. */
+/** The real folder a tree path resolves to and its meta file's (a packed folder's descriptor's) mtime: a rebuild changes one. */
 function treeIdentity(dir: string): { tree: string; meta: number } | null {
   try {
     const tree = fs.realpathSync(dir);
-    return { tree, meta: fs.statSync(path.join(tree, ...META_FILE.split('/'))).mtimeMs };
+    const marker = isPackedFolder(tree) ? path.join(tree, PACKED_DESCRIPTOR) : path.join(tree, ...META_FILE.split('/'));
+    return { tree, meta: fs.statSync(marker).mtimeMs };
   } catch {
     return null;
   }
@@ -386,22 +389,26 @@ export async function loadTree(
   const tree = await readCheckedTree({ dir: shownDir, progress }, 'serve');
   const version = versionIdOf(tree.lastClosedDay, manifestText(tree.files));
   const folder = `${versionPrefix(version)}${packFolder({ index: 1, count: 1 })}`;
-  const packed = await packShard(
-    {
-      dir: tree.dir,
-      progress,
-      checkInterrupted: () => {},
-      edited: (treePath, sentBefore) => editedSinceBuild(shownDir, treePath, 'serve', sentBefore),
+  const packing = {
+    progress,
+    checkInterrupted: () => {},
+    edited: (treePath: string, sentBefore: number) => editedSinceBuild(shownDir, treePath, 'serve', sentBefore),
+  };
+  const target = {
+    stored: new Map(),
+    put: async (name: string, bytes: Uint8Array) => {
+      await putPacked(bucket, `${folder}${name}`, bytes);
     },
-    tree.files,
-    {
-      stored: new Map(),
-      put: async (name, bytes) => {
-        await putPacked(bucket, `${folder}${name}`, bytes);
-      },
-    },
-  );
-  return { version, shards: [packed.shape] };
+  };
+  try {
+    // A packed folder's archives go in as build --packed wrote them (whichever shard, served as the whole version).
+    const packed = tree.packed
+      ? await sendPackedArchives(tree.packed, target, packing)
+      : await packShard({ ...packing, dir: tree.dir }, tree.files, target);
+    return { version, shards: [packed.shape] };
+  } finally {
+    tree.packed?.close();
+  }
 }
 
 async function removeVersion(bucket: LocalBucket, version: string): Promise<void> {

@@ -13,6 +13,8 @@ import type { Location } from './location.ts';
 import { readMeta, listTreePaths, type TreeFile } from './read-tree.ts';
 import { throwIfInterrupted } from './storage.ts';
 import { checkRun, TREE_FILE_THREADS } from './tree-file-pool.ts';
+import { isPackedFolder, type OpenedPackedFolder } from '../tree/packed-folder.ts';
+import { checkPackedArchives, readPackedTree } from './packed-tree.ts';
 
 export interface PublishOptions {
   dir: string;
@@ -29,6 +31,8 @@ export interface CheckedTree {
   lastClosedDay: string;
   records: BuildRecords;
   files: TreeFile[];
+  /** A packed folder (`build --packed`): its archives are sent as they are (packed-tree.ts); null for a tree of files. */
+  packed: OpenedPackedFolder | null;
 }
 
 /** `taker`: who takes the tree, for the refusals' words (build-records.ts). */
@@ -37,13 +41,17 @@ export async function readCheckedTree(
   taker: TreeTaker = 'publish',
 ): Promise<CheckedTree> {
   const dir = realTree(options.dir);
+  if (isPackedFolder(dir)) {
+    const packed = readPackedTree(dir, options.dir, taker);
+    return { dir, lastClosedDay: packed.lastClosedDay, records: packed.records, files: packed.files, packed: packed.folder };
+  }
   const meta = await readMeta(dir);
   const records = await readBuildRecords(dir, options.dir, taker);
   options.progress.start('list the tree');
   const { paths, unpublished } = await listTreePaths(dir, () => throwIfInterrupted(options.abortSignal, 'listing the tree'));
   // Nothing unverified goes live: nothing is missing or extra, and every byte is checked as it is packed.
   const files = checkAgainstRecords(records, { dir, paths, unpublished }, options.dir, taker);
-  return { dir, lastClosedDay: meta.lastClosedDay, records, files };
+  return { dir, lastClosedDay: meta.lastClosedDay, records, files, packed: null };
 }
 
 /** Files per check task, and tasks in flight (each thread has the next one waiting), as for packing. */
@@ -62,6 +70,7 @@ export async function checkTreeBytes(
   taker: TreeTaker = 'publish',
 ): Promise<void> {
   options.progress.start("check the tree against its build's records");
+  if (tree.packed) return checkPackedArchives(tree.packed, (file) => editedSinceBuild(options.dir, file, taker, 0));
   const batches: TreeFile[][] = [];
   for (let start = 0; start < tree.files.length; start += CHECK_BATCH) batches.push(tree.files.slice(start, start + CHECK_BATCH));
   let next = 0;

@@ -104,6 +104,7 @@ export async function runPublish(
     guard: guardJson(judged && judged.seconds !== null ? judged.judgement : null),
     keep: null,
   });
+  let closeTree = () => {};
   try {
     let text: string;
     let json: PublishSummaryJson;
@@ -128,7 +129,9 @@ export async function runPublish(
     } else {
       const publishing = { dir: options.dir!, location, client, progress, abortSignal };
       const tree = await readCheckedTree(publishing);
-      const night = await readTreeNightSummary(tree.dir, options.dir!, tree.records);
+      // A packed folder's archives were opened to read its members; closed however this ends.
+      closeTree = () => tree.packed?.close();
+      const night = await readTreeNightSummary(tree, options.dir!);
       if (tree.records.shard.count > 1) {
         if (options.keep !== undefined) {
           throw new UserError(
@@ -171,6 +174,7 @@ export async function runPublish(
       );
     throw error;
   } finally {
+    closeTree();
     client.destroy();
   }
 }

@@ -14,10 +14,11 @@ import { addShardSummaries, nightSummaryFile, nightSummaryText, parseNightSummar
 import type { NightSummary } from '../schemas/night-summary.ts';
 import { describe, objectKey, type Location } from './location.ts';
 import { readObjectText, storageFailure } from './storage.ts';
-import type { BuildRecords } from './build-records.ts';
+import type { CheckedTree } from './checked-tree.ts';
 
 /** The tree's summary (a union of N shards' trees: their N summaries added up), as its build wrote it. */
-export async function readTreeNightSummary(dir: string, shownDir: string, records: BuildRecords): Promise<NightSummary> {
+export async function readTreeNightSummary(tree: CheckedTree, shownDir: string): Promise<NightSummary> {
+  const { dir, records } = tree;
   const summaries: NightSummary[] = [];
   for (const record of records.summaries) {
     const file = nightSummaryFile(record.shard);
@@ -27,7 +28,10 @@ export async function readTreeNightSummary(dir: string, shownDir: string, record
         `--dir ${shownDir} holds no night summary (${file}), which publish compares with the live version: it was built by an older wallet-snapshot; build it again; nothing was sent`,
       );
     }
-    const text = await fs.readFile(path.join(dir, ...file.split('/')), 'utf8');
+    // A packed folder's member is read through its index (its bytes are checked against the record below).
+    const text = tree.packed
+      ? (tree.packed.readFile(file)?.toString('utf8') ?? '')
+      : await fs.readFile(path.join(dir, ...file.split('/')), 'utf8');
     if (crypto.createHash('sha256').update(text).digest('hex') !== recorded) {
       throw new UserError(
         `--dir ${shownDir}: ${file} was edited since the build (its bytes are not the ones the build wrote); build it again; nothing was sent`,

@@ -10,7 +10,6 @@
  * at one level, headers from the files' own facts), so a publish stopped midway and run again
  * skips the archives stored already whole (same size, same MD5) and sends the rest.
  */
-import crypto from 'node:crypto';
 import type { Progress } from '../core/progress.ts';
 import { ARCHIVE_MAX_BYTES, archiveName, INDEX_NAME } from '../tree/bucket.ts';
 import { ARCHIVE_END, startsNewArchive } from '../tree/pack-archive.ts';
@@ -18,37 +17,24 @@ import { buildIndex, type IndexEntry } from '../tree/pack-index.ts';
 import type { PackedShard } from '../tree/live-pointer.ts';
 import { packRun, TREE_FILE_THREADS } from './tree-file-pool.ts';
 import type { TreeFile } from './tree-file.ts';
+import { ArchiveSender, type PackTarget, type SentFigures } from './archive-sender.ts';
+
+export type { PackTarget } from './archive-sender.ts';
 
 /** Files per task of the tree-file threads (enough that handing a task over costs little), and tasks in flight (each thread has the next one waiting). */
 const PACK_BATCH = 64;
 const PACK_TASKS_IN_FLIGHT = 2 * TREE_FILE_THREADS;
-/** Archives being sent at once: each holds up to 64 MiB in memory until it is stored. */
-const ARCHIVES_IN_FLIGHT = 2;
 /**
  * The shared buffers the threads write runs into, one per task in flight and the one being
  * placed: 4 MiB holds 64 documents of 64 KiB gzipped; a larger run comes in a buffer of its own.
  */
 const RUN_BUFFER_BYTES = 4 * 1024 * 1024;
 
-/** Where a shard's archives and index go. */
-export interface PackTarget {
-  /** What the shard's pack folder holds already, by its path in the folder: size and MD5 (a one-request upload's ETag). */
-  stored: Map<string, { size: number; md5: string }>;
-  /** Stores the bytes; they are reused once the promise settles (copy them to keep them). */
-  put(pathInFolder: string, bytes: Uint8Array): Promise<void>;
-}
-
-export interface PackSummary {
+export interface PackSummary extends SentFigures {
   shape: PackedShard;
   files: number;
   /** The files' bytes, uncompressed. */
   rawBytes: number;
-  /** Archives sent, and their bytes (the index's too). */
-  sent: { objects: number; bytes: number };
-  /** Archives stored already whole (a run stopped midway sent them). */
-  skipped: { objects: number; bytes: number };
-  /** The pack's bytes in the store: its archives and its index. */
-  storedBytes: number;
 }
 
 export interface PackOptions {
@@ -73,38 +59,7 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
     storedBytes: 0,
   };
   const entries: IndexEntry[] = [];
-  const sending = new Set<Promise<void>>();
-  let failure: unknown = null;
-  /** `release`: called once the bytes are no longer needed (stored, skipped or failed). */
-  const send = async (name: string, bytes: Uint8Array, release = () => {}) => {
-    summary.storedBytes += bytes.length;
-    const stored = target.stored.get(name);
-    if (stored && stored.size === bytes.length && stored.md5 === crypto.createHash('md5').update(bytes).digest('hex')) {
-      summary.skipped.objects++;
-      summary.skipped.bytes += bytes.length;
-      release();
-      return;
-    }
-    while (sending.size >= ARCHIVES_IN_FLIGHT) await Promise.race(sending);
-    if (failure !== null) {
-      release();
-      throw failure;
-    }
-    const put = target
-      .put(name, bytes)
-      .finally(release)
-      .then(
-        () => {
-          summary.sent.objects++;
-          summary.sent.bytes += bytes.length;
-        },
-        (error: unknown) => {
-          failure ??= error;
-        },
-      );
-    const tracked = put.finally(() => sending.delete(tracked));
-    sending.add(tracked);
-  };
+  const sender = new ArchiveSender(target);
 
   let archive = 1;
   // Each run is copied into its archive's buffer as it is placed, so that the run's buffer serves
@@ -130,7 +85,7 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
     buffer = null;
     const length = size;
     size = 0;
-    await send(archiveName(archive), full.subarray(0, length), () => spare.push(full));
+    await sender.send(archiveName(archive), full.subarray(0, length), () => spare.push(full));
     archive++;
   };
 
@@ -159,8 +114,8 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
       pending.delete(b);
       startNext();
       if ('edited' in run) {
-        await Promise.allSettled(sending);
-        throw options.edited(run.edited, summary.sent.objects);
+        await sender.settle();
+        throw options.edited(run.edited, sender.figures.sent.objects);
       }
       const batch = batches[b]!;
       // The run goes into the archive whole, or cut between members where an archive fills up;
@@ -193,18 +148,16 @@ export async function packShard(options: PackOptions, files: readonly TreeFile[]
       runBuffers.push(task.into);
       done += batch.length;
       options.progress.tick(done, files.length, 'files');
-      if (failure !== null) throw failure;
+      sender.throwIfFailed();
     }
     await closeArchive();
     const index = buildIndex(entries);
-    await send(INDEX_NAME, index.bytes);
-    await Promise.all(sending);
-    if (failure !== null) throw failure;
-    summary.shape = { archives: archive - 1, ...index.shape };
-    return summary;
+    await sender.send(INDEX_NAME, index.bytes);
+    await sender.finish();
+    return { ...summary, ...sender.figures, shape: { archives: archive - 1, ...index.shape } };
   } finally {
     // The tasks started ahead are settled (their errors are this call's own, reported above or moot).
     await Promise.allSettled([...pending.values()].map((task) => task.run));
-    await Promise.allSettled(sending);
+    await sender.settle();
   }
 }

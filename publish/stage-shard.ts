@@ -15,7 +15,8 @@ import { objectKey } from './location.ts';
 import { packFolder, PACK_CONTENT_TYPE, RECORD_CACHE_CONTROL, shardNightSummaryPath } from '../tree/bucket.ts';
 import { editedSinceBuild } from './build-records.ts';
 import { checkTreeBytes, type CheckedTree, type PublishOptions } from './checked-tree.ts';
-import { packShard, type PackSummary } from './pack-shard.ts';
+import { packShard, type PackSummary, type PackTarget } from './pack-shard.ts';
+import { sendPackedArchives } from './packed-tree.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
 import { writeNightRecord } from './night-record.ts';
 import { manifestText, shardedVersionIdOf } from './read-tree.ts';
@@ -81,36 +82,36 @@ export async function stageShard(
   for await (const object of listObjects(client, location, folder, abortSignal))
     stored.set(object.key.slice(folder.length), { size: object.size, md5: object.etag });
 
-  progress.start(`pack shard ${shard.index} of ${shard.count} into version ${id}`);
-  const packed = await packShard(
-    {
-      dir: tree.dir,
-      progress,
-      checkInterrupted: () => throwIfInterrupted(abortSignal, 'publishing'),
-      edited: (treePath, sentBefore) => editedSinceBuild(options.dir, treePath, 'publish', sentBefore),
+  const target: PackTarget = {
+    stored,
+    put: async (name, bytes) => {
+      const key = `${folder}${name}`;
+      try {
+        await client.send(
+          new PutObjectCommand({
+            Bucket: location.bucket,
+            Key: key,
+            Body: bytes,
+            ContentType: PACK_CONTENT_TYPE,
+            CacheControl: RECORD_CACHE_CONTROL,
+          }),
+          { abortSignal },
+        );
+      } catch (error) {
+        throw storageFailure(error, location, `uploading ${key}`);
+      }
     },
-    files,
-    {
-      stored,
-      put: async (name, bytes) => {
-        const key = `${folder}${name}`;
-        try {
-          await client.send(
-            new PutObjectCommand({
-              Bucket: location.bucket,
-              Key: key,
-              Body: bytes,
-              ContentType: PACK_CONTENT_TYPE,
-              CacheControl: RECORD_CACHE_CONTROL,
-            }),
-            { abortSignal },
-          );
-        } catch (error) {
-          throw storageFailure(error, location, `uploading ${key}`);
-        }
-      },
-    },
-  );
+  };
+  const packing = {
+    progress,
+    checkInterrupted: () => throwIfInterrupted(abortSignal, 'publishing'),
+    edited: (treePath: string, sentBefore: number) => editedSinceBuild(options.dir, treePath, 'publish', sentBefore),
+  };
+  // A packed folder's archives go as build --packed wrote them; a tree of files is packed as it is read.
+  progress.start(`${tree.packed ? 'send the packed' : 'pack'} shard ${shard.index} of ${shard.count} into version ${id}`);
+  const packed = tree.packed
+    ? await sendPackedArchives(tree.packed, target, packing)
+    : await packShard({ ...packing, dir: tree.dir }, files, target);
 
   // The shard's night summary, for the commit to add up (before the record that makes the shard staged).
   if (night) await writeNightRecord(client, location, id, shardNightSummaryPath(shard), night, abortSignal);

@@ -29,7 +29,9 @@ export const PackedFolderSchema = z
     index: SealedFileSchema,
     manifest: SealedFileSchema.extend({ textSha256: Sha256Schema })
       .strict()
-      .meta({ description: 'manifest.sha256.gz: the members\' "<sha256>  <path>" lines in path order, as publish stores a shard\'s record' }),
+      .meta({
+        description: 'manifest.sha256.gz: the members\' "<sha256>  <path>" lines in path order, as publish stores a shard\'s record',
+      }),
   })
   .strict()
   .refine((folder) => folder.shard.index <= folder.shard.count, 'shard index above the shard count')

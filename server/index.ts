@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { createApp } from './app.ts';
-import { FileTreeStore } from './file-store.ts';
+import { LocalTreeStore } from './local-store.ts';
 import { errorBody, errorHeaders, methodNotAllowedMessage } from './responses.ts';
 import { ALLOWED_METHODS } from '../tree/http-headers.ts';
 
@@ -21,7 +21,7 @@ export interface ServerOptions {
 const MAX_HEADER_BYTES = 16 * 1024;
 
 export function createPreviewServer(options: ServerOptions): http.Server {
-  const app = createApp(new FileTreeStore(options.dir));
+  const app = createApp(new LocalTreeStore(options.dir));
   const listener = getRequestListener(app.fetch, {
     // A request the adapter cannot turn into a URL (no Host, a malformed Host or path).
     errorHandler: (error) =>

@@ -77,8 +77,11 @@ export function openPackedFiles(dir: string, shownDir: string, fail: Fail): { fi
   const members = scanArchives(folder, fail);
   const entries = readEntries(folder.index);
   if (entries.length !== members.size)
-    fail(`${packedIndexPath(descriptor.shard)}: ${entries.length} entries for ${members.size} members in the archives (an entry without its member)`);
-  if (members.size !== descriptor.files) fail(`${PACKED_DESCRIPTOR}: records ${descriptor.files} members, the archives hold ${members.size}`);
+    fail(
+      `${packedIndexPath(descriptor.shard)}: ${entries.length} entries for ${members.size} members in the archives (an entry without its member)`,
+    );
+  if (members.size !== descriptor.files)
+    fail(`${PACKED_DESCRIPTOR}: records ${descriptor.files} members, the archives hold ${members.size}`);
   let listed = 0;
   try {
     for (const line of folder.members()) {
@@ -115,6 +118,8 @@ function scanArchives(folder: OpenedPackedFolder, fail: Fail): Set<string> {
     const name = packedArchivePath(descriptor.shard, archive);
     const reader = new SequentialReader(path.join(folder.dir, name));
     const recorded = descriptor.archives[archive - 1]!.sha256;
+    /** Members whose entry points elsewhere: said once for the archive (one member cut out moves every later one). */
+    const astray: string[] = [];
     try {
       let at = 0;
       for (;;) {
@@ -136,7 +141,7 @@ function scanArchives(folder: OpenedPackedFolder, fail: Fail): Set<string> {
         if (members.has(member.path)) fail(`${name}: ${member.path} is a member twice`);
         else if (!entry) fail(`${name}: ${member.path} is an extra member (the index has no entry for it)`);
         else if (entry.archive !== archive || entry.offset !== dataStart || entry.length !== header.size || entry.gzip !== member.gzip)
-          fail(`${packedIndexPath(descriptor.shard)}: ${member.path}'s entry does not point at its member in ${name}`);
+          astray.push(member.path);
         members.add(member.path);
         at = dataStart + header.size + memberPadding(header.size);
         if (at > reader.size) {
@@ -144,7 +149,12 @@ function scanArchives(folder: OpenedPackedFolder, fail: Fail): Set<string> {
           break;
         }
       }
-      if (reader.sha256() !== recorded) fail(`${name}: its bytes are not the ones the build wrote (its sha256 is not the one ${PACKED_DESCRIPTOR} records)`);
+      if (astray.length > 0)
+        fail(
+          `${packedIndexPath(descriptor.shard)}: the entries of ${astray.length} member${astray.length === 1 ? '' : 's'} of ${name} do not point at them (the first: ${astray[0]})`,
+        );
+      if (reader.sha256() !== recorded)
+        fail(`${name}: its bytes are not the ones the build wrote (its sha256 is not the one ${PACKED_DESCRIPTOR} records)`);
     } finally {
       reader.close();
     }

@@ -136,7 +136,9 @@ export class OpenedPackedFolder {
     const stored = Buffer.allocUnsafe(entry.length);
     const read = fs.readSync(this.archiveFd(entry.archive), stored, 0, entry.length, entry.offset);
     if (read !== entry.length)
-      throw new Error(`${packedArchivePath(this.descriptor.shard, entry.archive)} ends before ${treePath}'s bytes (${read} of ${entry.length})`);
+      throw new Error(
+        `${packedArchivePath(this.descriptor.shard, entry.archive)} ends before ${treePath}'s bytes (${read} of ${entry.length})`,
+      );
     return { entry, stored };
   }
 

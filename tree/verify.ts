@@ -85,7 +85,14 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
       if (!(error instanceof UserError)) throw error;
       fail(error.message);
       progress.end();
-      return { files: 0, failures: found.failures, truncated: found.truncated, coverage: 'no record', wallets: 0, stageSeconds: progress.stageSeconds };
+      return {
+        files: 0,
+        failures: found.failures,
+        truncated: found.truncated,
+        coverage: 'no record',
+        wallets: 0,
+        stageSeconds: progress.stageSeconds,
+      };
     }
   }
   try {

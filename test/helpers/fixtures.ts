@@ -175,6 +175,8 @@ export async function build(
     /** As `--allow-empty` and `--allow-distant-now`: the library refuses both unless asked, as the CLI does. */
     allowEmpty?: boolean;
     allowDistantNow?: boolean;
+    /** As `--packed`: the archives, index and manifest (a packed folder's files are not readable through `text`). */
+    packed?: boolean;
   } = {},
 ): Promise<Built> {
   const root = tempDir();
@@ -193,6 +195,7 @@ export async function build(
     threads: 1,
     allowEmpty,
     allowDistantNow,
+    packed: options.packed,
     ...(manifest ? { manifest } : {}),
   });
   const summary = await buildSnapshot(config, { threadCache });
