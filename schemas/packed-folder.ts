@@ -27,11 +27,9 @@ export const PackedFolderSchema = z
     pack: PackedShardSchema.meta({ description: 'the archives and the shape of the index, as the live pointer carries them' }),
     archives: z.array(SealedFileSchema).min(1),
     index: SealedFileSchema,
-    manifest: SealedFileSchema.extend({ textSha256: Sha256Schema })
-      .strict()
-      .meta({
-        description: 'manifest.sha256.gz: the members\' "<sha256>  <path>" lines in path order, as publish stores a shard\'s record',
-      }),
+    manifest: SealedFileSchema.extend({ textSha256: Sha256Schema }).strict().meta({
+      description: 'manifest.sha256.gz: the members\' "<sha256>  <path>" lines in path order, as publish stores a shard\'s record',
+    }),
   })
   .strict()
   .refine((folder) => folder.shard.index <= folder.shard.count, 'shard index above the shard count')
