@@ -10,7 +10,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { cpuSeconds, runMeasured, startMeasuredServer, type Measured, type MeasuredServer, type Usage } from './children.ts';
-import { listTree } from './floor.ts';
+import { listTree, measureSyncFloor } from './floor.ts';
+import { measurePass, type PassFigures } from './pack-floor.ts';
 
 export interface NightPlan {
   cli: string;
@@ -27,6 +28,10 @@ export interface NightPlan {
   keep: boolean;
   /** Extra options of every build (e.g. --memory-limit). */
   buildOptions: string[];
+  /** Each shard's build writes its pack (build --packed). */
+  packed: boolean;
+  /** After each shard's job, its floors (pack-floor.ts), on the same shard built as a tree of files. */
+  floors: boolean;
   log: (text: string) => void;
 }
 
@@ -47,6 +52,20 @@ export interface ShardFigures {
   stage: StepFigures & { version: string | null; serverCpuSeconds: number | null; storeBytes: number; storeObjects: number };
   /** build + verify + stage, against the bars (600 s, 2 GiB). */
   night: { wallSeconds: number; cpuSeconds: number | null; peakRssMB: number | null; withinTime: boolean; withinMemory: boolean };
+  /** `--floors`: the same shard built as a tree of files, and the floors of its documents. */
+  floors: ShardFloors | null;
+}
+
+export interface ShardFloors {
+  plainBuild: StepFigures & { files: number; bytes: number };
+  /** Node writing the same files, one after another. */
+  write: { wallSeconds: number };
+  /** Every file read once and gzipped at level 2 on two threads: the pack floor. */
+  gzip: PassFigures;
+  /** Every file read once and hashed with sha256 on two threads. */
+  sha256: PassFigures;
+  /** The job's wall over the pack floor's (bar 2). */
+  jobOverPackFloor: number;
 }
 
 export interface NightFigures {
@@ -117,7 +136,8 @@ export async function runNight(plan: NightPlan): Promise<NightFigures> {
   );
   const serverAfter = await server.usageNow();
   plan.log(`commit ${describe(commit)}; S3 server ${cpuDelta(serverBefore, serverAfter)} CPU-s`);
-  const committed = commit.code === 0 && /^committed version /m.test(commit.stdout);
+  // A shard of 1 went live with its publish: the commit has nothing left to switch.
+  const committed = commit.code === 0 && (plan.shards === 1 || /^committed version /m.test(commit.stdout));
   const outcome =
     commit.code === 0
       ? firstLine(commit.stdout)
@@ -169,14 +189,29 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
   const build = await runMeasured(
     `build --prepared ${folder}`,
     [],
-    [plan.cli, 'build', '--prepared', folder, '--out', out, '--progress', 'lines', '--summary-json', summaryFile, ...plan.buildOptions],
+    [
+      plan.cli,
+      'build',
+      '--prepared',
+      folder,
+      '--out',
+      out,
+      '--progress',
+      'lines',
+      '--summary-json',
+      summaryFile,
+      ...(plan.packed ? ['--packed'] : []),
+      ...plan.buildOptions,
+    ],
   );
   plan.log(`shard ${label}: build ${describe(build)}`);
   if (build.code !== 0) throw new Error(`the build of shard ${label} failed with exit code ${build.code ?? build.signal}`);
   const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
 
   plan.log(`shard ${label}: verifying...`);
-  const verify = await runMeasured(`verify --shard ${label}`, [], [plan.cli, 'verify', '--dir', out, '--shard', label]);
+  // A shard of 1 is the whole tree, and verify says so (and refuses --shard 1/1).
+  const shardOption = plan.shards > 1 ? ['--shard', label] : [];
+  const verify = await runMeasured(`verify ${shardOption.join(' ')}`, [], [plan.cli, 'verify', '--dir', out, ...shardOption]);
   plan.log(`shard ${label}: verify ${describe(verify)}`);
   if (verify.code !== 0) throw new Error(`verify of shard ${label} failed with exit code ${verify.code ?? verify.signal}`);
 
@@ -191,8 +226,12 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
   const serverAfter = await server.usageNow();
   plan.log(`shard ${label}: stage ${describe(stage)}; S3 server ${cpuDelta(serverBefore, serverAfter)} CPU-s`);
   if (stage.code !== 0) throw new Error(`staging shard ${label} failed with exit code ${stage.code ?? stage.signal}`);
-  const staged = /^staged shard (\d+) of (\d+) of version (\S+)/m.exec(stage.stdout);
-  if (!staged || Number(staged[1]) !== shard || Number(staged[2]) !== plan.shards) {
+  // A shard of 1 is the whole tree: publish stages and commits it in one command.
+  const staged =
+    plan.shards === 1
+      ? /^published version ()()(\S+)/m.exec(stage.stdout)
+      : /^staged shard (\d+) of (\d+) of version (\S+)/m.exec(stage.stdout);
+  if (!staged || (plan.shards > 1 && (Number(staged[1]) !== shard || Number(staged[2]) !== plan.shards))) {
     throw new Error(`publish did not print "staged shard ${shard} of ${plan.shards} of version ...": ${firstLine(stage.stdout)}`);
   }
   // s3rver keeps each object as `<name>._S3rver_object` beside its metadata.
@@ -203,6 +242,7 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
 
   const steps = [build, verify, stage];
   const wallSeconds = steps.reduce((sum, one) => sum + one.wallSeconds, 0);
+  const floors = plan.floors ? await measureFloors(plan, folder, label, wallSeconds) : null;
   const cpu = steps.every((one) => one.usage !== null) ? steps.reduce((sum, one) => sum + cpuSeconds(one.usage)!, 0) : null;
   const peakRssBytes = steps.every((one) => one.usage !== null) ? Math.max(...steps.map((one) => one.usage!.peakRssBytes)) : null;
   return {
@@ -231,6 +271,54 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
       withinTime: wallSeconds <= BARS.shardSeconds,
       withinMemory: peakRssBytes !== null && peakRssBytes <= BARS.shardRssBytes,
     },
+    floors,
+  };
+}
+
+/**
+ * The shard's floors: it is built again as a tree of files (measured: the plain build), and on
+ * those files Node writes them again, then two threads read them and gzip them at level 2 (the
+ * pack floor), then read them and hash them. Everything made here goes once measured.
+ */
+async function measureFloors(plan: NightPlan, folder: string, label: string, jobSeconds: number): Promise<ShardFloors> {
+  const out = path.join(plan.trees, 'floor-tree');
+  const builds = path.join(plan.trees, '.floor-tree.builds');
+  const written = path.join(plan.trees, 'floor-written');
+  for (const leftover of [out, builds, written]) fs.rmSync(leftover, { recursive: true, force: true });
+  const summaryFile = path.join(plan.trees, 'summary-floor-tree.json');
+  plan.log(`shard ${label}: the floors: building it as a tree of files...`);
+  const build = await runMeasured(
+    `build --prepared ${folder} (a tree of files)`,
+    [],
+    [plan.cli, 'build', '--prepared', folder, '--out', out, '--progress', 'lines', '--summary-json', summaryFile, ...plan.buildOptions],
+  );
+  plan.log(`shard ${label}: plain build ${describe(build)}`);
+  if (build.code !== 0) throw new Error(`the plain build of shard ${label} failed with exit code ${build.code ?? build.signal}`);
+  const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+  const tree = fs.realpathSync(out);
+  const files = listTree(tree);
+  plan.log(`shard ${label}: the floors: Node writing the same ${files.length} files...`);
+  const write = measureSyncFloor(files, written);
+  fs.rmSync(written, { recursive: true, force: true });
+  const names = files.map((file) => file.file);
+  plan.log(`shard ${label}: the floors: read and gzip at level 2 on two threads...`);
+  const gzip = await measurePass(tree, names, 'gzip');
+  plan.log(`shard ${label}: the floors: read and sha256 on two threads...`);
+  const sha256 = await measurePass(tree, names, 'sha256');
+  if (!plan.keep) for (const leftover of [out, builds]) fs.rmSync(leftover, { recursive: true, force: true });
+  const pass = (one: PassFigures): PassFigures => ({
+    wallSeconds: round(one.wallSeconds),
+    readSeconds: round(one.readSeconds),
+    workSeconds: round(one.workSeconds),
+    bytes: one.bytes,
+    storedBytes: one.storedBytes,
+  });
+  return {
+    plainBuild: { ...step(build), files: summary.files, bytes: summary.bytes },
+    write: { wallSeconds: round(write.seconds) },
+    gzip: pass(gzip),
+    sha256: pass(sha256),
+    jobOverPackFloor: round(jobSeconds / gzip.wallSeconds),
   };
 }
 
@@ -303,6 +391,19 @@ export function formatNight(figures: NightFigures): string {
       `  build+verify+stage    ${shard.night.wallSeconds} s (bar ${BARS.shardSeconds} s: ${verdict(shard.night.withinTime)}), ${shard.night.cpuSeconds ?? '?'} CPU-s, ` +
         `peak RSS ${shard.night.peakRssMB ?? '?'} MB (bar ${BARS.shardRssBytes / 2 ** 20} MB: ${verdict(shard.night.withinMemory)})`,
     );
+    const floors = shard.floors;
+    if (floors) {
+      const pass = (one: PassFigures) =>
+        `${one.wallSeconds} s wall (threads: reading ${one.readSeconds} s, work ${one.workSeconds} s), ${gib(one.bytes)} read`;
+      lines.push(
+        `  the floors, on the same shard as a tree of files:`,
+        `    plain build         ${usage(floors.plainBuild)}; ${floors.plainBuild.files} files, ${gib(floors.plainBuild.bytes)}`,
+        `    Node writing them   ${floors.write.wallSeconds} s`,
+        `    pack floor (gzip 2) ${pass(floors.gzip)}, ${gib(floors.gzip.storedBytes)} compressed`,
+        `    sha256 of them      ${pass(floors.sha256)}`,
+        `    job / pack floor    ${floors.jobOverPackFloor} (bar 2)`,
+      );
+    }
   }
   const commit = figures.commit;
   lines.push(

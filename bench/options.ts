@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]
-       npm run bench -- --wallets N --shard K/N [--seed S] [--keep]
+       npm run bench -- --wallets N --shard K/N [--packed] [--floors] [--seed S] [--keep]
        npm run bench -- --wallets N --stage-all --shards N [--seed S] [--keep]
        npm run bench -- --wallets N --incremental --shards N [--days D] [--seed S] [--keep]
        (each also takes [--data DIR] [--trees DIR] [--store DIR] [--generate-memory SIZE] [--build-memory SIZE];
@@ -13,6 +13,10 @@ export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server
   --shard K/N         the night of one shard of N: build --shard K/N, verify, stage it with publish to
                       a local S3 server (s3rver, storing on tmpfs), then publish --commit, which must
                       refuse the version while the other N-1 shards are missing (exit 1)
+  --packed            with --shard or --stage-all: each shard's build writes its pack (build --packed)
+  --floors            with --shard: after the shard's job, the same shard built as a tree of files, and
+                      on its files the floors: Node writing them, read and gzipped at level 2 on two
+                      threads (the pack floor), read and hashed with sha256
   --stage-all         the whole sharded night at a smaller size: build, verify and stage every shard
   --shards N          1..N one after the other (each measured, each tree removed once staged), then commit
 
@@ -50,6 +54,10 @@ export interface BenchOptions {
   generateMemory: string;
   /** The builds' --memory-limit; null: the build's default. */
   buildMemory: string | null;
+  /** Shard builds write their pack (build --packed). */
+  packed: boolean;
+  /** After a shard's job, the floors of its documents (pack-floor.ts). */
+  floors: boolean;
 }
 
 export class UsageError extends Error {}
@@ -76,6 +84,8 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
         store: { type: 'string' },
         'generate-memory': { type: 'string' },
         'build-memory': { type: 'string' },
+        packed: { type: 'boolean' },
+        floors: { type: 'boolean' },
       },
     }));
   } catch (error) {
@@ -101,6 +111,8 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
     store: values.store ?? null,
     generateMemory: values['generate-memory'] ?? '2GB',
     buildMemory: values['build-memory'] ?? null,
+    packed: values.packed === true,
+    floors: values.floors === true,
   };
   for (const [name, size] of [
     ['--generate-memory', options.generateMemory],
@@ -124,5 +136,8 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
   } else if (values.shards !== undefined) {
     throw new UsageError('--shards goes with --stage-all or --incremental (for one shard: --shard K/N)');
   }
+  if (options.packed && options.night?.kind !== 'one-shard' && options.night?.kind !== 'stage-all')
+    throw new UsageError('--packed goes with --shard K/N or --stage-all');
+  if (options.floors && options.night?.kind !== 'one-shard') throw new UsageError('--floors goes with --shard K/N');
   return options;
 }

@@ -304,6 +304,8 @@ async function sharded(night: { kind: 'one-shard'; shard: number; shards: number
     keep,
     log,
     buildOptions: buildOptions(),
+    packed: options.packed,
+    floors: options.floors,
   });
   process.stdout.write(
     `\nwallets                 ${wallets}, ${night.kind === 'one-shard' ? `shard ${night.shard} of ${shards}` : `all ${shards} shards`}\n`,
