@@ -82,13 +82,24 @@ let manifest = false;
 /** The document threads' ports of the current build. */
 let documentPorts: MessagePort[] = [];
 
-/** Each wallet's folder and its `portfolio` folder, then its two files (the layout of tree/layout.ts). */
+/**
+ * A batch the document threads assembled: each wallet's folder and its `portfolio` folder, then its
+ * two files (the layout of tree/layout.ts); or each participant's `points/history.json`, beside the
+ * points file the points stage wrote (so its folder exists).
+ */
 function writeWalletDocuments(batch: AssembledBatch): FileReply {
   const bytes = new Uint8Array(batch.bytes);
-  if (pack) return packWalletDocuments(pack, batch, bytes);
+  if (pack) return packAssembled(pack, batch, bytes);
   let start = 0;
+  const histories = batch.kind === 'histories';
   for (let w = 0; w < batch.wallets.length; w++) {
     const folder = path.join(addressDir, batch.wallets[w]!);
+    if (histories) {
+      fs.mkdirSync(path.join(folder, POINTS_HISTORY_DIR_NAME));
+      fs.writeFileSync(path.join(folder, POINTS_HISTORY_DIR_NAME, POINTS_HISTORY_FILE_NAME), bytes.subarray(start, batch.ends[w]!));
+      start = batch.ends[w]!;
+      continue;
+    }
     fs.mkdirSync(folder);
     fs.mkdirSync(path.join(folder, 'portfolio'));
     const historyEnd = batch.ends[2 * w]!;
@@ -100,7 +111,7 @@ function writeWalletDocuments(batch: AssembledBatch): FileReply {
   // The document threads hashed these documents: they had them in hand.
   return {
     id: batch.id,
-    files: 2 * batch.wallets.length,
+    files: batch.ends.length,
     bytes: start,
     positionsWithoutPrice: batch.positionsWithoutPrice,
     manifestLines: batch.manifestLines,
@@ -108,23 +119,22 @@ function writeWalletDocuments(batch: AssembledBatch): FileReply {
   };
 }
 
-/** A wallet batch compressed and hashed by its document thread, each document a member as it is. */
-function packWalletDocuments(writer: PackFileWriter, batch: AssembledBatch, bytes: Uint8Array): FileReply {
+/** A batch compressed and hashed by its document thread, each document a member as it is. */
+function packAssembled(writer: PackFileWriter, batch: AssembledBatch, bytes: Uint8Array): FileReply {
   const { digests, rawEnds } = batch.packed!;
+  const perWallet = batch.kind === 'histories' ? 1 : 2;
   let start = 0;
-  for (let w = 0; w < batch.wallets.length; w++) {
-    const files = [portfolioFile(batch.wallets[w]!), dailyFile(batch.wallets[w]!)];
-    for (let k = 0; k < 2; k++) {
-      const i = 2 * w + k;
-      const digest = Buffer.from(digests.buffer, digests.byteOffset + 32 * i, 32).toString('hex');
-      const rawSize = rawEnds[i]! - (i === 0 ? 0 : rawEnds[i - 1]!);
-      writer.addStored(files[k]!, bytes.subarray(start, batch.ends[i]!), true, digest, rawSize);
-      start = batch.ends[i]!;
-    }
+  for (let i = 0; i < batch.ends.length; i++) {
+    const wallet = batch.wallets[Math.floor(i / perWallet)]!;
+    const file = perWallet === 1 ? pointsHistoryFile(wallet) : i % 2 === 0 ? portfolioFile(wallet) : dailyFile(wallet);
+    const digest = Buffer.from(digests.buffer, digests.byteOffset + 32 * i, 32).toString('hex');
+    const rawSize = rawEnds[i]! - (i === 0 ? 0 : rawEnds[i - 1]!);
+    writer.addStored(file, bytes.subarray(start, batch.ends[i]!), true, digest, rawSize);
+    start = batch.ends[i]!;
   }
   return {
     id: batch.id,
-    files: 2 * batch.wallets.length,
+    files: batch.ends.length,
     bytes: rawEnds.length === 0 ? 0 : rawEnds[rawEnds.length - 1]!,
     positionsWithoutPrice: batch.positionsWithoutPrice,
     manifestLines: batch.manifestLines,

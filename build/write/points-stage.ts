@@ -2,7 +2,6 @@ import type { Progress } from '../../core/progress.ts';
 import { expectStreamReached } from '../stream.ts';
 import type { Shard } from '../../core/shard.ts';
 import type { Leaderboard } from '../../schemas/leaderboard.ts';
-import type { PointsBatch } from './file-thread.ts';
 import type { WriterPool } from './writer-pool.ts';
 
 export interface PointsWriteOptions {
@@ -28,27 +27,28 @@ const SAMPLE_EVERY_BATCHES = 10;
  * that ends early does so without an error, see build/compute/leaderboards.ts, and a tree missing
  * participants must not be published).
  */
-export class PointsStage<B extends { walletCount: number; take(id: number): PointsBatch }> {
+export class PointsStage<B extends { walletCount: number }> {
   private done = 0;
   private batches = 0;
   private readonly filesBefore: number;
   private readonly bytesBefore: number;
 
+  /** `send`: hands a batch on (`sample`: its first document is to be checked against its schema). */
   constructor(
     private readonly pool: WriterPool,
     private readonly documents: string,
     private readonly total: number,
     private readonly progress: Progress,
-    private readonly checkFirst: (batch: B) => void,
+    private readonly send: (batch: B, sample: boolean) => Promise<void>,
   ) {
     this.filesBefore = pool.files;
     this.bytesBefore = pool.bytes;
   }
 
   async submit(batch: B): Promise<void> {
-    if (this.batches++ % SAMPLE_EVERY_BATCHES === 0) this.checkFirst(batch);
+    const sample = this.batches++ % SAMPLE_EVERY_BATCHES === 0;
     this.done += batch.walletCount;
-    await this.pool.submitPoints(batch.take(this.pool.nextBatchId()));
+    await this.send(batch, sample);
     this.progress.tick(this.done, this.total, 'participants');
   }
 

@@ -26,7 +26,10 @@ export async function writePoints(db: Database, pool: WriterPool, options: Point
     'points standings',
     await countParticipants(db, options.shard),
     options.progress,
-    (first) => checkSample(first.firstWallet, first.firstDocument),
+    async (batch, sample) => {
+      if (sample) checkSample(batch.firstWallet, batch.firstDocument);
+      await pool.submitPoints(batch.take(pool.nextBatchId()));
+    },
   );
   let batch = new BatchBuilder();
   const submit = async () => {

@@ -90,7 +90,8 @@ export class WalletBatchBuilder {
 
 type TypedArray = Int8Array | Int32Array | Uint32Array | Float64Array;
 
-class GrowingArray<T extends TypedArray> {
+/** A typed array that grows as items are pushed (nothing boxed), taken whole to be transferred. */
+export class GrowingArray<T extends TypedArray> {
   private items: T;
   length = 0;
 

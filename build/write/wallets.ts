@@ -42,7 +42,7 @@ const BATCH_SNAPSHOTS = 4_000;
 /** One batch in this many has its first wallet's documents checked against the schemas. */
 const SAMPLE_EVERY_BATCHES = 50;
 
-/** Streams the wallets into `pool`, waits for every file, then stops the pool's document threads. */
+/** Streams the wallets into `pool` and waits for every file (the document threads stay for the points histories). */
 export async function writeWallets(db: Database, pool: WriterPool, options: WalletWriteOptions): Promise<WalletWriteResult> {
   const walletSql = walletOfSeriesSql('s.series');
   const inShard =
@@ -103,7 +103,6 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
   } finally {
     addresses.close();
     await slices?.close();
-    await pool.stopDocumentThreads();
   }
   expectStreamReached(done, total, 'snapshots (wallets)');
   return {

@@ -13,6 +13,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { fromCrossing } from '../../core/errors.ts';
 import { transferList, type WalletBatch } from './wallet-batch.ts';
+import { historyTransferList, type HistoryRows } from './history-rows.ts';
 import { InBatchOrder } from './manifest-order.ts';
 import type { ThreadCache } from './thread-cache.ts';
 import type { DocumentRequest, DocumentSetup } from './document-thread.ts';
@@ -104,6 +105,15 @@ export class WriterPool {
     );
   }
 
+  /** Hands a batch of points-history rows to the next document thread, which writes their documents (history-rows.ts). */
+  async submitHistories(rows: HistoryRows, sample: boolean): Promise<void> {
+    if (this.documentThreads.length === 0) throw new Error('the document threads have stopped');
+    const thread = this.documentThreads[this.nextThread++ % this.documentThreads.length]!;
+    await this.dispatch(thread, this.nextBatchId(), (id) =>
+      thread.worker.postMessage({ type: 'histories', id, rows, sample } satisfies DocumentRequest, historyTransferList(rows)),
+    );
+  }
+
   /** The id of the next batch: its place in the manifest (a points batch carries it). */
   nextBatchId(): number {
     return this.nextId++;
@@ -145,7 +155,7 @@ export class WriterPool {
     this.throwIfFailed();
   }
 
-  /** Once the wallets are written: their threads' memory (price book, buffers) is not needed by the later stages. */
+  /** Once the points histories are written: the document threads' memory (price book, buffers) is not needed by the later stages. */
   async stopDocumentThreads(): Promise<void> {
     const threads = this.documentThreads;
     this.documentThreads = [];
