@@ -220,7 +220,7 @@ ${SETUP}      - name: Fetch this shard's folder
             --only-show-errors \${SNAPSHOT_ENDPOINT:+--endpoint-url "$SNAPSHOT_ENDPOINT"}
       - name: Build the shard from its folder
         run: |
-          npx wallet-snapshot build --prepared "night/shard-$SHARD-of-$SHARDS" --out public --no-sync --progress lines \\
+          npx wallet-snapshot build --prepared "night/shard-$SHARD-of-$SHARDS" --packed --out public --no-sync --progress lines \\
             --summary-json summaries/build.json
       - name: Verify the shard (its wallets and the shared files)
         run: npx wallet-snapshot verify --dir public --shard "$SHARD/$SHARDS" --progress lines --summary-json summaries/verify.json

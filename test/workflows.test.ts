@@ -93,6 +93,18 @@ test("the sharded night: the shard count written once, one matrix from prepare's
   assert.is(shardedWorkflow(10).replace('SHARDS: 10', 'SHARDS: 3'), shardedWorkflow(3));
 });
 
+test("a shard's job builds packed (build --packed): its archives are sent as built; the one-runner night builds a tree of files", () => {
+  for (const [name, text] of NIGHTLY) {
+    const workflow = parse(text) as Workflow;
+    const builds = Object.values(workflow.jobs)
+      .flatMap((job) => job.steps)
+      .map((step) => (step as { run?: string }).run ?? '')
+      .filter((run) => /wallet-snapshot build /.test(run));
+    assert.is(builds.length, 1, name);
+    assert.is(/--packed\b/.test(builds[0]!), name.includes('sharded'), `${name}: ${builds[0]}`);
+  }
+});
+
 test('the published version is proved right after the publish (verify --from, a sample of its documents)', () => {
   for (const [name, text] of NIGHTLY) {
     const workflow = parse(text) as Workflow;
