@@ -12,6 +12,7 @@ import path from 'node:path';
 import { cpuSeconds, runMeasured, startMeasuredServer, type Measured, type MeasuredServer, type Usage } from './children.ts';
 import { listTree, measureSyncFloor } from './floor.ts';
 import { measurePass, type PassFigures } from './pack-floor.ts';
+import { formatProfileSummary, summariseProfiles, type ProfileSummary } from './profile-summary.ts';
 
 export interface NightPlan {
   cli: string;
@@ -32,6 +33,8 @@ export interface NightPlan {
   packed: boolean;
   /** After each shard's job, its floors (pack-floor.ts), on the same shard built as a tree of files. */
   floors: boolean;
+  /** Each step of a shard's job run under `node --cpu-prof` into a folder of its own here (profile-summary.ts); null: none. */
+  profile: string | null;
   log: (text: string) => void;
 }
 
@@ -54,6 +57,8 @@ export interface ShardFigures {
   night: { wallSeconds: number; cpuSeconds: number | null; peakRssMB: number | null; withinTime: boolean; withinMemory: boolean };
   /** `--floors`: the same shard built as a tree of files, and the floors of its documents. */
   floors: ShardFloors | null;
+  /** `--profile`: where each step's seconds went, by kind of work (profile-summary.ts). */
+  profiles: Record<'build' | 'verify' | 'stage', ProfileSummary> | null;
 }
 
 export interface ShardFloors {
@@ -186,24 +191,21 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
 
   plan.log(`shard ${label}: building from its prepared folder...`);
   const folder = path.join(night, `shard-${shard}-of-${plan.shards}`);
-  const build = await runMeasured(
-    `build --prepared ${folder}`,
-    [],
-    [
-      plan.cli,
-      'build',
-      '--prepared',
-      folder,
-      '--out',
-      out,
-      '--progress',
-      'lines',
-      '--summary-json',
-      summaryFile,
-      ...(plan.packed ? ['--packed'] : []),
-      ...plan.buildOptions,
-    ],
-  );
+  const profiled = (step: string) => (plan.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(plan.profile, step)] : []);
+  const build = await runMeasured(`build --prepared ${folder}`, profiled('build'), [
+    plan.cli,
+    'build',
+    '--prepared',
+    folder,
+    '--out',
+    out,
+    '--progress',
+    'lines',
+    '--summary-json',
+    summaryFile,
+    ...(plan.packed ? ['--packed'] : []),
+    ...plan.buildOptions,
+  ]);
   plan.log(`shard ${label}: build ${describe(build)}`);
   if (build.code !== 0) throw new Error(`the build of shard ${label} failed with exit code ${build.code ?? build.signal}`);
   const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
@@ -211,7 +213,13 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
   plan.log(`shard ${label}: verifying...`);
   // A shard of 1 is the whole tree, and verify says so (and refuses --shard 1/1).
   const shardOption = plan.shards > 1 ? ['--shard', label] : [];
-  const verify = await runMeasured(`verify ${shardOption.join(' ')}`, [], [plan.cli, 'verify', '--dir', out, ...shardOption]);
+  const verify = await runMeasured(`verify ${shardOption.join(' ')}`, profiled('verify'), [
+    plan.cli,
+    'verify',
+    '--dir',
+    out,
+    ...shardOption,
+  ]);
   plan.log(`shard ${label}: verify ${describe(verify)}`);
   if (verify.code !== 0) throw new Error(`verify of shard ${label} failed with exit code ${verify.code ?? verify.signal}`);
 
@@ -219,7 +227,7 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
   const serverBefore = await server.usageNow();
   const stage = await runMeasured(
     `publish (stage) ${label}`,
-    [],
+    profiled('stage'),
     [plan.cli, 'publish', '--dir', out, '--to', LOCATION, '--endpoint', endpoint, '--progress', 'lines'],
     S3_CREDENTIALS,
   );
@@ -272,6 +280,13 @@ async function runShard(plan: NightPlan, server: MeasuredServer, endpoint: strin
       withinMemory: peakRssBytes !== null && peakRssBytes <= BARS.shardRssBytes,
     },
     floors,
+    profiles: plan.profile
+      ? {
+          build: summariseProfiles(path.join(plan.profile, 'build')),
+          verify: summariseProfiles(path.join(plan.profile, 'verify')),
+          stage: summariseProfiles(path.join(plan.profile, 'stage')),
+        }
+      : null,
   };
 }
 
@@ -391,6 +406,14 @@ export function formatNight(figures: NightFigures): string {
       `  build+verify+stage    ${shard.night.wallSeconds} s (bar ${BARS.shardSeconds} s: ${verdict(shard.night.withinTime)}), ${shard.night.cpuSeconds ?? '?'} CPU-s, ` +
         `peak RSS ${shard.night.peakRssMB ?? '?'} MB (bar ${BARS.shardRssBytes / 2 ** 20} MB: ${verdict(shard.night.withinMemory)})`,
     );
+    if (shard.profiles) {
+      for (const [name, step] of [
+        ['build', shard.build],
+        ['verify', shard.verify],
+        ['stage', shard.stage],
+      ] as const)
+        lines.push(`  where ${name}'s seconds went:`, formatProfileSummary(shard.profiles[name], step.cpuSeconds));
+    }
     const floors = shard.floors;
     if (floors) {
       const pass = (one: PassFigures) =>

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]
-       npm run bench -- --wallets N --shard K/N [--packed] [--floors] [--seed S] [--keep]
+       npm run bench -- --wallets N --shard K/N [--packed] [--floors] [--profile DIR] [--seed S] [--keep]
        npm run bench -- --wallets N --stage-all --shards N [--seed S] [--keep]
        npm run bench -- --wallets N --incremental --shards N [--days D] [--seed S] [--keep]
        (each also takes [--data DIR] [--trees DIR] [--store DIR] [--generate-memory SIZE] [--build-memory SIZE];
@@ -17,6 +17,9 @@ export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server
   --floors            with --shard: after the shard's job, the same shard built as a tree of files, and
                       on its files the floors: Node writing them, read and gzipped at level 2 on two
                       threads (the pack floor), read and hashed with sha256
+  --profile DIR       with --shard: each step of the shard's job run under node --cpu-prof (profiles in
+                      DIR/<step>), and where its seconds went printed by kind of work (bench/profile-summary.ts);
+                      profiling costs time: take the figures from a run without it
   --stage-all         the whole sharded night at a smaller size: build, verify and stage every shard
   --shards N          1..N one after the other (each measured, each tree removed once staged), then commit
 
@@ -58,6 +61,8 @@ export interface BenchOptions {
   packed: boolean;
   /** After a shard's job, the floors of its documents (pack-floor.ts). */
   floors: boolean;
+  /** Each step of a shard's job profiled into this folder (profile-summary.ts); null: none. */
+  profile: string | null;
 }
 
 export class UsageError extends Error {}
@@ -86,6 +91,7 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
         'build-memory': { type: 'string' },
         packed: { type: 'boolean' },
         floors: { type: 'boolean' },
+        profile: { type: 'string' },
       },
     }));
   } catch (error) {
@@ -113,6 +119,7 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
     buildMemory: values['build-memory'] ?? null,
     packed: values.packed === true,
     floors: values.floors === true,
+    profile: values.profile ?? null,
   };
   for (const [name, size] of [
     ['--generate-memory', options.generateMemory],
@@ -139,5 +146,6 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
   if (options.packed && options.night?.kind !== 'one-shard' && options.night?.kind !== 'stage-all')
     throw new UsageError('--packed goes with --shard K/N or --stage-all');
   if (options.floors && options.night?.kind !== 'one-shard') throw new UsageError('--floors goes with --shard K/N');
+  if (options.profile !== null && options.night?.kind !== 'one-shard') throw new UsageError('--profile goes with --shard K/N');
   return options;
 }

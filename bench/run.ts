@@ -306,6 +306,7 @@ async function sharded(night: { kind: 'one-shard'; shard: number; shards: number
     buildOptions: buildOptions(),
     packed: options.packed,
     floors: options.floors,
+    profile: options.profile === null ? null : path.resolve(options.profile),
   });
   process.stdout.write(
     `\nwallets                 ${wallets}, ${night.kind === 'one-shard' ? `shard ${night.shard} of ${shards}` : `all ${shards} shards`}\n`,
