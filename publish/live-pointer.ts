@@ -2,12 +2,12 @@
  * `PREFIX/live.json` in object storage (its format: tree/live-pointer.ts). It is written last:
  * until it changes, every reader keeps serving the version it names, whole.
  */
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.ts';
 import { describe, pointerKey, type Location } from './location.ts';
 import { POINTER_CACHE_CONTROL } from '../tree/bucket.ts';
 import { parsePointer, pointerText, type LivePointer } from '../tree/live-pointer.ts';
-import { readObjectText, storageFailure } from './storage.ts';
+import { readObjectText, writeObject } from './storage.ts';
 
 export type { LivePointer } from '../tree/live-pointer.ts';
 
@@ -34,18 +34,14 @@ export async function readPointer(client: S3Client, location: Location, abortSig
 export async function writePointer(client: S3Client, location: Location, pointer: LivePointer, abortSignal?: AbortSignal): Promise<void> {
   const text = pointerText(pointer);
   try {
-    await client.send(
-      new PutObjectCommand({
-        Bucket: location.bucket,
-        Key: pointerKey(location),
-        Body: text,
-        ContentType: 'application/json; charset=utf-8',
-        CacheControl: POINTER_CACHE_CONTROL,
-      }),
-      { abortSignal },
+    await writeObject(
+      client,
+      location,
+      pointerKey(location),
+      { body: text, contentType: 'application/json; charset=utf-8', cacheControl: POINTER_CACHE_CONTROL },
+      abortSignal,
     );
-  } catch (error) {
-    const failure = storageFailure(error, location, `writing ${pointerKey(location)}`);
+  } catch (failure) {
     if (abortSignal?.aborted) throw failure;
     const stored = await readObjectText(client, location, pointerKey(location), abortSignal).catch(() => null);
     if (stored !== text) throw failure;

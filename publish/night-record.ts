@@ -7,13 +7,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.ts';
 import { RECORD_CACHE_CONTROL } from '../tree/bucket.ts';
 import { addShardSummaries, nightSummaryFile, nightSummaryText, parseNightSummary } from '../tree/night-summary.ts';
 import type { NightSummary } from '../schemas/night-summary.ts';
 import { describe, objectKey, type Location } from './location.ts';
-import { readObjectText, storageFailure } from './storage.ts';
+import { readObjectText, writeObject } from './storage.ts';
 import type { CheckedTree } from './checked-tree.ts';
 
 /** The tree's summary (a union of N shards' trees: their N summaries added up), as its build wrote it. */
@@ -51,20 +51,13 @@ export async function writeNightRecord(
   abortSignal?: AbortSignal,
 ): Promise<void> {
   const key = objectKey(location, version, treePath);
-  try {
-    await client.send(
-      new PutObjectCommand({
-        Bucket: location.bucket,
-        Key: key,
-        Body: nightSummaryText(summary),
-        ContentType: 'application/json; charset=utf-8',
-        CacheControl: RECORD_CACHE_CONTROL,
-      }),
-      { abortSignal },
-    );
-  } catch (error) {
-    throw storageFailure(error, location, `writing ${key}`);
-  }
+  await writeObject(
+    client,
+    location,
+    key,
+    { body: nightSummaryText(summary), contentType: 'application/json; charset=utf-8', cacheControl: RECORD_CACHE_CONTROL },
+    abortSignal,
+  );
 }
 
 /** null when there is none (a version published before publish kept one). */

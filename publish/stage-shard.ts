@@ -10,7 +10,6 @@
  * stored whole already.
  */
 import crypto from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { objectKey } from './location.ts';
 import { packFolder, PACK_CONTENT_TYPE, RECORD_CACHE_CONTROL, shardNightSummaryPath } from '../tree/bucket.ts';
 import { editedSinceBuild } from './build-records.ts';
@@ -21,7 +20,7 @@ import type { NightSummary } from '../schemas/night-summary.ts';
 import { writeNightRecord } from './night-record.ts';
 import { manifestText, shardedVersionIdOf } from './read-tree.ts';
 import { STORAGE_FORMAT } from '../tree/bucket.ts';
-import { listObjects, storageFailure, throwIfInterrupted } from './storage.ts';
+import { listObjects, throwIfInterrupted, writeObject } from './storage.ts';
 import { packOf, readCommit, readShardRecord, writeShardRecord, type Commit } from './version-store.ts';
 
 export interface StageSummary {
@@ -84,23 +83,15 @@ export async function stageShard(
 
   const target: PackTarget = {
     stored,
-    put: async (name, bytes) => {
-      const key = `${folder}${name}`;
-      try {
-        await client.send(
-          new PutObjectCommand({
-            Bucket: location.bucket,
-            Key: key,
-            Body: bytes,
-            ContentType: PACK_CONTENT_TYPE,
-            CacheControl: RECORD_CACHE_CONTROL,
-          }),
-          { abortSignal },
-        );
-      } catch (error) {
-        throw storageFailure(error, location, `uploading ${key}`);
-      }
-    },
+    put: (name, bytes) =>
+      writeObject(
+        client,
+        location,
+        `${folder}${name}`,
+        { body: bytes, contentType: PACK_CONTENT_TYPE, cacheControl: RECORD_CACHE_CONTROL },
+        abortSignal,
+        `uploading ${folder}${name}`,
+      ),
   };
   const packing = {
     progress,

@@ -14,7 +14,7 @@
  * receives nothing for the stall timeout is abandoned (the SDK's socket timeout): a retry on a
  * fresh connection, rather than a night waiting on a store that will never answer.
  */
-import { GetObjectCommand, paginateListObjectsV2, S3Client, type GetObjectCommandOutput } from '@aws-sdk/client-s3';
+import { GetObjectCommand, paginateListObjectsV2, PutObjectCommand, S3Client, type GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_STORAGE, UserError, messageOf } from '../core/errors.ts';
 import { describe, type Location } from './location.ts';
 
@@ -123,6 +123,43 @@ function wordsOf(error: unknown): string {
 /** Stops local work (reading, hashing) once a signal asked to stop. */
 export function throwIfInterrupted(abortSignal: AbortSignal | undefined, doing: string): void {
   if (abortSignal?.aborted) throw new UserError(`interrupted while ${doing}; ${RESUMABLE}`, EXIT_INTERRUPTED);
+}
+
+/** What an object carries beside its bytes. */
+export interface WrittenObject {
+  body: string | Uint8Array;
+  contentType: string;
+  cacheControl: string;
+  metadata?: Record<string, string>;
+}
+
+/**
+ * The one way publish writes an object: one `PUT` (retried by the client's strategy), its failure
+ * the store's error naming the key (exit 5, resumable).
+ */
+export async function writeObject(
+  client: S3Client,
+  location: Location,
+  key: string,
+  object: WrittenObject,
+  abortSignal?: AbortSignal,
+  doing = `writing ${key}`,
+): Promise<void> {
+  try {
+    await client.send(
+      new PutObjectCommand({
+        Bucket: location.bucket,
+        Key: key,
+        Body: object.body,
+        ContentType: object.contentType,
+        CacheControl: object.cacheControl,
+        ...(object.metadata ? { Metadata: object.metadata } : {}),
+      }),
+      { abortSignal },
+    );
+  } catch (error) {
+    throw storageFailure(error, location, doing);
+  }
 }
 
 /** An object's text, or null when the bucket has no object at `key`; any other failure is the store's. */

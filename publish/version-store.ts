@@ -3,7 +3,7 @@
  * removing them.
  */
 import zlib from 'node:zlib';
-import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
 import { describe, objectKey, versionPrefix, versionsPrefix, type Location } from './location.ts';
@@ -16,7 +16,7 @@ import {
   VERSION_ID_PATTERN,
 } from '../tree/bucket.ts';
 import { PackedShardSchema, type PackedShard } from '../tree/live-pointer.ts';
-import { listObjects, readObject, readObjectText, storageFailure } from './storage.ts';
+import { listObjects, readObject, readObjectText, storageFailure, writeObject } from './storage.ts';
 
 /** Every key under `prefix`, one page of up to 1,000 at a time. */
 export async function* listKeys(client: S3Client, location: Location, prefix: string, abortSignal?: AbortSignal): AsyncGenerator<string> {
@@ -136,20 +136,17 @@ export async function writeCommit(
   abortSignal?: AbortSignal,
 ): Promise<void> {
   const key = objectKey(location, version, COMMIT_PATH);
-  try {
-    await client.send(
-      new PutObjectCommand({
-        Bucket: location.bucket,
-        Key: key,
-        Body: `${JSON.stringify(CommitSchema.parse(commit))}\n`,
-        ContentType: 'application/json; charset=utf-8',
-        CacheControl: RECORD_CACHE_CONTROL,
-      }),
-      { abortSignal },
-    );
-  } catch (error) {
-    throw storageFailure(error, location, `writing ${key}`);
-  }
+  await writeObject(
+    client,
+    location,
+    key,
+    {
+      body: `${JSON.stringify(CommitSchema.parse(commit))}\n`,
+      contentType: 'application/json; charset=utf-8',
+      cacheControl: RECORD_CACHE_CONTROL,
+    },
+    abortSignal,
+  );
 }
 
 /** An object stored as a .gz file without Content-Encoding, so no server or proxy decodes it on the way. */
@@ -175,21 +172,13 @@ async function writeGzipObject(
   abortSignal?: AbortSignal,
 ): Promise<number> {
   const body = zlib.gzipSync(text);
-  try {
-    await client.send(
-      new PutObjectCommand({
-        Bucket: location.bucket,
-        Key: key,
-        Body: body,
-        ContentType: 'application/gzip',
-        CacheControl: RECORD_CACHE_CONTROL,
-        Metadata: metadata,
-      }),
-      { abortSignal },
-    );
-  } catch (error) {
-    throw storageFailure(error, location, `writing ${key}`);
-  }
+  await writeObject(
+    client,
+    location,
+    key,
+    { body, contentType: 'application/gzip', cacheControl: RECORD_CACHE_CONTROL, metadata },
+    abortSignal,
+  );
   return body.length;
 }
 
