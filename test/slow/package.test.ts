@@ -320,6 +320,27 @@ test("an app imports wallet-snapshot/client from the package: typechecked (its w
   }
 });
 
+test('wallet-snapshot-client, the light package, is the same JavaScript as wallet-snapshot/client, file for file', () => {
+  // Its prepack's build, into packages/client/dist (test/slow/client-package.test.ts packs and installs it).
+  const built = run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/build-client-package.ts')], { cwd: ROOT });
+  assert.is(built.status, 0, built.stderr);
+  const light = path.join(ROOT, 'packages', 'client', 'dist');
+  const scripts = fs.readdirSync(light).filter((file) => file.endsWith('.js'));
+  assert.equal(scripts.sort(), ['api-error.js', 'call-limits.js', 'etag-memory.js', 'index.js', 'request.js']);
+  for (const file of scripts) {
+    assert.is(
+      fs.readFileSync(path.join(light, file), 'utf8'),
+      fs.readFileSync(path.join(packageDir, 'dist', 'client', file), 'utf8'),
+      file,
+    );
+  }
+  // What the whole package has beside them is the schemas' validator, which the light package leaves out.
+  assert.equal(
+    fs.readdirSync(path.join(packageDir, 'dist', 'client')).filter((file) => file.endsWith('.js') && !scripts.includes(file)),
+    ['validation.js'],
+  );
+});
+
 const hosting = fs.readFileSync(path.join(ROOT, 'docs', 'hosting.md'), 'utf8');
 
 /** The text of the first fenced block after `marker` in docs/hosting.md. */
