@@ -60,6 +60,9 @@ test("one runner: the workflow, the Worker, wrangler.toml, a .gitignore of init'
 test('wrangler named and installed: the exact version the package is tested with, in the README, wrangler.toml and the next steps; deploy is one command', () => {
   assert.match(WRANGLER, /^\d+\.\d+\.\d+$/);
   assert.is(testedWrangler(), WRANGLER);
+  // The repository's own docs name the same version, for a programme reading them before it runs init.
+  for (const doc of ['README.md', 'docs/cli.md'])
+    assert.match(read(ROOT, doc), `npm install --save-dev --save-exact wrangler@${WRANGLER}`, doc);
   const dir = tempDir();
   const result = initRepository({ dir, sharded: null, force: false });
   const install = `npm install --save-dev --save-exact wrangler@${WRANGLER}`;
