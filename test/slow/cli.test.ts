@@ -162,7 +162,7 @@ test('verify of a missing tree exits 1, saying the folder does not exist; of an 
   );
   const empty = await runCli(['verify', '--dir', tempDir()]);
   assert.is(empty.code, 1);
-  assert.match(empty.stderr, '(1 problem, first listed)');
+  assert.match(empty.stderr, 'fails verification (2 problems, first listed)');
   assert.match(empty.stderr, '_snapshot/meta.json: missing');
 });
 
