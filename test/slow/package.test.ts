@@ -488,11 +488,9 @@ test("the README's path for a programme: npm install --save-dev wallet-snapshot,
   assert.match(bundled.stdout, 'env.TREE (points-snapshots)');
   assert.match(bundled.stdout, 'env.TREE_PREFIX ("prod")');
   // Without --bucket and --prefix: the placeholders, which wrangler takes too (the workflow refuses them).
-  const placeholders = path.join(work, 'placeholder-repository');
-  fs.mkdirSync(placeholders);
-  assert.is(run('npx', ['wallet-snapshot', 'init', placeholders], { cwd: repository }).status, 0);
+  assert.is(run('npx', ['wallet-snapshot', 'init', '--force'], { cwd: repository }).status, 0);
   const dryRun = run(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', path.join(work, 'init-wrangler-placeholders')], {
-    cwd: placeholders,
+    cwd: repository,
     env: { WRANGLER_SEND_METRICS: 'false' },
   });
   assert.is(dryRun.status, 0, `${dryRun.stdout}${dryRun.stderr}`);
