@@ -107,7 +107,7 @@ function seasonView(season: SeasonHistory): HTMLElement {
 }
 
 /** Days a page of a season's table shows: two weeks, the latest first. */
-export const DAYS_A_PAGE = 14;
+const DAYS_A_PAGE = 14;
 
 const DAY_COLUMNS: Column<PointsDay>[] = [
   { heading: 'Date', cell: (row) => row.date },
