@@ -41,7 +41,7 @@ export function buildCommand(runtime: BuildRuntime = {}): Command {
     .option('--manifest <file>', 'also write "<sha256>  <path>" for every file written (for incremental uploads)')
     .option(
       '--summary-json <file>',
-      'also write the closing summary as JSON (schemas/build-summary.ts; docs/cli.md), once the tree is live',
+      'also write the closing summary as JSON once the tree is live (its schema: BuildSummaryJsonSchema of wallet-snapshot/summaries; docs/cli.md)',
     )
     .option('--report <file>', "also write the night's Markdown report to FILE (it goes to $GITHUB_STEP_SUMMARY when that is set)")
     .option(

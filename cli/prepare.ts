@@ -32,7 +32,7 @@ export function prepareCommand(): Command {
     .option('--full', 'compute the whole history, whatever --since names', false)
     .option(
       '--summary-json <file>',
-      'also write the closing summary as JSON (schemas/prepare-summary.ts; docs/cli.md), once the shard folders are in place',
+      'also write the closing summary as JSON once the shard folders are in place (its schema: PrepareSummaryJsonSchema of wallet-snapshot/summaries; docs/cli.md)',
     )
     .action(
       async (options: {

@@ -85,7 +85,7 @@ export function publishCommand(): Command {
       .option('--report <file>', "also write the night's Markdown report to FILE (it goes to $GITHUB_STEP_SUMMARY when that is set)")
       .option(
         '--summary-json <file>',
-        'also write the outcome as JSON (schemas/publish-summary.ts; docs/cli.md): the version, live or staged or refused, the counts',
+        'also write the outcome as JSON: the version, live or staged or refused, the counts (its schema: PublishSummaryJsonSchema of wallet-snapshot/summaries; docs/cli.md)',
       )
       .action(async (options: PublishCommandOptions & { summaryJson?: string }) => {
         const writeSummaryJson = options.summaryJson

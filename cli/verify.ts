@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { verifyTree } from '../tree/verify.ts';
 import { UserError } from '../core/errors.ts';
@@ -36,7 +38,10 @@ export function verifyCommand(): Command {
     .option('--max-attempts <n>', 'with --from: attempts per request before giving up (default 8)', positiveInteger)
     .option('--stall-timeout <seconds>', 'with --from: a request silent this long is abandoned and retried (default 30)', seconds)
     .addOption(new Option('--progress <mode>', 'progress output').choices(['auto', 'tty', 'lines', 'quiet']).default('auto'))
-    .option('--summary-json <file>', 'also write the outcome as JSON (schemas/verify-summary.ts; docs/cli.md), passed or failed')
+    .option(
+      '--summary-json <file>',
+      'also write the outcome as JSON, passed or failed (its schema: VerifySummaryJsonSchema of wallet-snapshot/summaries; docs/cli.md)',
+    )
     .action(async (options: VerifyOptions, command: Command) => {
       const started = performance.now();
       const writeSummaryJson = options.summaryJson
@@ -88,6 +93,12 @@ export function verifyCommand(): Command {
             `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} goes with --from (a version in object storage)`,
           );
       const shard = options.shard === undefined ? null : parseShard(options.shard);
+      // As build and serve say of a folder that is not there, rather than a verification of nothing.
+      if (!fs.existsSync(options.dir)) {
+        throw new UserError(
+          `tree directory ${path.resolve(options.dir)} does not exist (set it with --dir DIR: the --out of wallet-snapshot build)`,
+        );
+      }
       const result = await verifyTree(options.dir, { shard, progress: new Progress(options.progress) });
       writeSummaryJson?.(
         VerifySummaryJsonSchema.parse({

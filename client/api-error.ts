@@ -1,30 +1,48 @@
 /**
- * The one error a client's call rejects with: the status a host answered (a 4xx at once; a 5xx
- * once the retries are spent), or `status: null` when no answer came (the network's error is the
- * `cause`). The message names the request and says what was wrong, in the host's own sentence
- * when its body has one.
+ * The error a client's call rejects with when the host answered wrong, did not answer, or took
+ * too long: `kind` says which (`http`, `network`, `timeout`), `status` is the last status answered
+ * (null when no answer came), `error` the host's own sentence (null when its body had none). The
+ * message names the request and says what was wrong. An abort is not an ApiError: the call
+ * rejects with the signal's reason, the platform's `AbortError` (docs/api.md).
  */
+export type ApiErrorKind = 'http' | 'network' | 'timeout';
+
+export interface ApiErrorDetails {
+  kind: ApiErrorKind;
+  status: number | null;
+  url: string;
+  /** The host's sentence, `{"error": "..."}` of its body; null when it sent none. */
+  error?: string | null;
+  cause?: unknown;
+}
+
 export class ApiError extends Error {
   override name = 'ApiError';
-  /** The HTTP status answered, or null when the request got no answer (see `cause`). */
+  /** `http`: the host answered, with an error status or a body that is not the document; `network`: no answer (see `cause`); `timeout`: no whole answer within `timeout`. */
+  readonly kind: ApiErrorKind;
+  /** The HTTP status of the last answer, or null when the request got no answer. */
   readonly status: number | null;
   /** The URL requested. */
   readonly url: string;
+  /** The host's own sentence (the `error` of its JSON body), or null when it sent none. */
+  readonly error: string | null;
 
-  constructor(message: string, details: { status: number | null; url: string; cause?: unknown }) {
+  constructor(message: string, details: ApiErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.kind = details.kind;
     this.status = details.status;
     this.url = details.url;
+    this.error = details.error ?? null;
   }
 }
 
-/** The sentence of an error body `{"error": "..."}`, or the start of whatever else came back. */
-export function errorSentence(text: string): string {
+/** The sentence of an error body `{"error": "..."}`, or null when the body is not one. */
+export function serverSentence(text: string): string | null {
   try {
     const body = JSON.parse(text) as { error?: unknown };
     if (typeof body?.error === 'string') return body.error;
   } catch {
     // not JSON: a proxy's or a static host's own error page
   }
-  return text.trim().slice(0, 200) || '(empty body)';
+  return null;
 }

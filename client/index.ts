@@ -10,11 +10,12 @@ import type { PointsHistory } from '../schemas/points-history.ts';
 import type { PointsStanding } from '../schemas/points.ts';
 import type { PortfolioHistory } from '../schemas/portfolio-history.ts';
 import type { SeasonsIndex } from '../schemas/seasons.ts';
+import { type CallLimits, checkedTimeout } from './call-limits.ts';
 import { EtagMemory } from './etag-memory.ts';
-import { defaultBackoff, getDocument, type DocumentKind, type DocumentValidator, type Transport } from './request.ts';
+import { defaultBackoff, getDocument, type DocumentKind, type DocumentValidator, type FetchInit, type Transport } from './request.ts';
 
-export { ApiError } from './api-error.ts';
-export type { DocumentKind, DocumentValidator } from './request.ts';
+export { ApiError, type ApiErrorKind } from './api-error.ts';
+export type { DocumentKind, DocumentValidator, FetchInit } from './request.ts';
 export type { BalanceSnapshot, PortfolioHistory } from '../schemas/portfolio-history.ts';
 export type { DailyPortfolio, DayRow, Position } from '../schemas/daily-portfolio.ts';
 export type { Leaderboard, LeaderboardEntry, Multiplier } from '../schemas/leaderboard.ts';
@@ -31,11 +32,29 @@ export interface DayRange {
   to?: Day;
 }
 
-export interface ClientOptions {
+/** What bounds a call; given to `createClient`, it bounds every call, and a call's own take precedence (its signal joins the client's). */
+export interface CallOptions {
+  /** Stops the call: it rejects at once with the signal's reason (the platform's `AbortError`) and is not retried. */
+  signal?: AbortSignal;
+  /**
+   * Milliseconds for the whole call, every attempt and every wait between retries included
+   * (default 30,000; `Infinity`: none). Past it, the request is abandoned and the call rejects
+   * with an `ApiError` of kind `timeout`.
+   */
+  timeout?: number;
+}
+
+/** A range of days and what bounds the call. */
+export interface RangeOptions extends DayRange, CallOptions {}
+
+/** The timeout of a call when neither the client nor the call sets one. */
+export const DEFAULT_TIMEOUT = 30_000;
+
+export interface ClientOptions extends CallOptions {
   /** The origin (and path, if any) under which `/v1` lives: `https://api.example.com` or `https://example.com/snapshot/`. */
   baseUrl: string | URL;
-  /** The `fetch` to use; by default the runtime's own. */
-  fetch?: (url: string, init: { headers: Record<string, string> }) => Promise<Response>;
+  /** The `fetch` to use; by default the runtime's own. It is given the signal that closes the request on an abort or the timeout. */
+  fetch?: (url: string, init: FetchInit) => Promise<Response>;
   /** How many times a request that got a 5xx or no answer is tried again (default 2). */
   retries?: number;
   /** Milliseconds before retry `retry` (1, 2, ...); by default 50 to 100 ms, then doubling, jittered. */
@@ -62,17 +81,17 @@ export interface ClientOptions {
 
 export interface Client {
   /** `GET /v1/address/{address}/portfolio`: balance snapshots per chain and token. */
-  portfolio(address: string): Promise<PortfolioHistory>;
+  portfolio(address: string, options?: CallOptions): Promise<PortfolioHistory>;
   /** `GET /v1/address/{address}/portfolio/daily`: end-of-day balances and values, within the range if given. */
-  daily(address: string, range?: DayRange): Promise<DailyPortfolio>;
+  daily(address: string, options?: RangeOptions): Promise<DailyPortfolio>;
   /** `GET /v1/leaderboard/s{season}`: a season's top 100 and its multipliers. */
-  leaderboard(season: number): Promise<Leaderboard>;
+  leaderboard(season: number, options?: CallOptions): Promise<Leaderboard>;
   /** `GET /v1/address/{address}/points`: the wallet's standing in every season. */
-  points(address: string): Promise<PointsStanding>;
+  points(address: string, options?: CallOptions): Promise<PointsStanding>;
   /** `GET /v1/address/{address}/points/history`: per season, the wallet's points, total and rank of each day in the range. */
-  pointsHistory(address: string, range?: DayRange): Promise<PointsHistory>;
+  pointsHistory(address: string, options?: RangeOptions): Promise<PointsHistory>;
   /** `GET /v1/seasons`: every known season. */
-  seasons(): Promise<SeasonsIndex>;
+  seasons(options?: CallOptions): Promise<SeasonsIndex>;
 }
 
 export function createClient(options: ClientOptions): Client {
@@ -81,6 +100,8 @@ export function createClient(options: ClientOptions): Client {
   if (!Number.isInteger(retries) || retries < 0) {
     throw new TypeError(`retries is ${String(options.retries)}; expected a whole number, 0 or more`);
   }
+  const timeout = options.timeout === undefined ? DEFAULT_TIMEOUT : checkedTimeout(options.timeout, 'timeout');
+  const signal = checkedSignal(options.signal, 'signal');
   if (options.validate && options.parse) {
     throw new TypeError('validate and parse cannot be combined: validation checks the numbers JSON.parse makes');
   }
@@ -94,17 +115,33 @@ export function createClient(options: ClientOptions): Client {
     parse: options.parse ?? JSON.parse,
     validate: typeof options.validate === 'function' ? options.validate : options.validate ? validateOnDemand() : null,
   };
-  const get = <T>(kind: DocumentKind, path: string, query = ''): Promise<T> =>
-    getDocument(transport, new URL(path, base).href + query, kind) as Promise<T>;
+  // Every call is async: an argument it judges wrong rejects its promise, before any request.
+  const get = async <T>(kind: DocumentKind, path: string, call: CallOptions | undefined, range?: DayRange): Promise<T> => {
+    const query = rangeQuery(range);
+    const limits: CallLimits = {
+      timeout: call?.timeout === undefined ? timeout : checkedTimeout(call.timeout, "the call's timeout"),
+      signals: [signal, checkedSignal(call?.signal, "the call's signal")].filter((each) => each !== undefined),
+    };
+    return (await getDocument(transport, new URL(path, base).href + query, kind, limits)) as T;
+  };
   const address = (value: string) => `v1/address/${encodeURIComponent(value)}`;
   return {
-    portfolio: (wallet) => get('portfolio', `${address(wallet)}/portfolio`),
-    daily: async (wallet, range) => get('daily', `${address(wallet)}/portfolio/daily`, rangeQuery(range)),
-    leaderboard: (season) => get('leaderboard', `v1/leaderboard/s${encodeURIComponent(String(season))}`),
-    points: (wallet) => get('points', `${address(wallet)}/points`),
-    pointsHistory: async (wallet, range) => get('pointsHistory', `${address(wallet)}/points/history`, rangeQuery(range)),
-    seasons: () => get('seasons', 'v1/seasons'),
+    portfolio: (wallet, call) => get('portfolio', `${address(wallet)}/portfolio`, call),
+    daily: (wallet, range) => get('daily', `${address(wallet)}/portfolio/daily`, range, range),
+    leaderboard: (season, call) => get('leaderboard', `v1/leaderboard/s${encodeURIComponent(String(season))}`, call),
+    points: (wallet, call) => get('points', `${address(wallet)}/points`, call),
+    pointsHistory: (wallet, range) => get('pointsHistory', `${address(wallet)}/points/history`, range, range),
+    seasons: (call) => get('seasons', 'v1/seasons', call),
   };
+}
+
+/** A signal as given, or undefined; anything else is refused (a call would otherwise never stop when asked). */
+function checkedSignal(value: unknown, where: string): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  // By its shape, not instanceof: a signal of another realm (a frame, a test runner's) is one too.
+  const signal = value as Partial<AbortSignal> | null;
+  if (typeof signal?.aborted === 'boolean' && typeof signal.addEventListener === 'function') return value as AbortSignal;
+  throw new TypeError(`${where} is not an AbortSignal; give AbortController's signal, or leave it out`);
 }
 
 /** The base as a URL ending in `/`, so that `v1/...` resolves under its path. */
@@ -123,18 +160,30 @@ function baseOf(baseUrl: string | URL): URL {
   return url;
 }
 
-/** `?from=...&to=...` of the bounds given (none: the empty string). */
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * `?from=...&to=...` of the bounds given (none: the empty string). What the client can judge is
+ * refused here, before any request: a bound neither a string nor a Date (a TypeError), an invalid
+ * Date, and a `from` later than `to` (RangeErrors). A string is the host's to judge.
+ */
 function rangeQuery(range: DayRange | undefined): string {
+  const from = range?.from === undefined ? undefined : dayText(range.from, 'from');
+  const to = range?.to === undefined ? undefined : dayText(range.to, 'to');
+  if (from !== undefined && to !== undefined && ISO_DAY.test(from) && ISO_DAY.test(to) && from > to) {
+    throw new RangeError(`from (${from}) is later than to (${to}); give from on or before to`);
+  }
   const query = new URLSearchParams();
-  if (range?.from !== undefined) query.set('from', dayText(range.from, 'from'));
-  if (range?.to !== undefined) query.set('to', dayText(range.to, 'to'));
+  if (from !== undefined) query.set('from', from);
+  if (to !== undefined) query.set('to', to);
   const text = query.toString();
   return text ? `?${text}` : '';
 }
 
 function dayText(day: Day, name: string): string {
-  if (!(day instanceof Date)) return String(day);
-  if (Number.isNaN(day.getTime())) throw new TypeError(`${name} is an invalid Date; give a Date or a YYYY-MM-DD string`);
+  if (typeof day === 'string') return day;
+  if (!(day instanceof Date)) throw new TypeError(`${name} is ${typeof day}; give a Date or a YYYY-MM-DD string`);
+  if (Number.isNaN(day.getTime())) throw new RangeError(`${name} is an invalid Date; give a Date or a YYYY-MM-DD string`);
   return day.toISOString().slice(0, 10);
 }
 
@@ -153,7 +202,8 @@ function validateOnDemand(): DocumentValidator {
     try {
       // validation.ts beside index.ts in the sources (tsx), validation.js beside index.js in the package.
       const beside = import.meta.url.replace(/\/client\/index\.(ts|js)$/, '/client/validation.$1');
-      if (beside === import.meta.url) throw new Error(`this module (${import.meta.url}) is not wallet-snapshot's client/index.js`);
+      if (beside === import.meta.url)
+        throw new Error(`this module (${import.meta.url}) is not wallet-snapshot's client/index.js, beside which they are`);
       specifier = beside;
       type Imported = Promise<{ validateDocument?: unknown }>;
       const importAtRunTime = new Function('specifier', 'return import(specifier)') as (specifier: string) => Imported;
@@ -164,7 +214,7 @@ function validateOnDemand(): DocumentValidator {
       loaded = null;
       throw new Error(
         `validate: true could not load the schemas beside the client${specifier ? ` (${specifier})` : ''}: ${(error as Error).message}. ` +
-          "In a bundled app or a Worker, pass the validator itself: import { validateDocument } from 'wallet-snapshot/client/validation' " +
+          "In a bundled app, a Worker or wallet-snapshot-client, pass the validator itself: import { validateDocument } from 'wallet-snapshot/client/validation' " +
           'and createClient({ ..., validate: validateDocument }).',
         { cause: error },
       );

@@ -29,5 +29,9 @@ export const validateDocument: DocumentValidator = async (kind, document, url) =
   if (result.success) return;
   const issues = result.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(the document)'}: ${issue.message}`);
   const more = result.error.issues.length > 3 ? `; and ${result.error.issues.length - 3} more` : '';
-  throw new ApiError(`GET ${url} answered a document that is not a ${kind} document: ${issues.join('; ')}${more}`, { status: 200, url });
+  throw new ApiError(`GET ${url} answered a document that is not a ${kind} document: ${issues.join('; ')}${more}`, {
+    kind: 'http',
+    status: 200,
+    url,
+  });
 };

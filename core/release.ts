@@ -6,4 +6,10 @@ function packageManifest(): URL {
   return fs.existsSync(beside) ? beside : new URL('../../package.json', import.meta.url);
 }
 
-export const RELEASE: string = (JSON.parse(fs.readFileSync(packageManifest(), 'utf8')) as { version: string }).version;
+/** The package's manifest: its version, and the devDependencies it is tested with (init names wrangler's). */
+export const PACKAGE_MANIFEST = JSON.parse(fs.readFileSync(packageManifest(), 'utf8')) as {
+  version: string;
+  devDependencies?: Record<string, string>;
+};
+
+export const RELEASE: string = PACKAGE_MANIFEST.version;

@@ -2,10 +2,11 @@
  * A wallet's points: its standing in each season (`GET /v1/address/{a}/points`) and, where the host
  * serves it (`GET /v1/address/{a}/points/history`, v1.3), each season's total points and rank day
  * by day as a chart. The rank has its own axis, drawn upside down so that a better rank is higher,
- * and the days are also a table, one click away.
+ * and the days are also a table, one click away: folded, latest first, a fortnight a page, so that
+ * a season of hundreds of days never makes the page hundreds of rows long.
  */
 import { drawLineChart, type Line, type LineChart } from './chart.ts';
-import { amount, element, message, table } from './dom.ts';
+import { amount, element, message, table, type Column } from './dom.ts';
 import type { ExactPointsHistory, ExactPointsStanding } from './documents.ts';
 import { formatAmount, formatCompactTicks } from './format.ts';
 
@@ -52,24 +53,7 @@ function seasonView(season: SeasonHistory): HTMLElement {
           `${days.length} ${days.length === 1 ? 'day' : 'days'}, ${days[0]!.date} to ${days[days.length - 1]!.date} (as of ${season.asOf}). Total points on the left axis; rank on the right axis, 1 at the top.`,
         ),
     chartBox,
-    days.length === 0
-      ? null
-      : element(
-          'details',
-          { 'data-points-days': number },
-          element('summary', {}, `Season ${number}: every day as a table`),
-          table<PointsDay>(
-            `points-history-s${number}`,
-            `Season ${number}: points, total and rank of each day (newest first)`,
-            [
-              { heading: 'Date', cell: (row) => row.date },
-              { heading: 'Points that day', cell: (row) => points(row.points.value), numeric: true },
-              { heading: 'Total points', cell: (row) => points(row.totalPoints.value), numeric: true },
-              { heading: 'Rank', cell: (row) => row.rank?.value ?? 'no rank', numeric: true },
-            ],
-            [...days].reverse(),
-          ),
-        ),
+    days.length === 0 ? null : daysView(number, days),
   );
   if (days.length > 0) {
     const lines: Line[] = [
@@ -120,4 +104,64 @@ function seasonView(season: SeasonHistory): HTMLElement {
     });
   }
   return view;
+}
+
+/** Days a page of a season's table shows: two weeks, the latest first. */
+const DAYS_A_PAGE = 14;
+
+const DAY_COLUMNS: Column<PointsDay>[] = [
+  { heading: 'Date', cell: (row) => row.date },
+  { heading: 'Points that day', cell: (row) => points(row.points.value), numeric: true },
+  { heading: 'Total points', cell: (row) => points(row.totalPoints.value), numeric: true },
+  { heading: 'Rank', cell: (row) => row.rank?.value ?? 'no rank', numeric: true },
+];
+
+/** A season's days as a table, folded; opened, the latest fortnight first, earlier ones a click away. */
+function daysView(number: string, days: PointsDay[]): HTMLElement {
+  const latestFirst = [...days].reverse();
+  const pages = Math.ceil(latestFirst.length / DAYS_A_PAGE);
+  let page = 0;
+  const tableBox = element('div');
+  const shown = element('p', { class: 'summary', 'data-days-shown': '', 'aria-live': 'polite' });
+  const later = element(
+    'button',
+    { type: 'button', class: 'step', 'data-days-page': 'later', onclick: () => show(page - 1) },
+    'Later days',
+  );
+  const earlier = element(
+    'button',
+    { type: 'button', class: 'step', 'data-days-page': 'earlier', onclick: () => show(page + 1) },
+    'Earlier days',
+  );
+  const show = (wanted: number) => {
+    page = Math.min(pages - 1, Math.max(0, wanted));
+    const rows = latestFirst.slice(page * DAYS_A_PAGE, (page + 1) * DAYS_A_PAGE);
+    const first = page * DAYS_A_PAGE + 1;
+    shown.textContent = `Days ${first} to ${first + rows.length - 1} of ${latestFirst.length}, latest first: ${rows[0]!.date} back to ${rows[rows.length - 1]!.date}.`;
+    later.disabled = page === 0;
+    earlier.disabled = page === pages - 1;
+    tableBox.replaceChildren(
+      table<PointsDay>(
+        `points-history-s${number}`,
+        `Season ${number}: points, total and rank of each day (latest first)`,
+        DAY_COLUMNS,
+        rows,
+      ),
+    );
+  };
+  show(0);
+  return element(
+    'details',
+    { 'data-points-days': number },
+    element(
+      'summary',
+      {},
+      `Season ${number}: every day as a table (${latestFirst.length} ${latestFirst.length === 1 ? 'day' : 'days'}, latest first)`,
+    ),
+    shown,
+    pages > 1
+      ? element('div', { class: 'days-pager', role: 'group', 'aria-label': `Pages of season ${number}'s days` }, later, earlier)
+      : null,
+    tableBox,
+  );
 }

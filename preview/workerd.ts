@@ -36,7 +36,7 @@ import { readLiveVersion } from '../publish/read-version.ts';
 import { META_FILE } from '../tree/layout.ts';
 import { answerUnparsedRequests, countAnswer, refuseMissingHost, writeError } from '../server/index.ts';
 import { acceptsGzip } from '../server/app.ts';
-import { requestUrl } from '../server/request-url.ts';
+import { forwardedHost, requestUrl } from '../server/request-url.ts';
 import { methodNotAllowedMessage } from '../server/responses.ts';
 import { workerdEndsWithThisProcess } from './workerd-lifetime.ts';
 import { type LocalBucket, sturdyBucket } from './local-bucket.ts';
@@ -322,7 +322,7 @@ export async function startEdge(runtime: URL, options: { port: number; host: str
     const target = requestUrl(req.url ?? '', req.headers.host);
     if ('error' in target) return writeError(res, 400, `The request is not well-formed: ${target.error}.`);
     if (!WORKERD_METHODS.has(method)) return writeError(res, 405, methodNotAllowedMessage(method), { Allow: ALLOWED_METHODS.join(', ') });
-    const headers: http.OutgoingHttpHeaders = { host: target.url.host };
+    const headers: http.OutgoingHttpHeaders = { host: forwardedHost(target.url) };
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
     headers['accept-encoding'] = acceptsGzip(req.headers['accept-encoding']) ? 'gzip' : 'identity';
     // A fragment is the client's own business (the Node host's handler ignores it too): never forwarded.

@@ -8,6 +8,9 @@
  * the same statuses.
  */
 
+/** A host name workerd's own URL parser takes (it fails the request with a bare 500 on any other, e.g. `*`). */
+const WORKERD_HOST = /^(?:[a-z0-9._-]+|\[[0-9a-f:.]+\])$/;
+
 /** A Host the adapter takes as it is (a name or an address, and a port). */
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 /** A path the adapter takes as it is: no character URL parsing would change, no dot segment. */
@@ -54,4 +57,14 @@ function parsed(text: string): { url: URL } | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The Host the edge forwards to workerd for `url`: its own when workerd can parse it, else
+ * `localhost` (with the port). The Node host answers a Host such as `*` as any other, and the
+ * handler reads only the path and the query, so the answer is the same either way.
+ */
+export function forwardedHost(url: URL): string {
+  if (WORKERD_HOST.test(url.hostname)) return url.host;
+  return url.port ? `localhost:${url.port}` : 'localhost';
 }

@@ -11,12 +11,13 @@ import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { build as esbuild } from 'esbuild';
-import { ApiError, createClient, type ClientOptions } from '../client/index.ts';
+import { ApiError, createClient, DEFAULT_TIMEOUT, type ClientOptions } from '../client/index.ts';
 import { EtagMemory } from '../client/etag-memory.ts';
 import { defaultBackoff } from '../client/request.ts';
 import { validateDocument } from '../client/validation.ts';
@@ -152,10 +153,28 @@ Documents("from/to as YYYY-MM-DD or as a Date (its UTC calendar day), either alo
       history,
     ],
   );
-  // An invalid Date cannot name a day: refused before any request.
-  const refused = await client.daily(A, { from: new Date('no date') }).catch((error: Error) => error);
-  assert.instance(refused, TypeError);
-  assert.match((refused as Error).message, 'from is an invalid Date');
+  // What the client can judge is refused before any request (docs/api.md): an invalid Date and an
+  // inverted range are RangeErrors, a bound of another type a TypeError; a string is the host's to judge.
+  const refusals: [() => Promise<unknown>, ErrorConstructor, string][] = [
+    [() => client.daily(A, { from: new Date('no date') }), RangeError, 'from is an invalid Date; give a Date or a YYYY-MM-DD string'],
+    [() => client.pointsHistory(A, { to: new Date(Number.NaN) }), RangeError, 'to is an invalid Date; give a Date or a YYYY-MM-DD string'],
+    [
+      () => client.daily(A, { from: '2025-11-19', to: '2025-11-18' }),
+      RangeError,
+      'from (2025-11-19) is later than to (2025-11-18); give from on or before to',
+    ],
+    [
+      () => client.pointsHistory(A, { from: new Date('2025-11-19T01:00:00Z'), to: '2025-11-18' }),
+      RangeError,
+      'from (2025-11-19) is later than to (2025-11-18); give from on or before to',
+    ],
+    [() => client.daily(A, { from: 20251101 as never }), TypeError, 'from is number; give a Date or a YYYY-MM-DD string'],
+  ];
+  for (const [call, kind, message] of refusals) {
+    const refused = await call().catch((error: Error) => error);
+    assert.instance(refused, kind);
+    assert.is((refused as Error).message, message);
+  }
   assert.is(sent.length, 5);
 });
 
@@ -177,14 +196,14 @@ Documents("4xx rejects at once with an ApiError: the status, the URL and the hos
     [() => client.leaderboard(0), '/v1/leaderboard/s0'],
     [() => client.portfolio('0x123'), '/v1/address/0x123/portfolio'],
     [() => client.points(`${A}0`), `/v1/address/${A}0/points`],
-    [() => client.daily(A, { from: '2025-11-19', to: '2025-11-18' }), `/v1/address/${A}/portfolio/daily?from=2025-11-19&to=2025-11-18`],
+    [() => client.daily(A, { from: '2025-11-19', to: '2025-02-30x' }), `/v1/address/${A}/portfolio/daily?from=2025-11-19&to=2025-02-30x`],
     [() => client.pointsHistory(A, { from: '2025-02-30' }), `/v1/address/${A}/points/history?from=2025-02-30`],
   ];
   for (const [call, path] of cases) {
     const expected = await raw(path);
     assert.is(expected.status, 400, path);
     const error = await rejection(call());
-    assert.is(error.status, 400);
+    assert.equal([error.kind, error.status, error.error], ['http', 400, expected.json.error]);
     assert.is(error.url, `${server.url}${path}`);
     assert.is(error.message, `GET ${server.url}${path} answered 400: ${expected.json.error}`);
   }
@@ -338,7 +357,7 @@ Retries('three 503s: rejects with the last status and sentence after three reque
   await withFlakyServer(3, async (base, requests) => {
     const error = await rejection(createClient({ baseUrl: base, backoff: () => 0 }).seasons());
     assert.is(requests(), 3);
-    assert.is(error.status, 503);
+    assert.equal([error.kind, error.status, error.error], ['http', 503, 'Failure 3 of 3.']);
     assert.is(error.message, `GET ${base}/v1/seasons answered 503 (3 attempts): Failure 3 of 3.`);
   });
 });
@@ -369,7 +388,7 @@ Retries("no answer (the connection cut): retried; after the last try, status nul
     async (base, requests) => {
       const error = await rejection(createClient({ baseUrl: base, backoff: () => 0 }).seasons());
       assert.is(requests(), 3);
-      assert.is(error.status, null);
+      assert.equal([error.kind, error.status, error.error], ['network', null, null]);
       assert.instance(error.cause, Error);
       assert.match(error.message, new RegExp(`^GET ${base}/v1/seasons got no answer \\(3 attempts\\): fetch failed \\(`));
     },
@@ -411,6 +430,228 @@ Retries('the default backoff: small, doubling, jittered between half and all of 
     assert.ok(new Set(waits).size > 150, `retry ${retry} is jittered`);
   }
 });
+
+/**
+ * A loopback host that answers each request by `answer` (after `delay` ms, or never when null),
+ * noting when each request's connection closed: an abandoned request closes its connection.
+ */
+interface Held {
+  base: string;
+  requests(): number;
+  /** How many requests' connections closed before their answer was sent. */
+  abandoned(): number;
+  /** Resolves once `count` requests were abandoned. */
+  abandonedBy(count: number): Promise<void>;
+}
+
+async function withHost(
+  respond: { delay: number | null; status?: number; body?: string },
+  body: (host: Held) => Promise<void>,
+): Promise<void> {
+  let count = 0;
+  let abandoned = 0;
+  const waiting: (() => void)[] = [];
+  const held = http.createServer((_req, res) => {
+    count++;
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      abandoned++;
+      for (const wake of waiting.splice(0)) wake();
+    });
+    if (respond.delay === null) return;
+    setTimeout(() => {
+      if (res.destroyed) return;
+      res.writeHead(respond.status ?? 200, { 'Content-Type': 'application/json' });
+      res.end(respond.body ?? SEASONS);
+    }, respond.delay);
+  });
+  await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+  const { port } = held.address() as { port: number };
+  try {
+    await body({
+      base: `http://127.0.0.1:${port}`,
+      requests: () => count,
+      abandoned: () => abandoned,
+      abandonedBy: async (wanted) => {
+        while (abandoned < wanted) await new Promise<void>((resolve) => waiting.push(resolve));
+      },
+    });
+  } finally {
+    held.closeAllConnections();
+    await new Promise((resolve) => held.close(resolve));
+  }
+}
+
+/** The rejection of `promise` and how many milliseconds after `since` it came. */
+async function rejectionAt(promise: Promise<unknown>, since: number): Promise<{ error: unknown; after: number }> {
+  try {
+    await promise;
+  } catch (error) {
+    return { error, after: performance.now() - since };
+  }
+  throw new Error('expected a rejection, the call resolved');
+}
+
+const isAbortError = (error: unknown) => error instanceof DOMException && error.name === 'AbortError';
+
+const Limits = suite('client: a timeout over the whole call, and a signal that stops it at once');
+
+Limits('a host that accepts and never answers: rejected at the timeout with kind timeout, the request abandoned, not retried', async () => {
+  await withHost({ delay: null }, async (host) => {
+    const started = performance.now();
+    const { error, after } = await rejectionAt(createClient({ baseUrl: host.base, timeout: 300 }).seasons(), started);
+    assert.instance(error, ApiError);
+    const failure = error as ApiError;
+    assert.equal([failure.kind, failure.status, failure.error, failure.url], ['timeout', null, null, `${host.base}/v1/seasons`]);
+    assert.is(failure.message, `GET ${host.base}/v1/seasons got no whole answer within 300 ms (the timeout)`);
+    assert.ok(after >= 295 && after < 1500, `rejected after ${after} ms`);
+    await host.abandonedBy(1);
+    assert.is(host.requests(), 1, 'a timeout is not retried');
+  });
+});
+
+Limits('a slow host: answered within the timeout it resolves; past it, kind timeout; a call sets its own, over the client’s', async () => {
+  await withHost({ delay: 250 }, async (host) => {
+    const quick = createClient({ baseUrl: host.base, timeout: 50 });
+    assert.equal(await quick.seasons({ timeout: 5_000 }), JSON.parse(SEASONS));
+    assert.equal(await createClient({ baseUrl: host.base, timeout: 5_000 }).seasons(), JSON.parse(SEASONS));
+    const error = await rejection(quick.seasons());
+    assert.is(error.kind, 'timeout');
+    assert.is(error.message, `GET ${host.base}/v1/seasons got no whole answer within 50 ms (the timeout)`);
+    const late = await rejection(createClient({ baseUrl: host.base }).seasons({ timeout: 100 }));
+    assert.is(late.kind, 'timeout');
+  });
+});
+
+Limits('the timeout covers the retries and the waits between them: the last status is the error’s', async () => {
+  await withHost({ delay: 0, status: 503, body: '{"error":"Down."}' }, async (host) => {
+    const started = performance.now();
+    const client = createClient({ baseUrl: host.base, retries: 10, backoff: () => 120, timeout: 300 });
+    const { error, after } = await rejectionAt(client.seasons(), started);
+    const failure = error as ApiError;
+    assert.equal([failure.kind, failure.status], ['timeout', 503]);
+    assert.match(
+      failure.message,
+      /^GET \S+ got no whole answer within 300 ms \(the timeout\) \(3 attempts\); the last status answered was 503$/,
+    );
+    assert.ok(after < 1000, `rejected after ${after} ms, not after ten waits`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.is(host.requests(), 3, 'no attempt after the timeout');
+  });
+});
+
+Limits('30,000 ms by default, for every call; Infinity is none; a timeout that is not above 0 is refused', async () => {
+  assert.is(DEFAULT_TIMEOUT, 30_000);
+  const delays: number[] = [];
+  const real = globalThis.setTimeout;
+  globalThis.setTimeout = ((handler: () => void, delay?: number) => {
+    delays.push(delay ?? 0);
+    return real(handler, delay);
+  }) as typeof setTimeout;
+  try {
+    await withHost({ delay: 0 }, async (host) => {
+      await createClient({ baseUrl: host.base }).seasons();
+      await createClient({ baseUrl: host.base, timeout: Infinity }).seasons();
+      await createClient({ baseUrl: host.base, timeout: 1234 }).seasons({ timeout: Infinity });
+    });
+  } finally {
+    globalThis.setTimeout = real;
+  }
+  assert.ok(delays.includes(30_000), `the timers set: ${delays}`);
+  assert.not.ok(delays.includes(1234), 'the call’s Infinity over the client’s 1234');
+  for (const timeout of [0, -1, Number.NaN, '5' as never]) {
+    assert.throws(
+      () => createClient({ baseUrl: 'http://127.0.0.1:9', timeout }),
+      /^timeout is .*; expected milliseconds, a number above 0/,
+    );
+  }
+  const refused = await createClient({ baseUrl: 'http://127.0.0.1:9' })
+    .seasons({ timeout: 0 })
+    .catch((error: Error) => error);
+  assert.instance(refused, TypeError);
+  assert.match((refused as Error).message, "the call's timeout is 0; expected milliseconds");
+  assert.throws(() => createClient({ baseUrl: 'http://127.0.0.1:9', signal: {} as never }), /^signal is not an AbortSignal/);
+});
+
+Limits('an abort rejects at once with the platform’s AbortError, closes the request and is never retried', async () => {
+  await withHost({ delay: null }, async (host) => {
+    const controller = new AbortController();
+    const pending = createClient({ baseUrl: host.base, retries: 5, backoff: () => 0 }).seasons({ signal: controller.signal });
+    while (host.requests() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const aborted = performance.now();
+    controller.abort();
+    const { error, after } = await rejectionAt(pending, aborted);
+    assert.ok(isAbortError(error), String(error));
+    assert.ok(after < 50, `rejected ${after} ms after the abort`);
+    await host.abandonedBy(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.is(host.requests(), 1, 'not retried');
+    // A signal aborted already: no request at all. A reason of the caller's is what the call rejects with, as fetch does.
+    const before = host.requests();
+    assert.ok(
+      isAbortError(
+        await createClient({ baseUrl: host.base })
+          .seasons({ signal: AbortSignal.abort() })
+          .catch((e) => e),
+      ),
+    );
+    const reason = new Error('the user left the page');
+    const own = new AbortController();
+    own.abort(reason);
+    assert.is(
+      await createClient({ baseUrl: host.base })
+        .seasons({ signal: own.signal })
+        .catch((e) => e),
+      reason,
+    );
+    assert.is(host.requests(), before);
+  });
+});
+
+Limits('an abort during the wait before a retry: at once, with no further request', async () => {
+  await withHost({ delay: 0, status: 503 }, async (host) => {
+    const controller = new AbortController();
+    const pending = createClient({ baseUrl: host.base, backoff: () => 60_000 }).seasons({ signal: controller.signal });
+    while (host.requests() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const aborted = performance.now();
+    controller.abort();
+    const { error, after } = await rejectionAt(pending, aborted);
+    assert.ok(isAbortError(error), String(error));
+    assert.ok(after < 50, `rejected ${after} ms after the abort`);
+    assert.is(host.requests(), 1);
+  });
+});
+
+Limits(
+  "the client's signal stops every call, a call's own joins it; the fetch given is handed the signal; no listener left behind",
+  async () => {
+    await withHost({ delay: null }, async (host) => {
+      const client = new AbortController();
+      const given: AbortSignal[] = [];
+      const api = createClient({
+        baseUrl: host.base,
+        signal: client.signal,
+        fetch: (url, init) => {
+          given.push(init.signal);
+          return fetch(url, init);
+        },
+      });
+      const calls = [api.seasons(), api.leaderboard(1), api.points(A, { signal: new AbortController().signal })];
+      while (host.requests() < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+      client.abort();
+      for (const call of calls) assert.ok(isAbortError(await call.catch((e) => e)));
+      assert.ok(given.length === 3 && given.every((signal) => signal.aborted), 'each request was given a signal, now aborted');
+      await host.abandonedBy(3);
+    });
+    await withHost({ delay: 0 }, async (host) => {
+      const lasting = new AbortController();
+      const api = createClient({ baseUrl: host.base, signal: lasting.signal });
+      for (let i = 0; i < 20; i++) await api.seasons({ signal: lasting.signal });
+      assert.is(getEventListeners(lasting.signal, 'abort').length, 0);
+    });
+  },
+);
 
 const Bundle = suite("client: what it adds to an app's bundle");
 
@@ -472,7 +713,7 @@ console.log(JSON.stringify({ given, onDemand }));
     assert.is(
       onDemand,
       `validate: true could not load the schemas beside the client: this module (${pathToFileURL(path.join(dir, 'index.js')).href}) ` +
-        "is not wallet-snapshot's client/index.js. In a bundled app or a Worker, pass the validator itself: " +
+        "is not wallet-snapshot's client/index.js, beside which they are. In a bundled app, a Worker or wallet-snapshot-client, pass the validator itself: " +
         "import { validateDocument } from 'wallet-snapshot/client/validation' and createClient({ ..., validate: validateDocument }).",
     );
   });
@@ -481,4 +722,5 @@ console.log(JSON.stringify({ given, onDemand }));
 Documents.run();
 Revalidation.run();
 Retries.run();
+Limits.run();
 Bundle.run();

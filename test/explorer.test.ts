@@ -133,7 +133,7 @@ async function checkPointsHistory(page: Page, address: string): Promise<void> {
       `Rank (1 = top): ${last.rank === null ? 'no rank (no points yet)' : text(last.rank)}`,
     ]);
     assert.equal(
-      await exactRows(page, `points-history-s${number}`),
+      await everyDay(page, number),
       [...season.days]
         .reverse()
         .map((day: any) => [day.date, text(day.points), text(day.totalPoints), day.rank === null ? 'no rank' : text(day.rank)]),
@@ -149,6 +149,34 @@ async function checkPointsHistory(page: Page, address: string): Promise<void> {
     for (let i = 1; i < ranks.length; i++)
       assert.ok(ranks[i]!.top > ranks[i - 1]!.top, `rank ${ranks[i]!.text} below rank ${ranks[i - 1]!.text}`);
   }
+}
+
+/**
+ * A season's days as its folded table shows them, page after page (opened, then "Earlier days"
+ * until there is none): each page at most a fortnight, the latest day first.
+ */
+async function everyDay(page: Page, season: string): Promise<string[][]> {
+  const days = `[data-points-days="${season}"]`;
+  await page.$eval(days, (details) => ((details as HTMLDetailsElement).open = true));
+  const all: string[][] = [];
+  for (;;) {
+    const rows = await exactRows(page, `points-history-s${season}`);
+    assert.ok(rows.length >= 1 && rows.length <= 14, `season ${season}: a page of ${rows.length} days`);
+    assert.is(
+      await page.textContent(`${days} [data-days-shown]`),
+      `Days ${all.length + 1} to ${all.length + rows.length} of ${await page.$eval(days, (details) => details.querySelector('summary')!.textContent!.match(/\((\d+) days?/)![1])}, latest first: ${rows[0]![0]} back to ${rows.at(-1)![0]}.`,
+    );
+    all.push(...rows);
+    const earlier = await page.$(`${days} [data-days-page="earlier"]`);
+    if (!earlier || (await earlier.isDisabled())) break;
+    await earlier.click();
+    await page.waitForFunction(
+      ([selector, first]) => !document.querySelector(`${selector} [data-days-shown]`)!.textContent!.startsWith(`Days ${first} `),
+      [days, all.length - rows.length + 1] as const,
+    );
+  }
+  await page.$eval(days, (details) => ((details as HTMLDetailsElement).open = false));
+  return all;
 }
 
 /** Everything the page shows of one wallet, compared with its documents. */
@@ -643,6 +671,52 @@ for (const runtime of runtimes) {
       );
       assert.is(await page.$('[data-chart]'), null);
       assert.is(await page.textContent('#wallet-links'), '', 'no wallet sections to jump to');
+      assert.equal(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  Explorer("a wallet's page at 1280 px is short: each season's days folded, a fortnight a page, latest first; back and forth", async () => {
+    const { page, errors, close } = await openPage(browser, DESKTOP);
+    try {
+      // The leader of season 1: points on every day of both seasons, the longest histories of the sample.
+      const leader = exact('v1/leaderboard/s1.json').entries[0].user as string;
+      const history = exact(`v1/address/${leader}/points/history.json`);
+      const longest = Math.max(...history.seasons.map((season: any) => season.days.length));
+      assert.ok(longest > 60, `a season of ${longest} days`);
+      await page.goto(`${host.url}/#address=${leader}`);
+      await page.waitForSelector('[data-chart="points-s2"] canvas');
+      const height = () => page.evaluate(() => document.documentElement.scrollHeight);
+      const folded = await height();
+      // Every fold of the page open (the days, the balance histories): still a few screens, not one row per day.
+      await page.$$eval('details', (all) => all.forEach((details) => ((details as HTMLDetailsElement).open = true)));
+      const opened = await height();
+      assert.ok(folded < 5_500, `${folded} px folded`);
+      assert.ok(opened < 8_500, `${opened} px with every fold open (a row a day would be ${longest * 2 * 30} px more)`);
+      for (const season of history.seasons) {
+        const number = text(season.season)!;
+        const shown = await rows(page, `points-history-s${number}`);
+        assert.equal(
+          shown.map((row) => row[0]),
+          [...season.days]
+            .reverse()
+            .slice(0, 14)
+            .map((day: any) => day.date),
+          `season ${number}`,
+        );
+        const box = (await (await page.$(`[data-points-days="${number}"]`))!.boundingBox())!;
+        assert.ok(box.height < 700, `season ${number}'s days: ${box.height} px open`);
+      }
+      // Earlier, then later again: the latest fortnight back.
+      const days = '[data-points-days="2"]';
+      assert.ok(await page.isDisabled(`${days} [data-days-page="later"]`));
+      await page.click(`${days} [data-days-page="earlier"]`);
+      assert.match((await page.textContent(`${days} [data-days-shown]`)) ?? '', /^Days 15 to \d+ of \d+, latest first: /);
+      assert.not.ok(await page.isDisabled(`${days} [data-days-page="later"]`));
+      await page.click(`${days} [data-days-page="later"]`);
+      assert.match((await page.textContent(`${days} [data-days-shown]`)) ?? '', /^Days 1 to 14 of \d+, latest first: /);
+      await screenshot(page, `explorer-wallet-folded-${runtime}`);
       assert.equal(errors, []);
     } finally {
       await close();

@@ -152,11 +152,18 @@ test('serve prints its URL and examples, answers, and stops cleanly on SIGTERM; 
   assert.match(missing.stderr, 'holds no snapshot tree');
 });
 
-test('verify of a missing tree exits 1', async () => {
-  const result = await runCli(['verify', '--dir', path.join(tempDir(), 'nothing')]);
+test('verify of a missing tree exits 1, saying the folder does not exist; of an empty folder, that it holds no record', async () => {
+  const missing = path.join(tempDir(), 'nothing');
+  const result = await runCli(['verify', '--dir', missing]);
   assert.is(result.code, 1);
-  assert.match(result.stderr, '(1 problem, first listed)');
-  assert.match(result.stderr, '_snapshot/meta.json: missing');
+  assert.is(
+    result.stderr,
+    `wallet-snapshot: tree directory ${missing} does not exist (set it with --dir DIR: the --out of wallet-snapshot build)\n`,
+  );
+  const empty = await runCli(['verify', '--dir', tempDir()]);
+  assert.is(empty.code, 1);
+  assert.match(empty.stderr, 'fails verification (2 problems, first listed)');
+  assert.match(empty.stderr, '_snapshot/meta.json: missing');
 });
 
 test.run();

@@ -2,7 +2,8 @@
  * `wallet-snapshot/client` where apps run it besides Node (test/client.test.ts): in headless
  * Chromium on a page of another origin than the API (CORS, the browser's own fetch), against the
  * Worker in workerd, and inside a Worker itself (workerd's fetch). Each result is compared with
- * the document the host answers to the same request.
+ * the document the host answers to the same request; in each, a host that never answers gives the
+ * timeout's ApiError, and an abort the platform's AbortError.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -27,10 +28,15 @@ const CLIENT = path.join(import.meta.dirname, '..', '..', 'client', 'index.ts');
  */
 const APP = `import { ApiError, createClient } from ${JSON.stringify(CLIENT)};
 import { validateDocument } from ${JSON.stringify(CLIENT.replace('index.ts', 'validation.ts'))};
-export async function runClient(baseUrl, address, deadUrl) {
+export async function runClient(baseUrl, address, deadUrl, hangUrl) {
   const api = createClient({ baseUrl });
   const failure = (error) =>
-    error instanceof ApiError ? { name: error.name, status: error.status, message: error.message } : { other: String(error) };
+    error instanceof ApiError
+      ? { name: error.name, kind: error.kind, status: error.status, error: error.error, message: error.message }
+      : { other: String(error), name: error?.name };
+  const leaving = new AbortController();
+  const aborted = createClient({ baseUrl: hangUrl }).seasons({ signal: leaving.signal }).catch(failure);
+  setTimeout(() => leaving.abort(), 100);
   return {
     portfolio: await api.portfolio(address.toUpperCase().replace('0X', '0x')),
     daily: await api.daily(address, { from: new Date('2025-11-17T12:00:00Z'), to: '2025-11-18' }),
@@ -42,6 +48,9 @@ export async function runClient(baseUrl, address, deadUrl) {
     badAddress: await api.points('0x123').catch(failure),
     unknownSeason: await api.leaderboard(9).catch(failure),
     noAnswer: await createClient({ baseUrl: deadUrl, backoff: () => 0 }).seasons().catch(failure),
+    timedOut: await createClient({ baseUrl: hangUrl, timeout: 300 }).seasons().catch(failure),
+    aborted: await aborted,
+    inverted: await api.daily(address, { from: '2025-11-18', to: '2025-11-17' }).catch(failure),
     validated: await createClient({ baseUrl, validate: validateDocument }).leaderboard(2),
     // In a bundle the package's files are not beside the client: the error says what to do instead.
     validateTrue: await createClient({ baseUrl, validate: true }).seasons().then(() => 'resolved', (error) => error.message),
@@ -88,6 +97,19 @@ async function deadUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
+/** A host that accepts every request and never answers (the app's timeout and abort are tried on it). */
+let hanging: http.Server;
+let hangUrl: string;
+test.before(async () => {
+  hanging = http.createServer(() => {});
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  hangUrl = `http://127.0.0.1:${(hanging.address() as { port: number }).port}`;
+});
+test.after(async () => {
+  hanging.closeAllConnections();
+  await new Promise((resolve) => hanging.close(resolve));
+});
+
 /** The results an app got, compared with what the host answers to each request. */
 async function assertResults(results: any, base: string, dead: string, bundled = false): Promise<void> {
   if (bundled) {
@@ -111,14 +133,25 @@ async function assertResults(results: any, base: string, dead: string, bundled =
   const sentence = async (url: string) => (await answer(url)).error as string;
   const refusal = async (url: string) => ({
     name: 'ApiError',
+    kind: 'http',
     status: 400,
+    error: await sentence(url),
     message: `GET ${base}${url} answered 400: ${await sentence(url)}`,
   });
   assert.equal(results.badAddress, await refusal('/v1/address/0x123/points'));
   assert.equal(results.unknownSeason, await refusal('/v1/leaderboard/s9'));
-  assert.is(results.noAnswer.name, 'ApiError');
-  assert.is(results.noAnswer.status, null);
+  assert.equal([results.noAnswer.name, results.noAnswer.kind, results.noAnswer.status], ['ApiError', 'network', null]);
   assert.match(results.noAnswer.message, `GET ${dead}/v1/seasons got no answer (3 attempts): `);
+  // A host that never answers: the timeout's ApiError, and an abort's AbortError at once.
+  assert.equal(results.timedOut, {
+    name: 'ApiError',
+    kind: 'timeout',
+    status: null,
+    error: null,
+    message: `GET ${hangUrl}/v1/seasons got no whole answer within 300 ms (the timeout)`,
+  });
+  assert.is(results.aborted.name, 'AbortError');
+  assert.is(results.inverted.name, 'RangeError');
 }
 
 test("in Chromium, on a page of another origin: every function, the typed errors, the browser's fetch under CORS", async () => {
@@ -143,8 +176,9 @@ test("in Chromium, on a page of another origin: every function, the typed errors
       await tab.goto(pageUrl);
       await tab.waitForFunction(() => 'runClient' in window);
       const dead = await deadUrl();
-      const run = ([base, address, deadBase]: readonly [string, string, string]) => (window as any).runClient(base, address, deadBase);
-      const results = await tab.evaluate(run, [api.url, A, dead] as const);
+      const run = ([base, address, deadBase, hangBase]: readonly [string, string, string, string]) =>
+        (window as any).runClient(base, address, deadBase, hangBase);
+      const results = await tab.evaluate(run, [api.url, A, dead, hangUrl] as const);
       assert.is(new URL(pageUrl).origin === new URL(api.url).origin, false);
       await assertResults(results, api.url, dead, true);
       // The browser reports each failed request of the page on its console; nothing else went wrong.
@@ -176,7 +210,12 @@ test('against the Worker in workerd: every function, the typed errors, revalidat
     });
     const dead = await deadUrl();
     const failure = (error: unknown) =>
-      error instanceof ApiError ? { name: error.name, status: error.status, message: error.message } : { other: String(error) };
+      error instanceof ApiError
+        ? { name: error.name, kind: error.kind, status: error.status, error: error.error, message: error.message }
+        : { other: String(error), name: (error as Error).name };
+    const leaving = new AbortController();
+    const aborted = createClient({ baseUrl: hangUrl }).seasons({ signal: leaving.signal }).catch(failure);
+    setTimeout(() => leaving.abort(), 100);
     const results = {
       portfolio: await client.portfolio(A.toUpperCase().replace('0X', '0x')),
       daily: await client.daily(A, { from: new Date('2025-11-17T12:00:00Z'), to: '2025-11-18' }),
@@ -190,6 +229,9 @@ test('against the Worker in workerd: every function, the typed errors, revalidat
       noAnswer: await createClient({ baseUrl: dead, backoff: () => 0 })
         .seasons()
         .catch(failure),
+      timedOut: await createClient({ baseUrl: hangUrl, timeout: 300 }).seasons().catch(failure),
+      aborted: await aborted,
+      inverted: await client.daily(A, { from: '2025-11-18', to: '2025-11-17' }).catch(failure),
     };
     await assertResults(results, host.url, dead);
     // The second seasons() revalidated with the ETag the Worker gave (its answer: 304, or 200 to fetch's no-cache).
@@ -204,8 +246,8 @@ test("inside a Worker (workerd's own fetch), against the Node server: every func
   const worker = `${APP}
 export default {
   async fetch(request) {
-    const { base, address, dead } = await request.json();
-    return Response.json(await runClient(base, address, dead));
+    const { base, address, dead, hang } = await request.json();
+    return Response.json(await runClient(base, address, dead, hang));
   },
 };
 `;
@@ -213,7 +255,7 @@ export default {
   const miniflare = new Miniflare({ modules: true, script: bundle.outputFiles[0]!.text, compatibilityDate: COMPATIBILITY_DATE });
   try {
     const dead = await deadUrl();
-    const body = JSON.stringify({ base: api.url, address: A, dead });
+    const body = JSON.stringify({ base: api.url, address: A, dead, hang: hangUrl });
     const answer = await miniflare.dispatchFetch('http://worker/', { method: 'POST', body });
     const text = await answer.text();
     assert.is(answer.status, 200, text);

@@ -1,9 +1,11 @@
 /**
- * What `init` writes, run: the CLI refuses a second run (exit 1, the files named, nothing changed);
- * the one-runner workflow's `run:` steps, read from its YAML and run in order against S3 on
- * loopback (s3rver) with the sample exports in exports/, end with a live version in the bucket; the
- * sharded one (three shards) the same, prepare, then each shard's job one after another (its
- * folder handed over through the bucket), then the commit.
+ * What `init` writes, run: the CLI refuses a second run (exit 1, the files named, nothing changed)
+ * and keeps a .gitignore's own lines; the one-runner workflow `init --bucket --prefix` writes,
+ * its `run:` steps read from its YAML and run in order against S3 on loopback (s3rver) with the
+ * sample exports in exports/, ends with a live version in the bucket, proved by the scrub of that
+ * version; the sharded one (three shards) the same, prepare, then each shard's job one after
+ * another (its folder handed over through the bucket), then the commit. A night whose workflow
+ * still holds init's placeholders stops at its first step, naming the file to edit.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,29 +18,39 @@ import { CLI, ROOT, runCli } from '../helpers/process.ts';
 import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 import { runWorkflow, type RanStep } from '../helpers/workflow-runner.ts';
 import { PLACEHOLDERS } from '../../init/workflows.ts';
+import { GITIGNORE_BLOCK } from '../../init/files.ts';
 import { WORKFLOW_PATH } from '../../init/write-repository.ts';
 import { createStorageClient } from '../../publish/storage.ts';
 import { readPointer } from '../../publish/live-pointer.ts';
 import { PrepareSummaryJsonSchema } from '../../schemas/prepare-summary.ts';
 import { PublishSummaryJsonSchema } from '../../schemas/publish-summary.ts';
+import { VerifySummaryJsonSchema } from '../../schemas/verify-summary.ts';
 
-test('npx wallet-snapshot init twice: the second is refused (exit 1, the files named) and changes nothing', async () => {
+test("npx wallet-snapshot init twice: the second is refused (exit 1, the files named) and changes nothing; a .gitignore's own lines kept", async () => {
   const dir = tempDir('ws-init-cli-');
-  const first = await runCli(['init', dir, '--sharded', '3']);
+  fs.writeFileSync(path.join(dir, '.gitignore'), '.env\nsecrets/\n');
+  const first = await runCli(['init', dir, '--sharded', '3', '--bucket', 'points-snapshots', '--prefix', 'prod']);
   assert.is(first.code, 0, first.stderr);
   assert.match(
     first.stdout,
-    `wrote ${dir}:\n  ${WORKFLOW_PATH}\n  worker.js\n  wrangler.toml\n  .gitignore\n  README.md (the "Nightly snapshot" section in a new README)\n`,
+    `wrote ${dir}:\n  ${WORKFLOW_PATH}\n  worker.js\n  wrangler.toml\n  .gitignore (init's block appended to yours)\n  README.md (the "Nightly snapshot" section in a new file)\n`,
   );
+  assert.is(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'), `.env\nsecrets/\n\n${GITIGNORE_BLOCK}`);
   const before = snapshot(dir);
   const second = await runCli(['init', dir]);
   assert.is(second.code, 1);
   assert.is(second.stdout, '');
   assert.is(
     second.stderr,
-    `wallet-snapshot: init: ${dir} has ${WORKFLOW_PATH}, worker.js, wrangler.toml, .gitignore, README.md (its "Nightly snapshot" section) already; nothing was written (give --force to overwrite them)\n`,
+    `wallet-snapshot: init: ${dir} has ${WORKFLOW_PATH}, worker.js, wrangler.toml already; nothing was written (give --force to overwrite them)\n`,
   );
   assert.equal(snapshot(dir), before);
+  const forced = await runCli(['init', dir, '--force']);
+  assert.is(forced.code, 0, forced.stderr);
+  assert.match(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'), /^\.env\nsecrets\/\n\n# wallet-snapshot init: begin\n/);
+  const half = await runCli(['init', tempDir(), '--bucket', 'points-snapshots']);
+  assert.is(half.code, 1);
+  assert.match(half.stderr, 'init: --bucket was given without --prefix: give both');
   const bad = await runCli(['init', tempDir(), '--sharded', '1']);
   assert.is(bad.code, 1);
   assert.match(bad.stderr, "option '--sharded <n>' argument '1' is invalid. expected a whole number from 2 to 256");
@@ -59,6 +71,10 @@ for (const [tool, args] of [
 /** `verify --from` proves a published version; where this CLI lacks it yet, the scrub step is left out. */
 const verifyHelp = spawnSync(process.execPath, [CLI, 'verify', '--help'], { encoding: 'utf8' }).stdout;
 const scrubAvailable = verifyHelp.includes('--from');
+
+/** The store's names given to init, and the bucket the S3 server on loopback holds. */
+const NAMES = { bucket: 'points-snapshots', prefix: 'nightly/prod' };
+const NAMED = ['--bucket', NAMES.bucket, '--prefix', NAMES.prefix];
 
 /** A programme's repository as `init` wrote it, with the sample exports committed in exports/ and wallet-snapshot installed. */
 async function programme(args: string[]): Promise<string> {
@@ -87,7 +103,7 @@ interface Night {
 
 /** The workflow `init ARGS` writes, run once per build instant of `nows` (a night each, a run id each) against one store. */
 async function runNights(args: string[], nows: string[] = [PINNED_NOW]): Promise<Night[]> {
-  const s3 = await startS3Server(tempDir('ws-init-s3-'), PLACEHOLDERS.bucket);
+  const s3 = await startS3Server(tempDir('ws-init-s3-'), NAMES.bucket);
   try {
     const repository = await programme(args);
     const nights: Night[] = [];
@@ -130,10 +146,8 @@ async function runNightIn(repository: string, endpoint: string, now: string, run
     Object.assign(process.env, S3_CREDENTIALS);
     const client = await createStorageClient({ endpoint: s3.endpoint, maxAttempts: 2, concurrency: 4 });
     try {
-      const pointer = await readPointer(client, { bucket: PLACEHOLDERS.bucket, prefix: PLACEHOLDERS.prefix });
-      const listed = await client.send(
-        new ListObjectsV2Command({ Bucket: PLACEHOLDERS.bucket, Prefix: `${PLACEHOLDERS.prefix}/_nights/` }),
-      );
+      const pointer = await readPointer(client, NAMES);
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: NAMES.bucket, Prefix: `${NAMES.prefix}/_nights/` }));
       return { steps, work, live: pointer?.version ?? null, leftOver: (listed.Contents ?? []).map((object) => object.Key!) };
     } finally {
       client.destroy();
@@ -147,29 +161,77 @@ function publishSummary(work: string, job: string, file: string) {
   return PublishSummaryJsonSchema.parse(JSON.parse(fs.readFileSync(path.join(work, workspace, 'summaries', file), 'utf8')));
 }
 
-test("the one-runner workflow's run: steps, in order, publish the sample exports: a live version", async () => {
-  const { steps, work, live } = await runNight([]);
+test("the one-runner workflow's run: steps, in order, publish the sample exports: a live version, the scrub proving that version", async () => {
+  const { steps, work, live } = await runNight(NAMED);
   assert.equal(
     steps.filter((step) => !step.skipped).map((step) => step.name),
     [
+      "Check that the bucket and prefix are yours, not init's placeholders",
       'Fetch the exports into exports/',
       'Build',
       'Verify',
       'Publish (the guard first; the pointer last), keeping a week of versions for a rollback',
-      ...(scrubAvailable ? ['Scrub the published version (read back from the bucket and proved)'] : []),
+      ...(scrubAvailable ? ['Scrub the version just published (read back from the bucket and proved)'] : []),
     ],
   );
   const published = publishSummary(work, 'night', 'publish.json');
   assert.equal(
     [published.move, published.outcome, published.files, published.target],
-    ['publish', 'live', 177, `s3://${PLACEHOLDERS.bucket}/${PLACEHOLDERS.prefix}`],
+    ['publish', 'live', 177, `s3://${NAMES.bucket}/${NAMES.prefix}`],
   );
   assert.is(live, published.version);
+  if (scrubAvailable) {
+    const scrub = scrubSummary(work, 'night');
+    assert.equal([scrub.ok, scrub.store?.version, scrub.store?.live, scrub.files], [true, published.version, true, 177]);
+    assert.match(
+      stepSummary(work, 'night'),
+      `Scrub of version ${published.version} (live): 177 of 177 members drawn: every member read is as published.\n`,
+    );
+  }
 });
+
+test("a night whose workflow still holds init's placeholders stops at its first step, naming the file to edit", async () => {
+  const repository = await programme([]);
+  const work = tempDir('ws-init-jobs-');
+  try {
+    runWorkflow(fs.readFileSync(path.join(repository, WORKFLOW_PATH), 'utf8'), {
+      repository,
+      work,
+      secrets: { SNAPSHOT_ENDPOINT: 'http://127.0.0.1:9', SNAPSHOT_ACCESS_KEY_ID: 'k', SNAPSHOT_SECRET_ACCESS_KEY: 's' },
+      inputs: { accept: '', now: PINNED_NOW },
+      environment: { PATH: process.env.PATH!, HOME: process.env.HOME! },
+    });
+    assert.unreachable('the night ran past its first step');
+  } catch (error) {
+    const message = (error as Error).message;
+    assert.ok(message.startsWith(`night, "Check that the bucket and prefix are yours, not init's placeholders" exited with 1:\n`), message);
+    assert.match(
+      message,
+      `::error file=${WORKFLOW_PATH},title=SNAPSHOT_BUCKET is a placeholder::SNAPSHOT_BUCKET is ${PLACEHOLDERS.bucket}`,
+    );
+    assert.match(message, `put your prefix in ${WORKFLOW_PATH} (env: SNAPSHOT_PREFIX) and in wrangler.toml (TREE_PREFIX)`);
+  }
+  // Nothing ran after it: no job folder holds a build.
+  assert.not.ok(fs.readdirSync(work).some((name) => fs.existsSync(path.join(work, name, 'summaries'))));
+});
+
+/** verify --from's JSON (the scrub step's), from the workspace of the job that ran it. */
+function scrubSummary(work: string, job: string) {
+  const workspace = fs.readdirSync(work).find((name) => name.startsWith(`${job}-`) && !name.includes('.'))!;
+  return VerifySummaryJsonSchema.parse(JSON.parse(fs.readFileSync(path.join(work, workspace, 'summaries', 'scrub.json'), 'utf8')));
+}
+
+/** What the job's steps wrote to the run's page ($GITHUB_STEP_SUMMARY). */
+function stepSummary(work: string, job: string): string {
+  return fs.readFileSync(
+    path.join(work, fs.readdirSync(work).find((name) => name.startsWith(`${job}-`) && name.endsWith('.step-summary.md'))!),
+    'utf8',
+  );
+}
 
 test("the sharded workflow (3 shards), two nights: prepare, each shard's job one after another, then the commit; the second night reuses the first's folder", async () => {
   const nextDay = new Date(Date.parse(PINNED_NOW) + 86_400_000).toISOString().replace('.000Z', 'Z');
-  const [first, second] = await runNights(['--sharded', '3'], [PINNED_NOW, nextDay]);
+  const [first, second] = await runNights(['--sharded', '3', ...NAMED], [PINNED_NOW, nextDay]);
   const ran = first!.steps
     .filter((step) => !step.skipped)
     .map((step) => `${step.job}${step.matrix ? ` ${step.matrix.shard}` : ''}: ${step.name}`);
@@ -180,6 +242,7 @@ test("the sharded workflow (3 shards), two nights: prepare, each shard's job one
     `shard ${k}: Stage the shard (the pointer is not touched)`,
   ];
   assert.equal(ran, [
+    "prepare: Check that the bucket and prefix are yours, not init's placeholders",
     'prepare: Fetch the exports into exports/',
     "prepare: Fetch the last published night's folder (none, or an incomplete one, makes a full night)",
     'prepare: Prepare the night (one build instant for every shard; the unchanged past days reused)',
@@ -188,12 +251,13 @@ test("the sharded workflow (3 shards), two nights: prepare, each shard's job one
     ...shardSteps(2),
     ...shardSteps(3),
     'commit: Commit (every shard staged and agreeing, and the guard on their sum), keeping a week of versions',
-    ...(scrubAvailable ? ['commit: Scrub the published version (read back from the bucket and proved)'] : []),
+    ...(scrubAvailable ? ['commit: Scrub the version just published (read back from the bucket and proved)'] : []),
     "commit: Keep this night's folder for the next night, remove the one before",
   ]);
   const committed = publishSummary(first!.work, 'commit', 'commit.json');
   assert.equal([committed.move, committed.outcome, committed.files, committed.already], ['commit', 'live', 183, false]);
   assert.is(first!.live, committed.version);
+  if (scrubAvailable) assert.is(scrubSummary(first!.work, 'commit').store?.version, committed.version);
   // The first night had no folder before it; the second reuses the first's, and publishes too.
   const kind = (night: Night) => prepareSummary(night.work).night;
   assert.equal(kind(first!), { kind: 'full', why: 'no previous night at night' });
@@ -204,8 +268,12 @@ test("the sharded workflow (3 shards), two nights: prepare, each shard's job one
   assert.equal([recommitted.outcome, second!.live], ['live', recommitted.version]);
   assert.is.not(recommitted.version, committed.version);
   // Only the second night's folder and the name of the last night stay in the bucket.
-  assert.ok(second!.leftOver.includes(`${PLACEHOLDERS.prefix}/_nights/last`));
-  assert.equal([...new Set(second!.leftOver.filter((key) => !key.endsWith('/last')).map((key) => key.split('/')[2]))], ['4243']);
+  const nights = `${NAMES.prefix}/_nights/`;
+  assert.ok(second!.leftOver.includes(`${nights}last`));
+  assert.equal(
+    [...new Set(second!.leftOver.filter((key) => !key.endsWith('/last')).map((key) => key.slice(nights.length).split('/')[0]))],
+    ['4243'],
+  );
 });
 
 /** prepare's JSON, from the workspace of the prepare job. */

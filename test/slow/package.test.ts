@@ -320,6 +320,27 @@ test("an app imports wallet-snapshot/client from the package: typechecked (its w
   }
 });
 
+test('wallet-snapshot-client, the light package, is the same JavaScript as wallet-snapshot/client, file for file', () => {
+  // Its prepack's build, into packages/client/dist (test/slow/client-package.test.ts packs and installs it).
+  const built = run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/build-client-package.ts')], { cwd: ROOT });
+  assert.is(built.status, 0, built.stderr);
+  const light = path.join(ROOT, 'packages', 'client', 'dist');
+  const scripts = fs.readdirSync(light).filter((file) => file.endsWith('.js'));
+  assert.equal(scripts.sort(), ['api-error.js', 'call-limits.js', 'etag-memory.js', 'index.js', 'request.js']);
+  for (const file of scripts) {
+    assert.is(
+      fs.readFileSync(path.join(light, file), 'utf8'),
+      fs.readFileSync(path.join(packageDir, 'dist', 'client', file), 'utf8'),
+      file,
+    );
+  }
+  // What the whole package has beside them is the schemas' validator, which the light package leaves out.
+  assert.equal(
+    fs.readdirSync(path.join(packageDir, 'dist', 'client')).filter((file) => file.endsWith('.js') && !scripts.includes(file)),
+    ['validation.js'],
+  );
+});
+
 const hosting = fs.readFileSync(path.join(ROOT, 'docs', 'hosting.md'), 'utf8');
 
 /** The text of the first fenced block after `marker` in docs/hosting.md. */
@@ -421,14 +442,21 @@ test("publish from the package to a local S3 server; a user's Worker re-exportin
   }
 });
 
-test("the README's path for a programme: npm install --save-dev wallet-snapshot, npx wallet-snapshot init; the Worker it writes bundles with wrangler", () => {
+test("the README's path for a programme: npm install --save-dev wallet-snapshot, npx wallet-snapshot init --bucket --prefix, the tested wrangler; the Worker it writes bundles with wrangler", () => {
   const repository = path.join(work, 'data-repository');
   fs.mkdirSync(repository);
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const at = readme.indexOf('### The data repository');
   assert.ok(at >= 0, 'the README has "### The data repository"');
   const commands = /```\n([\s\S]*?)```/.exec(readme.slice(at))![1]!.trim().split('\n');
-  assert.equal(commands, ['npm install --save-dev wallet-snapshot', 'npx wallet-snapshot init']);
+  const { devDependencies } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
+  assert.equal(commands, [
+    'npm install --save-dev wallet-snapshot',
+    'npx wallet-snapshot init --bucket points-snapshots --prefix prod',
+    `npm install --save-dev --save-exact wrangler@${devDependencies.wrangler}`,
+  ]);
   fs.writeFileSync(path.join(repository, 'package.json'), `${JSON.stringify({ name: 'points-data', private: true })}\n`);
   // The registry's package is this repository's tarball here.
   const installed = run('npm', ['install', '--save-dev', '--prefer-offline', tarball], { cwd: repository });
@@ -441,23 +469,32 @@ test("the README's path for a programme: npm install --save-dev wallet-snapshot,
   assert.is(init.status, 0, init.stderr);
   assert.match(
     init.stdout,
-    `wrote ${repository}:\n  .github/workflows/nightly.yml\n  worker.js\n  wrangler.toml\n  .gitignore\n  README.md (the "Nightly snapshot" section in a new README)\n`,
+    `wrote ${repository}:\n  .github/workflows/nightly.yml\n  worker.js\n  wrangler.toml\n  .gitignore (init's block in a new file)\n  README.md (the "Nightly snapshot" section in a new file)\n`,
   );
   assert.not.match(init.stdout, 'npm install --save-dev wallet-snapshot in');
+  assert.match(init.stdout, `  - the Worker: ${commands[2]}, then deploy it with npx wrangler deploy\n`);
   for (const file of ['.github/workflows/nightly.yml', 'worker.js', 'wrangler.toml', '.gitignore', 'README.md'])
     assert.ok(fs.existsSync(path.join(repository, file)), file);
   assert.match(fs.readFileSync(path.join(repository, 'wrangler.toml'), 'utf8'), /^name = "points-data-snapshot"$/m);
   const again = run('npx', ['wallet-snapshot', 'init'], { cwd: repository });
   assert.is(again.status, 1);
-  assert.match(again.stderr, 'already; nothing was written (give --force to overwrite them)');
+  assert.match(again.stderr, 'wrangler.toml already; nothing was written (give --force to overwrite them)');
   const wrangler = path.join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
   const bundled = run(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', path.join(work, 'init-wrangler-out')], {
     cwd: repository,
     env: { WRANGLER_SEND_METRICS: 'false' },
   });
   assert.is(bundled.status, 0, `${bundled.stdout}${bundled.stderr}`);
-  assert.match(bundled.stdout, 'env.TREE (wallet-snapshot)');
+  assert.match(bundled.stdout, 'env.TREE (points-snapshots)');
   assert.match(bundled.stdout, 'env.TREE_PREFIX ("prod")');
+  // Without --bucket and --prefix: the placeholders, which wrangler takes too (the workflow refuses them).
+  assert.is(run('npx', ['wallet-snapshot', 'init', '--force'], { cwd: repository }).status, 0);
+  const dryRun = run(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', path.join(work, 'init-wrangler-placeholders')], {
+    cwd: repository,
+    env: { WRANGLER_SEND_METRICS: 'false' },
+  });
+  assert.is(dryRun.status, 0, `${dryRun.stdout}${dryRun.stderr}`);
+  assert.match(dryRun.stdout, 'env.TREE (replace-with-your-bucket)');
 });
 
 test('the package exports the --summary-json schemas (wallet-snapshot/summaries)', () => {

@@ -117,9 +117,12 @@ test("the app example: wallet-snapshot/client against the sample's server prints
       });
       server.once('exit', () => reject(new Error('serve stopped')));
     });
-    // The package's name as the repository's own sources (the installed package: test/slow/package.test.ts).
+    // The light package's name as the repository's own sources (the installed package: test/slow/client-package.test.ts).
+    const install = /```\n([\s\S]*?)```/.exec(section)![1]!.trim();
+    assert.is(install, 'npm install wallet-snapshot-client', 'the apps section installs the light package');
     const script = path.join(tempDir('ws-readme-app-'), 'app.mjs');
-    const source = example.replace("'wallet-snapshot/client'", JSON.stringify(pathToFileURL(path.join(ROOT, 'client/index.ts')).href));
+    assert.ok(example.includes("from 'wallet-snapshot-client'"), 'the example imports the light package');
+    const source = example.replace("'wallet-snapshot-client'", JSON.stringify(pathToFileURL(path.join(ROOT, 'client/index.ts')).href));
     assert.ok(source.includes("baseUrl: 'http://127.0.0.1:8080'"), "the example names the quick start's server");
     fs.writeFileSync(script, source.replace('http://127.0.0.1:8080', url));
     const ran = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
