@@ -26,11 +26,13 @@ const SECONDS_PER_DAY = 86_400;
 const LATEST_OFFSET_SECONDS = -4 * 3600;
 const EARLIEST_OFFSET_SECONDS = -5 * 3600;
 
-const OFFSET_FORMAT = new Intl.DateTimeFormat('en-US', { timeZone: NEW_YORK_ZONE, timeZoneName: 'longOffset' });
+/** Made at the first use, not when the module loads: the explorer imports the zone's name alone. */
+let offsetFormat: Intl.DateTimeFormat | undefined;
 
 /** New York's offset from UTC at the instant `seconds`, in seconds (`GMT-04:56:02` is -17,762). */
 function offsetAt(seconds: number): number {
-  const name = OFFSET_FORMAT.formatToParts(new Date(seconds * 1000)).find((part) => part.type === 'timeZoneName')!.value;
+  offsetFormat ??= new Intl.DateTimeFormat('en-US', { timeZone: NEW_YORK_ZONE, timeZoneName: 'longOffset' });
+  const name = offsetFormat.formatToParts(new Date(seconds * 1000)).find((part) => part.type === 'timeZoneName')!.value;
   const match = /^GMT(?:([+-])(\d\d):(\d\d)(?::(\d\d))?)?$/.exec(name);
   if (!match) throw new Error(`unexpected offset name ${name} for ${NEW_YORK_ZONE}`);
   if (match[1] === undefined) return 0;

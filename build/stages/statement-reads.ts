@@ -81,7 +81,7 @@ interface Token {
 }
 
 /** The queries inside `sql`'s statements, each to be parsed on its own; an error for a statement of an unknown kind. */
-export function statementQueries(sql: string): string[] {
+function statementQueries(sql: string): string[] {
   const queries: string[] = [];
   const tokens = tokenize(sql);
   let first = 0;
