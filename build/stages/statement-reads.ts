@@ -1,7 +1,7 @@
 /**
  * The tables a statement reads, as DuckDB's own parser sees them: for the runner's check that a
  * stage reads only the tables it declares (stage.ts). A pattern over the text missed what the
- * parser does not: a comma join (`FROM a, b`), a table after a parenthesis, a name in quotes.
+ * parser does not: a comma join (`FROM a, b`), a name in quotes, a comment before a name.
  *
  * DuckDB serializes the parse of a query (`json_serialize_sql`), not of other statements, so each
  * statement's query is taken out first: the statement after `CREATE ... AS`, after `INSERT INTO
