@@ -14,6 +14,9 @@ import { DateTime } from 'luxon';
 import { cpuSeconds, runMeasured } from './children.ts';
 import { step, type StepFigures } from './night.ts';
 import { literalPathSql } from '../build/database.ts';
+import { lastClosedDayOf } from '../build/config.ts';
+import { dayNumber } from '../build/compute/days.ts';
+import { newYorkDayStart } from '../core/new-york-day.ts';
 import { describeNightKind, NightKindSchema } from '../schemas/night-kind.ts';
 
 export interface IncrementalPlan {
@@ -40,12 +43,10 @@ export interface IncrementalFigures {
   floorRatio: number;
 }
 
-const NEW_YORK = 'America/New_York';
-
 export async function runIncremental(plan: IncrementalPlan): Promise<IncrementalFigures> {
   const previousInput = path.join(path.dirname(plan.input), 'input-previous-night');
   const previousNow = DateTime.fromISO(plan.now, { zone: 'utc' }).minus({ days: 1 }).toISO({ suppressMilliseconds: true })!;
-  const previousLast = DateTime.fromISO(previousNow, { zone: NEW_YORK }).minus({ days: 1 }).toISODate()!;
+  const previousLast = lastClosedDayOf(DateTime.fromISO(previousNow, { zone: 'utc' }));
   if (!fs.existsSync(path.join(previousInput, 'seasons.parquet'))) {
     plan.log(`cutting the previous night's export (rows up to ${previousLast})...`);
     await cutExport(plan.input, previousInput, previousLast);
@@ -143,7 +144,7 @@ export function formatIncremental(figures: IncrementalFigures): string {
 /** The export of the night before: every file's rows dated up to `last` (balances: New York days), the others as they are. */
 async function cutExport(input: string, out: string, last: string): Promise<void> {
   fs.mkdirSync(out, { recursive: true });
-  const endOfLast = DateTime.fromISO(last, { zone: NEW_YORK }).plus({ days: 1 }).toSeconds();
+  const endOfLast = newYorkDayStart(dayNumber(last) + 1);
   const instance = await DuckDBInstance.create(':memory:', { threads: '2', memory_limit: '2GB' });
   const db = await instance.connect();
   try {

@@ -4,8 +4,8 @@ import { DateTime } from 'luxon';
 import { UserError } from '../core/errors.ts';
 import type { ProgressMode } from '../core/progress.ts';
 import { parseShard, type Shard } from '../core/shard.ts';
-
-export const NEW_YORK = 'America/New_York';
+import { newYorkDayOf } from '../core/new-york-day.ts';
+import { dayText } from './compute/days.ts';
 
 export interface BuildConfig {
   inputDir: string;
@@ -135,7 +135,7 @@ export function parseNow(text: string | undefined): DateTime {
   return parsed;
 }
 
-/** `L`: the New York calendar date of `now`, minus one day (daylight saving included). */
+/** `L`: the New York calendar date of `now`, minus one day (core/new-york-day.ts). */
 export function lastClosedDayOf(now: DateTime): string {
-  return now.setZone(NEW_YORK).startOf('day').minus({ days: 1 }).toISODate()!;
+  return dayText(newYorkDayOf(now.toSeconds()) - 1);
 }

@@ -26,7 +26,7 @@ import { SeasonsIndexSchema } from '../schemas/seasons.ts';
 import { DateStringSchema, LowerCaseAddressSchema } from '../schemas/common.ts';
 import { hashThroughHandle } from './input/fingerprint.ts';
 import { FD_PATHS } from './input/read.ts';
-import { joinOwnerSql, walletOfRowSql } from './compute/attribution.ts';
+import { accountsOfWalletsSql, joinOwnerSql, subAccountsOfWalletsSql, walletOfRowSql } from './compute/attribution.ts';
 
 export const PREPARED_FACTS_FILE = 'prepared.json';
 
@@ -77,9 +77,8 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
       ['id', 'INTEGER'],
     ],
     // A shard's wallets, and the sub-accounts they own (a sub-account of owners in two shards is in both).
-    cut: () => `SELECT a.address, a.id, s.shard FROM addresses a JOIN address_shards s ON s.id = a.id
-          UNION
-          SELECT a.address, a.id, s.shard FROM venue_b_accounts v JOIN addresses a ON a.id = v.account_id JOIN address_shards s ON s.id = v.owner_id`,
+    cut: () =>
+      `SELECT a.address, a.id, s.shard FROM (${accountsOfWalletsSql('address_shards', ['shard'])}) s JOIN addresses a ON a.id = s.id`,
   },
   {
     name: 'venue_b_accounts',
@@ -90,7 +89,7 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
       ['account_id', 'INTEGER'],
       ['owner_id', 'INTEGER'],
     ],
-    cut: () => 'SELECT v.*, s.shard FROM venue_b_accounts v JOIN address_shards s ON s.id = v.owner_id',
+    cut: () => subAccountsOfWalletsSql('address_shards', ['shard']),
   },
   {
     name: 'participants',

@@ -6,7 +6,8 @@
  * the exact value; the exact text itself stays one hover or one click away (see dom.ts `amount`).
  * No DOM here: the tests import this module in Node.
  */
-import type { TokenKey } from '../schemas/token-keys.ts';
+import { NO_PRICE } from '../core/position-value.ts';
+import { TOKEN_NAMES } from '../schemas/token-keys.ts';
 
 /** A decimal number as `digits * 10^exponent` (`digits` without sign), from a JSON number's text. */
 interface Decimal {
@@ -167,11 +168,21 @@ function wholeAt(value: number, places: number): boolean {
   return shifted >= 1 - 1e-9 && Math.abs(shifted - Math.round(shifted)) < 1e-6 * shifted;
 }
 
-/** `usdPerToken` is 0 exactly when the day had no price on or before it (docs/api.md). */
-export function isUnpriced(position: { usdPerToken: { value: string } | string }): boolean {
+/**
+ * Whether a position's `usdPerToken` is 0 (core/position-value.ts): no price dated on or before its
+ * day, or a price of 0 in the export. The JSON does not tell the two apart (docs/api.md), so the
+ * page names both (`ZERO_PRICE`).
+ */
+export function hasZeroPrice(position: { usdPerToken: { value: string } | string }): boolean {
   const text = typeof position.usdPerToken === 'string' ? position.usdPerToken : position.usdPerToken.value;
-  return parseDecimal(text).digits === 0n;
+  return Number(text) === NO_PRICE;
 }
+
+/** How the page shows a position whose `usdPerToken` is 0. */
+export const ZERO_PRICE = 'no price or $0';
+/** What it means, in the title of each such amount. */
+export const ZERO_PRICE_NOTE =
+  'usdPerToken is 0 in the JSON: no price on or before this day, or a price of 0 in the export; the value counts as $0 in the total';
 
 /**
  * The chains programmes run on, named as viem's chain list (the one most EVM front ends keep)
@@ -212,16 +223,6 @@ export function chainName(chainId: string): string {
   return CHAIN_NAMES[chainId] ?? `Chain ${chainId}`;
 }
 
-const TOKEN_NAMES: Record<TokenKey, string> = {
-  uty: 'UTY',
-  yuty: 'yUTY',
-  venueASy: 'Venue A SY',
-  venueBYuty: 'Venue B yUTY',
-  venueBUsdc: 'Venue B USDC',
-  venueAYt: 'Venue A YT',
-  venueALp: 'Venue A LP',
-};
-
 export function tokenName(key: string): string {
-  return TOKEN_NAMES[key as TokenKey] ?? key;
+  return (TOKEN_NAMES as Record<string, string>)[key] ?? key;
 }

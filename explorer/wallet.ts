@@ -4,6 +4,7 @@
  * positions of a chosen day, its points, and its balance history per chain and token. Amounts
  * are rounded for reading; each keeps the JSON's exact text (see dom.ts `amount`).
  */
+import { NEW_YORK_ZONE } from '../core/new-york-day.ts';
 import { ADDRESS_PATTERN } from '../schemas/patterns.ts';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import { getDaily, getHistory, getPoints, getPointsHistory, type DayRange } from './api.ts';
@@ -16,10 +17,12 @@ import {
   formatCompactTicks,
   formatPrice,
   formatUsd,
-  isUnpriced,
+  hasZeroPrice,
   sumDecimals,
   tokenName,
   usdChange,
+  ZERO_PRICE,
+  ZERO_PRICE_NOTE,
 } from './format.ts';
 import { pointsView } from './points.ts';
 
@@ -106,9 +109,9 @@ function section(id: string, title: string, ...body: (Node | null)[]): HTMLEleme
   );
 }
 
-/** How many of the day's positions have no price (their value counts as 0 in the total). */
+/** How many of the day's positions have usdPerToken 0, no price or a price of 0 (their value counts as 0 in the total). */
 function unpricedCount(day: ExactDayRow): number {
-  return day.positions.filter(isUnpriced).length;
+  return day.positions.filter(hasZeroPrice).length;
 }
 
 /**
@@ -162,7 +165,7 @@ function renderOverview(target: HTMLElement, latest: ExactDayRow, shown: ExactDa
           element(
             'p',
             { class: 'summary', 'data-unpriced-note': '' },
-            `${unpriced} ${unpriced === 1 ? 'position has' : 'positions have'} no price on ${latest.date} and ${unpriced === 1 ? 'counts' : 'count'} as $0 in this total.`,
+            `${unpriced} ${unpriced === 1 ? 'position has' : 'positions have'} no price or a price of $0 on ${latest.date} and ${unpriced === 1 ? 'counts' : 'count'} as $0 in this total.`,
           ),
         ]
       : []),
@@ -185,7 +188,7 @@ function addDays(date: string, count: number): string {
 /** The value of a day's positions that belong to `key` (a token or a chain), for the chart and its legend. */
 function partOf(day: ExactDayRow, breakdown: Breakdown, key: string): { value: number; exact: string[]; held: number; unpriced: number } {
   const positions = day.positions.filter((position) => (breakdown === 'token' ? position.token : position.chainId.value) === key);
-  const priced = positions.filter((position) => !isUnpriced(position));
+  const priced = positions.filter((position) => !hasZeroPrice(position));
   return {
     value: priced.reduce((sum, position) => sum + Number(position.valueUsd.value), 0),
     exact: priced.map((position) => position.valueUsd.value),
@@ -210,7 +213,7 @@ function chartLines(days: ExactDayRow[], breakdown: Breakdown): Line[] {
       const day = days[index]!;
       const unpriced = unpricedCount(day);
       const shown = amount(formatUsd(day.totalValueUsd.value), day.totalValueUsd.value);
-      return unpriced === 0 ? shown : element('span', {}, shown, ` (${unpriced} without price)`);
+      return unpriced === 0 ? shown : element('span', {}, shown, ` (${unpriced} at ${ZERO_PRICE})`);
     },
   };
   const parts = ordered.map(
@@ -220,18 +223,18 @@ function chartLines(days: ExactDayRow[], breakdown: Breakdown): Line[] {
       stroke: STROKES[index % STROKES.length],
       dash: DASHES[index % DASHES.length],
       width: 1.5,
-      // A day whose positions all lack a price is a gap, not a drop to zero.
+      // A day whose positions all have usdPerToken 0 is a gap, not a drop to zero.
       values: days.map((day) => {
         const part = partOf(day, breakdown, key);
         return part.held > 0 && part.unpriced === part.held ? null : part.value;
       }),
       legend: (index) => {
         const part = partOf(days[index]!, breakdown, key);
-        if (part.held > 0 && part.unpriced === part.held) return amount('no price', '0', 'No price on or before this day');
+        if (part.held > 0 && part.unpriced === part.held) return amount(ZERO_PRICE, '0', ZERO_PRICE_NOTE);
         const exact = part.exact.length === 1 ? part.exact[0]! : part.exact.length === 0 ? '0' : `${part.exact.join(' + ')}`;
         // Several positions (a chain's tokens) are summed exactly before rounding, like a single amount.
         const shown = amount(formatUsd(part.exact.length === 0 ? '0' : sumDecimals(part.exact)), exact);
-        return part.unpriced > 0 ? element('span', {}, shown, ` + ${part.unpriced} without price`) : shown;
+        return part.unpriced > 0 ? element('span', {}, shown, ` + ${part.unpriced} at ${ZERO_PRICE}`) : shown;
       },
     }),
   );
@@ -438,8 +441,6 @@ function dailyView(address: string, allDays: ExactDayRow[], overview: HTMLElemen
   return [value, positions];
 }
 
-const NO_PRICE_NOTE = 'No price on or before this day: usdPerToken is 0 in the JSON and the value counts as $0 in the total';
-
 function positionsView(day: ExactDayRow): HTMLElement {
   if (day.positions.length === 0) {
     return element(
@@ -469,8 +470,8 @@ function positionsView(day: ExactDayRow): HTMLElement {
         {
           heading: 'Value (USD)',
           cell: (row) =>
-            isUnpriced(row)
-              ? amount('no price', row.valueUsd.value, NO_PRICE_NOTE)
+            hasZeroPrice(row)
+              ? amount(ZERO_PRICE, row.valueUsd.value, ZERO_PRICE_NOTE)
               : amount(formatUsd(row.valueUsd.value), row.valueUsd.value),
           numeric: true,
         },
@@ -478,8 +479,8 @@ function positionsView(day: ExactDayRow): HTMLElement {
         {
           heading: 'Price (USD)',
           cell: (row) =>
-            isUnpriced(row)
-              ? amount('no price', row.usdPerToken.value, NO_PRICE_NOTE)
+            hasZeroPrice(row)
+              ? amount(ZERO_PRICE, row.usdPerToken.value, ZERO_PRICE_NOTE)
               : amount(formatPrice(row.usdPerToken.value), row.usdPerToken.value),
           numeric: true,
         },
@@ -491,14 +492,14 @@ function positionsView(day: ExactDayRow): HTMLElement {
       ? element(
           'p',
           { class: 'summary', 'data-unpriced-note': '' },
-          `"no price": the snapshot has no price for this token on or before ${day.date}, so ${unpriced === 1 ? 'its value counts' : 'their values count'} as $0 in the total.`,
+          `"${ZERO_PRICE}": usdPerToken is 0, either no price for this token on or before ${day.date} or a price of 0 in the export, so ${unpriced === 1 ? 'its value counts' : 'their values count'} as $0 in the total.`,
         )
       : null,
   );
 }
 
 const NEW_YORK_TIME = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'America/New_York',
+  timeZone: NEW_YORK_ZONE,
   hour: '2-digit',
   minute: '2-digit',
   second: '2-digit',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DateStringSchema } from './common.ts';
+import { TOKEN_KEYS, type TokenKey } from './token-keys.ts';
 
 /** One balance snapshot: one per transaction that changed the wallet's balance. */
 export const BalanceSnapshotSchema = z
@@ -13,17 +14,9 @@ export const BalanceSnapshotSchema = z
 
 const snapshots = z.array(BalanceSnapshotSchema);
 
-/** All seven token keys (token-keys.ts), in that order, on every chain that appears. */
+/** Every token key (token-keys.ts), in that order, on every chain that appears. */
 export const ChainHistorySchema = z
-  .object({
-    uty: snapshots,
-    yuty: snapshots,
-    venueASy: snapshots,
-    venueBYuty: snapshots,
-    venueBUsdc: snapshots,
-    venueAYt: snapshots,
-    venueALp: snapshots,
-  })
+  .object(Object.fromEntries(TOKEN_KEYS.map((key) => [key, snapshots])) as Record<TokenKey, typeof snapshots>)
   .strict()
   .meta({ id: 'ChainHistory' });
 

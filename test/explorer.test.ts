@@ -14,7 +14,7 @@ import path from 'node:path';
 import { parse, type LosslessNumber } from 'lossless-json';
 import type { Browser, Page } from 'playwright-core';
 import { TOKEN_KEYS } from '../schemas/token-keys.ts';
-import { chainName, formatAmount, formatPrice, formatUsd, sumDecimals, tokenName, usdChange } from '../explorer/format.ts';
+import { chainName, formatAmount, formatPrice, formatUsd, hasZeroPrice, sumDecimals, tokenName, usdChange } from '../explorer/format.ts';
 import { buildReusingThreads, PINNED_NOW, tempDir } from './helpers/fixtures.ts';
 import { DESKTOP, PHONE, launchBrowser, openPage, screenshot } from './helpers/browser.ts';
 import { type RUNTIMES, startHost, type Host } from './helpers/hosts.ts';
@@ -113,9 +113,9 @@ async function openWallet(page: Page, address: string): Promise<void> {
   });
 }
 
-/** A position's price and value as the page shows them: "no price" when usdPerToken is 0. */
-const priceShown = (p: any) => (text(p.usdPerToken) === '0' ? 'no price' : formatPrice(text(p.usdPerToken)!));
-const valueShown = (p: any) => (text(p.usdPerToken) === '0' ? 'no price' : formatUsd(text(p.valueUsd)!));
+/** A position's price and value as the page shows them: "no price or $0" when usdPerToken is 0 (either, docs/api.md). */
+const priceShown = (p: any) => (text(p.usdPerToken) === '0' ? 'no price or $0' : formatPrice(text(p.usdPerToken)!));
+const valueShown = (p: any) => (text(p.usdPerToken) === '0' ? 'no price or $0' : formatUsd(text(p.valueUsd)!));
 
 /** Each season's points chart: drawn, its legend on the last day, its days' table, a rank axis with 1 at the top. */
 async function checkPointsHistory(page: Page, address: string): Promise<void> {
@@ -386,6 +386,14 @@ Formatting('amounts shown together are summed exactly', () => {
   assert.is(sumDecimals(['0']), '0');
 });
 
+Formatting('a usdPerToken of 0 is told as no price or a price of 0 (the JSON does not tell them apart); any other as a price', () => {
+  assert.equal(
+    ['0', '1e-7', '0.5', '2500.75'].map((usdPerToken) => hasZeroPrice({ usdPerToken })),
+    [true, false, false, false],
+  );
+  assert.ok(hasZeroPrice({ usdPerToken: { value: '0' } }));
+});
+
 Formatting('names of chains and tokens; others by their number', () => {
   assert.equal(['1', '10', '8453', '42161', '137', '56', '43114', '59144', '534352', '999999'].map(chainName), [
     'Ethereum',
@@ -399,7 +407,20 @@ Formatting('names of chains and tokens; others by their number', () => {
     'Scroll',
     'Chain 999999',
   ]);
-  assert.equal(TOKEN_KEYS.map(tokenName), ['UTY', 'yUTY', 'Venue A SY', 'Venue B yUTY', 'Venue B USDC', 'Venue A YT', 'Venue A LP']);
+  assert.equal(TOKEN_KEYS.map(tokenName).slice(0, 7), [
+    'UTY',
+    'yUTY',
+    'Venue A SY',
+    'Venue B yUTY',
+    'Venue B USDC',
+    'Venue A YT',
+    'Venue A LP',
+  ]);
+  assert.ok(
+    TOKEN_KEYS.every((key) => tokenName(key) !== key),
+    'every token key has a name',
+  );
+  assert.is(tokenName('notAKey'), 'notAKey');
 });
 
 Formatting.run();
@@ -765,7 +786,7 @@ for (const runtime of runtimes) {
       assert.equal(await rows(page, 'positions'), [
         ['Ethereum', 'UTY', '$1,234,567.89', '1,234,567.891234', '$1.00'],
         ['OP Mainnet', 'Venue B USDC', '< $0.01', '< 0.000001', '$1.00'],
-        ['Base', 'Venue A LP', 'no price', '5', 'no price'],
+        ['Base', 'Venue A LP', 'no price or $0', '5', 'no price or $0'],
         ['Arbitrum One', 'yUTY', '< $0.01', '0.004', '$1.20'],
       ]);
       assert.equal(
@@ -774,10 +795,16 @@ for (const runtime of runtimes) {
       );
       assert.match(
         (await page.getAttribute('table[data-table="positions"] tbody tr:nth-child(3) td:nth-child(3) [data-exact]', 'title')) ?? '',
-        'No price on or before this day',
+        'usdPerToken is 0 in the JSON: no price on or before this day, or a price of 0 in the export',
       );
-      assert.match((await page.textContent('[data-day="2026-11-21"] [data-unpriced-note]')) ?? '', '"no price"');
-      assert.match((await page.textContent('.overview [data-unpriced-note]')) ?? '', '1 position has no price on 2026-11-21');
+      assert.match(
+        (await page.textContent('[data-day="2026-11-21"] [data-unpriced-note]')) ?? '',
+        '"no price or $0": usdPerToken is 0, either no price for this token on or before 2026-11-21 or a price of 0 in the export',
+      );
+      assert.match(
+        (await page.textContent('.overview [data-unpriced-note]')) ?? '',
+        '1 position has no price or a price of $0 on 2026-11-21',
+      );
       // One click shows every amount's exact text in place, and back.
       await page.check('#exact-values');
       assert.is(await page.textContent('[data-headline]'), '1234567.8912340000000000025');

@@ -4,11 +4,13 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { A, B, balance, build, unix, PINNED_NOW } from './helpers/fixtures.ts';
+import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 
-const empty = { uty: [], yuty: [], venueASy: [], venueBYuty: [], venueBUsdc: [], venueAYt: [], venueALp: [] };
+/** A chain's token keys, every one an empty array (schemas/token-keys.ts's keys, in order). */
+const empty = Object.fromEntries(TOKEN_KEYS.map((key) => [key, []]));
 const file = (address: string) => `v1/address/${address}/portfolio.json`;
 
-test('one snapshot per changing transaction, all seven token keys in order, exact JSON', async () => {
+test('one snapshot per changing transaction, every token key in order, exact JSON', async () => {
   const t1 = unix('2025-06-01T12:00:00-04:00');
   const t2 = unix('2025-06-02T12:00:00-04:00');
   const built = await build({

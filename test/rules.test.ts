@@ -11,17 +11,58 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import fc from 'fast-check';
 import { openDatabase, type Database } from '../build/database.ts';
 import { isParticipant, isParticipantSql } from '../core/participant.ts';
-import { NO_PRICE, totalValueUsd, usdPerTokenSql, valueUsd, valueUsdSql } from '../core/position-value.ts';
+import {
+  NO_PRICE,
+  isWithoutPrice,
+  isWithoutPriceSql,
+  lastDayWithoutPriceSql,
+  priceOnOrBeforeDaySql,
+  pricesOnDays,
+  totalValueUsd,
+  usdPerTokenSql,
+  valueUsd,
+  valueUsdSql,
+} from '../core/position-value.ts';
 import { shardFilterSql, shardNumberSql, shardOf } from '../core/shard.ts';
+import {
+  newYorkDayFromTableSql,
+  newYorkDayOf,
+  newYorkDayOfSql,
+  newYorkDaysTableSql,
+  newYorkDayStart,
+  newYorkDayStartSql,
+} from '../core/new-york-day.ts';
+import { competitionRankSql, competitionRanks } from '../core/competition-rank.ts';
+import { TOKEN_KEYS } from '../schemas/token-keys.ts';
+import { loadPriceBook } from '../build/compute/daily.ts';
+import { dayNumber } from '../build/compute/days.ts';
+import { DocumentBytes } from '../build/write/document-bytes.ts';
+import type { TokenSeries } from '../build/compute/wallet-series.ts';
 import { Miniflare } from 'miniflare';
 import { bundleWorkerSources } from '../preview/worker-from-sources.ts';
 import { COMPATIBILITY_DATE } from '../preview/workerd.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The product's source: everything but the tests, the benchmark and the sample data's generator. */
-const FOLDERS = ['core', 'build', 'server', 'publish', 'preview', 'tree', 'schemas', 'cli', 'explorer', 'assembly', 'bin', 'scripts'];
+const FOLDERS = [
+  'core',
+  'build',
+  'server',
+  'publish',
+  'preview',
+  'tree',
+  'schemas',
+  'cli',
+  'client',
+  'init',
+  'explorer',
+  'assembly',
+  'bin',
+  'scripts',
+];
 
 interface Rule {
   name: string;
@@ -63,22 +104,91 @@ export const RULES: Rule[] = [
   {
     name: "attribution (a venue-B sub-account's rows count for its owner on that chain)",
     places: ['build/compute/attribution.ts'],
-    spellings: [/coalesce\(\s*[\w.]*owner_id/i, /account_id\s*=\s*[\w.]*\.account\b/i, /\.account\s*=\s*[\w.]*account_id/i],
+    spellings: [
+      /coalesce\(\s*[\w.]*owner_id/i,
+      /account_id\s*=\s*[\w.]*\.account\b/i,
+      /\.account\s*=\s*[\w.]*account_id/i,
+      /\b(?:FROM|JOIN)\s+venue_b_accounts\b/i,
+    ],
+    unrelated: {
+      'build/input/check.ts':
+        "the export contract's checks of venue_b_accounts.parquet's own rows (an account named twice, an owner that is a sub-account)",
+    },
     copies: [
       'LEFT JOIN venue_b_accounts v ON v.chain_id = b.chain_id AND v.account_id = b.account',
       'JOIN address_shards s ON s.id = coalesce(v.owner_id, b.account)',
       'JOIN owners o ON b.account = o.account_id',
+      'WITH owners AS (SELECT DISTINCT chain_id, owner_id FROM venue_b_accounts)',
+      'a.id IN (SELECT account_id FROM venue_b_accounts UNION ALL SELECT owner_id FROM venue_b_accounts) AS keeps_tx_hash',
+      'SELECT a.address, a.id, s.shard FROM venue_b_accounts v JOIN addresses a ON a.id = v.account_id',
+      'SELECT chain_id, owner_id, count(DISTINCT account_id) AS n FROM venue_b_accounts GROUP BY chain_id, owner_id',
     ],
   },
   {
-    name: "a daily position's value (valueUsd = balance * usdPerToken, 0 without a price)",
+    name: "a daily position's value and which positions are without a price (the price dated latest on or before the day, else usdPerToken 0)",
     places: ['core/position-value.ts', 'assembly/document-bytes.ts'],
-    spellings: [/usd_price\s*,\s*0\s*\)/i, /balance\s*\*\s*[\w.]*usd_?per_?token/i, /usd_?per_?token\s*\*/i, /usdPerToken\\?"?:0/],
+    spellings: [
+      /usd_price\s*,\s*0\s*\)/i,
+      /balance\s*\*\s*[\w.]*usd_?per_?token/i,
+      /usd_?per_?token\s*\*/i,
+      /usdPerToken\\?"?:0/,
+      /\bASOF\s+(?:LEFT\s+)?JOIN\b/i,
+      /NOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+prices\b/i,
+      /coalesce\(\s*[\w.]*first_day\b/i,
+      /\.digits\s*===\s*0n/,
+      /\bfor\s*\(\s*let\s+day\s*=\s*[\w.]*day\s*;\s*day\s*<\s*until\b/,
+    ],
     told: ["'balance * usdPerToken'", 'is not balance * usdPerToken`'],
     copies: [
       'q.raw::DOUBLE / pow(10::DOUBLE, q.decimals) * coalesce(p.usd_price, 0) AS value',
       'position.valueUsd !== position.balance * position.usdPerToken',
       'const NO_PRICE = constant(\',"usdPerToken":0,"valueUsd":\');',
+      'ASOF LEFT JOIN (SELECT chain_id, token_index, date, usd_price FROM prices) p',
+      'count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM prices p WHERE p.chain_id = c.chain_id',
+      'least(h.to_day, coalesce(p.first_day - 1, h.to_day)) AS to_day',
+      'return parseDecimal(text).digits === 0n;',
+      'for (let day = row.day; day < until; day++) {',
+    ],
+  },
+  {
+    name: 'the New York day (a day is a New York calendar day; floor division, never truncation)',
+    places: ['core/new-york-day.ts'],
+    spellings: [
+      /America\/New_York/,
+      /\btimezone\s*\(/i,
+      /\b\d+\s*\*\s*3600\b/,
+      /\/\/\s*3600\b/,
+      /\.setZone\s*\(/,
+      // A zone given to luxon or Intl, unless UTC or the zone of core/new-york-day.ts.
+      /(?<![A-Za-z])(?:time)?zone:(?!\s*(?:['"]utc['"]|NEW_YORK_ZONE\b))/i,
+    ],
+    copies: [
+      "epoch(timezone('America/New_York', (DATE '1970-01-01' + day::INTEGER)::TIMESTAMP))::BIGINT AS starts_at",
+      'JOIN new_york_days d ON d.day = floor((s.ts - 4 * 3600) / 86400)::BIGINT',
+      "balances: { sql: (column) => `(${column('timestamp')} // 3600)`, hourly: true },",
+      "return now.setZone(NEW_YORK).startOf('day').minus({ days: 1 }).toISODate()!;",
+      'const day = (date: string) => DateTime.fromISO(date, { zone: NEW_YORK }).toSeconds();',
+      "const NEW_YORK_TIME = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York' });",
+    ],
+  },
+  {
+    name: 'competition rank (1 + those with strictly more points)',
+    places: ['core/competition-rank.ts'],
+    spellings: [/\brank\s*\(\s*\)\s*OVER\b/i, /\?\s*[\w.]*\.rank\s*:\s*\w+\s*\+\s*1\b/, /!==\s*higher\s*\+\s*1\b/, /\bdense_rank\s*\(/i],
+    copies: [
+      'rank() OVER (PARTITION BY w.season ORDER BY t.total_points DESC) AS rank',
+      'const expectedRank = previous && previous.totalPoints === entry.totalPoints ? previous.rank : i + 1;',
+      'if (tally.ranks[i] !== higher + 1) {',
+    ],
+  },
+  {
+    name: 'the token keys (listed once, in their order)',
+    places: ['schemas/token-keys.ts'],
+    spellings: [new RegExp(`(?<![\\w$])(?:${TOKEN_KEYS.join('|')})(?![\\w$])`)],
+    copies: [
+      'const empty = { uty: [], yuty: [], venueASy: [], venueBYuty: [], venueBUsdc: [], venueAYt: [], venueALp: [] };',
+      "const TOKEN_NAMES: Record<TokenKey, string> = { uty: 'UTY', yuty: 'yUTY' };",
+      "['uty', 'yuty', 'venueASy', 'venueBYuty', 'venueBUsdc', 'venueAYt', 'venueALp'].map((token) => ({",
     ],
   },
   {
@@ -279,6 +389,230 @@ test("a daily position's value: balance times usdPerToken, 0 without a price; th
     const [row] = await db.rows<{ value: number }>(`SELECT ${valueUsdSql(`CAST('${balance}' AS DOUBLE)`, usdPerToken)} AS value`);
     assert.is(row!.value, valueUsd(balance, price ?? NO_PRICE), `${balance} at ${price}`);
   }
+});
+
+test('which positions are without a price, and their usdPerToken: the SQL forms as the TypeScript ones, a price of 0 a price', async () => {
+  assert.equal(
+    pricesOnDays(
+      [
+        { day: 3, usdPrice: 2 },
+        { day: 5, usdPrice: 0 },
+        { day: 6, usdPrice: 1.5 },
+      ],
+      8,
+    ),
+    {
+      firstDay: 3,
+      usdPerToken: Float64Array.from([2, 2, 0, 1.5, 1.5, 1.5]),
+    },
+  );
+  assert.equal(
+    [2, 3, 9].map((day) => isWithoutPrice(day, 3)),
+    [true, false, false],
+  );
+  assert.ok(isWithoutPrice(9, null));
+  const priceDays = fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { maxLength: 6 });
+  const usdPrices = fc.array(fc.constantFrom(0, 0.1, 1.5, 2500.75, 1e-9), { minLength: 6, maxLength: 6 });
+  await fc.assert(
+    fc.asyncProperty(
+      priceDays,
+      usdPrices,
+      fc.integer({ min: 0, max: 30 }),
+      fc.integer({ min: 0, max: 30 }),
+      async (days, values, from, span) => {
+        const last = 30;
+        const prices = days.sort((a, b) => a - b).map((day, i) => ({ day, usdPrice: values[i]! }));
+        const firstDay = prices[0]?.day ?? null;
+        const book = prices.length > 0 ? pricesOnDays(prices, last) : null;
+        const to = Math.min(last, from + span);
+        const price = priceOnOrBeforeDaySql('q', 'prices_of_test', 'p');
+        const rows = await db.rows<{
+          day: number;
+          usd_per_token: number;
+          without_price: boolean;
+          by_first_day: boolean;
+          last_without: number;
+        }>(
+          `WITH prices_of_test AS (
+           SELECT 1 AS chain_id, 0 AS token_index, DATE '1970-01-01' + p.day AS date, p.price AS usd_price
+           FROM (SELECT unnest($days::INTEGER[]) AS day, unnest($prices::DOUBLE[]) AS price) p
+         )
+         SELECT q.day, ${price.usdPerToken} AS usd_per_token, ${price.withoutPrice} AS without_price,
+                ${isWithoutPriceSql('q.day', '$first::INTEGER')} AS by_first_day,
+                ${lastDayWithoutPriceSql('$to::INTEGER', '$first::INTEGER')} AS last_without
+         FROM (SELECT 1 AS chain_id, 0 AS token_index, day::INTEGER AS day, DATE '1970-01-01' + day::INTEGER AS date FROM range($from, $to + 1) r(day)) q
+         ${price.join}
+         ORDER BY q.day`,
+          {
+            days: `[${prices.map((one) => one.day).join(',')}]`,
+            prices: `[${prices.map((one) => one.usdPrice).join(',')}]`,
+            first: firstDay,
+            from,
+            to,
+          },
+        );
+        for (const row of rows) {
+          const day = Number(row.day);
+          const without = isWithoutPrice(day, firstDay);
+          const usdPerToken = without ? NO_PRICE : book!.usdPerToken[day - book!.firstDay]!;
+          assert.equal([row.usd_per_token, row.without_price, row.by_first_day], [usdPerToken, without, without], `day ${day}`);
+          // The days from..to without a price are those up to the last of them.
+          assert.is(day <= row.last_without, without, `day ${day} of ${from}..${to}`);
+        }
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
+
+test("the documents' WebAssembly writes the value rule of core/position-value.ts: every price, value, total and count on hostile wallets", async () => {
+  const last = dayNumber('2025-11-20');
+  const chains = ['1', '10'];
+  const balanceText = fc.constantFrom('0', '1', '0.1', '2.5', '0.000000000000000001', '123456789012345678901234.5', '7');
+  const snapshots = fc.array(fc.tuple(fc.integer({ min: last - 12, max: last }), balanceText), { minLength: 1, maxLength: 5 });
+  const series = fc.uniqueArray(fc.tuple(fc.constantFrom(...chains), fc.integer({ min: 0, max: TOKEN_KEYS.length - 1 }), snapshots), {
+    minLength: 1,
+    maxLength: 6,
+    selector: ([chain, token]) => `${chain}:${token}`,
+  });
+  const prices = fc.array(
+    fc.record({
+      chain: fc.constantFrom(...chains),
+      token: fc.integer({ min: 0, max: TOKEN_KEYS.length - 1 }),
+      day: fc.integer({ min: last - 15, max: last + 2 }),
+      usdPrice: fc.constantFrom(0, 0.5, 1, 3, 1e-7, 2500.75, 0.30000000000000004),
+    }),
+    { maxLength: 12 },
+  );
+  await fc.assert(
+    fc.asyncProperty(series, prices, async (wallet, priceRows) => {
+      // The price book as the build loads it (build/compute/daily.ts, from a prices table).
+      const unique = new Map(priceRows.map((row) => [`${row.chain}:${row.token}:${row.day}`, row]));
+      const values = [...unique.values()].map(
+        (row) => `(${row.chain}, '${TOKEN_KEYS[row.token]}', DATE '1970-01-01' + ${row.day}, ${row.usdPrice})`,
+      );
+      await db.run(
+        `CREATE OR REPLACE TABLE prices (chain_id BIGINT, token VARCHAR, date DATE, usd_price DOUBLE)${values.length > 0 ? `; INSERT INTO prices VALUES ${values.join(', ')}` : ''}`,
+      );
+      const book = await loadPriceBook(db, '2025-11-20');
+      const ordered: TokenSeries[] = wallet
+        .map(([chainId, tokenIndex, rows]) => {
+          const sorted = [...rows].sort((a, b) => a[0] - b[0]);
+          return {
+            chainId,
+            tokenIndex,
+            days: sorted.map(([day]) => day),
+            timestamps: sorted.map(() => 0),
+            balances: sorted.map(([, text]) => text),
+          };
+        })
+        .sort((a, b) => Number(a.chainId) - Number(b.chainId) || a.tokenIndex - b.tokenIndex);
+      const writer = new DocumentBytes(book, chains);
+      writer.startWallet(ordered);
+      const firstDay = Math.min(...ordered.flatMap((one) => one.days));
+      const written = writer.dayRows(ordered, firstDay, last);
+      assert.ok('rows' in written);
+      const days = JSON.parse(`[${Buffer.from(written.rows).toString('latin1')}]`);
+      let withoutPrice = 0;
+      assert.is(days.length, last - firstDay + 1);
+      for (const [d, row] of days.entries()) {
+        const day = firstDay + d;
+        const expected = ordered.flatMap((one) => {
+          let k = -1;
+          while (k + 1 < one.days.length && one.days[k + 1]! <= day) k++;
+          if (k < 0 || one.balances[k] === '0') return [];
+          const prices = book.get(`${one.chainId}:${one.tokenIndex}`);
+          const without = isWithoutPrice(day, prices?.firstDay ?? null);
+          if (without) withoutPrice++;
+          const usdPerToken = without ? NO_PRICE : prices!.values[day - prices!.firstDay]!;
+          const balance = Number(one.balances[k]);
+          return [
+            {
+              token: TOKEN_KEYS[one.tokenIndex],
+              chainId: Number(one.chainId),
+              balance,
+              usdPerToken,
+              valueUsd: valueUsd(balance, usdPerToken),
+            },
+          ];
+        });
+        assert.equal(row, {
+          date: new Date(day * 86_400_000).toISOString().slice(0, 10),
+          totalValueUsd: totalValueUsd(expected),
+          positions: expected,
+        });
+      }
+      assert.is(written.withoutPrice, withoutPrice);
+    }),
+    { numRuns: 150 },
+  );
+  await db.run('DROP TABLE prices');
+});
+
+/** Instants (Unix seconds) where the New York day is easy to get wrong. */
+const NEW_YORK_INSTANTS = [
+  // Daylight saving starts (02:00 EST is 03:00 EDT) and ends (02:00 EDT is 01:00 EST), and the midnights around them.
+  1710054000, 1710053999, 1710046800, 1710046799, 1710129600, 1710129599, 1730613600, 1730613599, 1730606400, 1730606399, 1730696400,
+  1730696399,
+  // 1974's daylight time from 6 January; 1945's war time ending.
+  126687600, 126687599, -765396000, -765396001,
+  // Around 1970: New York's midnight of 1969-12-31 at 05:00 UTC, and the instants truncation gets wrong.
+  -68400, -68401, -1, 0, 1, -70200, -3599, -3600, -86400,
+  // Local mean time (UTC-4:56:02) until 1883-11-18 12:03:58 local: its midnight, and the change.
+  -2717694238, -2717694239, -2717650800, -2717650801,
+  // The first and last instants of the years the input holds.
+  -62135596800, 253402300799,
+];
+
+test('the New York day: TypeScript, SQL and the table form agree around daylight-saving changes, before 1970 and 1883', async () => {
+  assert.equal([-1, 0, -68400, -68401, 1710046800, 1710046799].map(newYorkDayOf), [-1, -1, -1, -2, 19792, 19791]);
+  assert.is(newYorkDayStart(-1), -68400);
+  assert.is(newYorkDayStart(dayNumber('1883-11-18')), -2717694238);
+  const instants = [...NEW_YORK_INSTANTS, ...fc.sample(fc.integer({ min: -62135596800, max: 253402300799 }), { numRuns: 300, seed: 57 })];
+  await db.run(`CREATE OR REPLACE TABLE instants AS SELECT unnest($instants::BIGINT[]) AS ts`, { instants: `[${instants.join(',')}]` });
+  await db.run(`CREATE OR REPLACE TABLE instant_days AS ${newYorkDaysTableSql('instants', 'ts')}`);
+  const table = newYorkDayFromTableSql('i.ts', 'instant_days');
+  const rows = await db.rows<{ ts: bigint; by_zone: number; by_table: number }>(
+    `SELECT i.ts, ${newYorkDayOfSql('i.ts')} AS by_zone, ${table.day} AS by_table FROM instants i ${table.join} ORDER BY i.ts`,
+  );
+  assert.is(rows.length, instants.length);
+  for (const row of rows) {
+    const seconds = Number(row.ts);
+    assert.equal([row.by_zone, row.by_table], [newYorkDayOf(seconds), newYorkDayOf(seconds)], `instant ${seconds}`);
+  }
+  const days = [...new Set(instants.map(newYorkDayOf))];
+  const starts = await db.rows<{ day: number; starts_at: bigint }>(
+    `SELECT day, ${newYorkDayStartSql('day')} AS starts_at FROM unnest($days::INTEGER[]) t(day)`,
+    { days: `[${days.join(',')}]` },
+  );
+  for (const row of starts) {
+    const start = newYorkDayStart(row.day);
+    assert.is(Number(row.starts_at), start, `day ${row.day}`);
+    assert.equal([newYorkDayOf(start), newYorkDayOf(start - 1)], [row.day, row.day - 1], `day ${row.day}`);
+  }
+  await db.run('DROP TABLE instant_days; DROP TABLE instants');
+});
+
+test('competition rank: SQL and JavaScript give every total the same rank, ties sharing one', async () => {
+  assert.equal(competitionRanks([5, 3, 5, 1, 3]), [1, 3, 1, 5, 3]);
+  assert.equal(competitionRanks([]), []);
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.constantFrom(-1, 0, 5e-324, 0.5, 1, 1.5, 1e300), { maxLength: 40 }), fc.nat(3), async (totals, groups) => {
+      if (totals.length === 0) return;
+      const rows = await db.rows<{ i: number; rank: bigint }>(
+        `SELECT i, ${competitionRankSql('total', 'season')} AS rank
+         FROM (SELECT unnest(range(len($totals::DOUBLE[])))::INTEGER AS i, unnest($totals::DOUBLE[]) AS total) t, (SELECT 1 AS season) s
+         WHERE i % ${groups + 1} >= 0
+         ORDER BY i`,
+        { totals: `[${totals.join(',')}]` },
+      );
+      assert.equal(
+        rows.map((row) => Number(row.rank)),
+        competitionRanks(totals),
+      );
+    }),
+    { numRuns: 100 },
+  );
 });
 
 test.run();

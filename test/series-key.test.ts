@@ -2,9 +2,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { TOKEN_KEYS } from '../schemas/token-keys.ts';
 import {
+  checkTokenKeysFit,
   chainIndexOfSeriesSql,
   seriesKeySql,
+  TOKEN_BITS,
   tokenIndexOfSeriesSql,
   walletChainKeySql,
   walletChainOfSeriesSql,
@@ -15,7 +18,7 @@ const MAX_WALLET = 2 ** 31 - 1;
 const MAX_CHAIN = 2 ** 29 - 1;
 const triples: [number, number, number][] = [];
 for (const wallet of [1, 2, 255, 256, 2 ** 24, MAX_WALLET]) {
-  for (const chain of [0, 1, 7, 8, MAX_CHAIN]) for (const token of [0, 1, 6]) triples.push([wallet, chain, token]);
+  for (const chain of [0, 1, 7, 8, MAX_CHAIN]) for (const token of [0, 1, 6, 2 ** TOKEN_BITS - 1]) triples.push([wallet, chain, token]);
 }
 
 test('wallet, chain and token come back exactly from the key, at the largest values too', async () => {
@@ -41,6 +44,18 @@ test('wallet, chain and token come back exactly from the key, at the largest val
     assert.is(row.by_key, row.by_triple);
   }
   connection.closeSync();
+});
+
+test("the token keys fit the key's token bits: an eighth fits, a ninth fails loudly when the module loads", () => {
+  assert.is(TOKEN_BITS, 3);
+  assert.ok(TOKEN_KEYS.length <= 2 ** TOKEN_BITS);
+  checkTokenKeysFit(8);
+  assert.throws(
+    () => checkTokenKeysFit(9),
+    (error: Error) =>
+      error.message ===
+      '9 token keys in schemas/token-keys.ts, but a series key holds 8 (TOKEN_BITS 3 in build/compute/series-key.ts): widen the key first',
+  );
 });
 
 test.run();

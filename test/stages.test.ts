@@ -109,6 +109,26 @@ test("the runner holds each stage to its declaration, in DuckDB's catalog", asyn
     // A table read without being declared is refused before the statement runs, on a second connection too.
     const undeclared = await thrown(() => runStages([make('reads a quietly', [], [], 'SELECT x FROM a')], context));
     assert.is(undeclared.message, 'stage "reads a quietly" reads a, which it does not declare in its reads');
+    // Read as DuckDB's parser reads them: a comma join, a quoted name, a subquery in an expression,
+    // a comment before a name, the query of a CREATE, an INSERT and a COPY.
+    for (const sql of [
+      'SELECT x FROM (SELECT 1) t, a',
+      'SELECT 1 FROM "a"',
+      'SELECT (SELECT max(x) FROM a) AS m',
+      'SELECT 1 FROM /* the table */ a',
+      'CREATE TABLE c AS SELECT 1 FROM (SELECT 2), a',
+      'CREATE TABLE d (x INTEGER); INSERT INTO d (x) SELECT x FROM (SELECT 1), a',
+      "COPY (SELECT 1 FROM (SELECT 2), a) TO '/dev/null' (FORMAT csv)",
+    ]) {
+      const error = await thrown(() => runStages([make('reads a by a comma', [], ['c', 'd'], sql)], context));
+      assert.is(error.message, 'stage "reads a by a comma" reads a, which it does not declare in its reads', sql);
+    }
+    // The name of a common table expression is not a table read, even one the catalog has; a statement of a kind it cannot read is refused.
+    await runStages([make('names its own a', [], [], 'WITH a AS (SELECT 1 AS x) SELECT x FROM a')], context);
+    assert.is(
+      (await thrown(() => runStages([make('updates', ['a'], [], 'UPDATE a SET x = 2')], context))).message,
+      'stage "updates" runs a statement the reads check cannot read: UPDATE a SET x = 2',
+    );
     const sideways: AnyStage = {
       ...make('joins a elsewhere', [], [], null),
       run: async (stageContext) => {

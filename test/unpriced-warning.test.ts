@@ -5,7 +5,12 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { A, B, balance, build, unix } from './helpers/fixtures.ts';
+import { A, B, balance, build, scratchDatabase, thrown, unix } from './helpers/fixtures.ts';
+import { findUnpriced } from '../build/stages/find-unpriced.ts';
+import { seriesKeySql } from '../build/compute/series-key.ts';
+import { resolveBuildConfig } from '../build/config.ts';
+import type { StageContext } from '../build/stages/stage.ts';
+import type { WalletWriteResult } from '../build/write/wallets.ts';
 
 const noon = (day: string) => unix(`${day}T12:00:00-05:00`);
 
@@ -40,6 +45,39 @@ test("each chain and token without a price: its days and positions; the total is
   }
   assert.is(zeros, 7);
   assert.is(built.summary.dailyPositionsWithoutPrice, 7);
+});
+
+test('every build compares the two counts, also one whose documents counted no position without a price', async () => {
+  assert.is(findUnpriced.when, undefined);
+  const built = await build({
+    balances: [balance({ address: A, block_number: 1, balance: '5', timestamp: noon('2025-11-10') })],
+    prices: [{ chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: 0 }],
+  });
+  // A price of 0 is a price: no warning, and the comparison ran (0 and 0).
+  assert.equal(built.summary.warnings, []);
+  assert.is(built.summary.dailyPositionsWithoutPrice, 0);
+  assert.ok('find unpriced positions' in built.summary.stageSeconds, Object.keys(built.summary.stageSeconds).join(', '));
+});
+
+test("a writer that stops seeing missing prices is caught: SQL's count against the documents' 0", async () => {
+  const db = await scratchDatabase({ threads: 1 });
+  try {
+    // One wallet holding uty on chain 1 from 2025-11-18 (day 20410), no price at all: 3 days without one up to L.
+    await db.run(`
+      CREATE TABLE chains AS SELECT 1::BIGINT AS chain_id, 0 AS chain_index, '1' AS chain_text;
+      CREATE TABLE addresses AS SELECT '${A}' AS address, 1 AS id;
+      CREATE TABLE prices (chain_id BIGINT, token VARCHAR, date DATE, usd_price DOUBLE);
+      CREATE TABLE snapshots AS SELECT ${seriesKeySql('1', '0', '0')} AS series, 1 AS number, 1763485200 AS ts, 20410 AS day, 5::HUGEINT AS raw_balance`);
+    const context = { db, config: resolveBuildConfig({ now: '2025-11-21T17:00:00Z', progress: 'quiet' }) } as unknown as StageContext;
+    const wallets = { positionsWithoutPrice: 0 } as WalletWriteResult;
+    const error = await thrown(() => findUnpriced.run(context, { wallets }));
+    assert.is(error.message, 'the positions without a price found by SQL (3) are not those the documents wrote with usdPerToken 0 (0)');
+    assert.equal((await findUnpriced.run(context, { wallets: { ...wallets, positionsWithoutPrice: 3 } })).unpriced, [
+      { chainId: '1', token: 'uty', positions: 3, firstDay: '2025-11-18', lastDay: '2025-11-20' },
+    ]);
+  } finally {
+    db.close();
+  }
 });
 
 test.run();

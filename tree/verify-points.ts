@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import { shardOf } from '../core/shard.ts';
+import { competitionRanks } from '../core/competition-rank.ts';
 import { LEADERBOARD_SIZE, type Leaderboard, type LeaderboardEntry } from '../schemas/leaderboard.ts';
 import { PointsStandingSchema, type PointsStanding } from '../schemas/points.ts';
 import { SeasonsIndexSchema } from '../schemas/seasons.ts';
@@ -187,19 +188,18 @@ export class PointsVerifier {
     }
   }
 
-  /** Every participant's rank is 1 + the number of participants with more points. */
+  /** Every participant's rank is its competition rank among all of them (core/competition-rank.ts). */
   private checkCompetitionRanks(season: number, tally: SeasonTally): void {
-    const order = tally.totals.map((_, i) => i).sort((a, b) => tally.totals[b]! - tally.totals[a]!);
-    let higher = 0;
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k]!;
-      if (k > 0 && tally.totals[order[k - 1]!]! > tally.totals[i]!) higher = k;
-      if (tally.ranks[i] !== higher + 1) {
-        this.fail(
-          `season ${season}: a participant with totalPoints ${tally.totals[i]} has rank ${tally.ranks[i]}, expected ${higher + 1} (participants with more points: ${higher})`,
-        );
-        return;
-      }
+    const expected = competitionRanks(tally.totals);
+    // The wrong rank of the most points is told (the first in the leaderboard's order).
+    let wrong: number | undefined;
+    for (let i = 0; i < expected.length; i++) {
+      if (tally.ranks[i] !== expected[i] && (wrong === undefined || expected[i]! < expected[wrong]!)) wrong = i;
+    }
+    if (wrong !== undefined) {
+      this.fail(
+        `season ${season}: a participant with totalPoints ${tally.totals[wrong]} has rank ${tally.ranks[wrong]}, expected ${expected[wrong]} (participants with more points: ${expected[wrong]! - 1})`,
+      );
     }
   }
 }

@@ -270,7 +270,7 @@ function checkHistory(file: string, history: PortfolioHistory, fail: Fail): void
   const chains = Object.keys(history).map(Number);
   if (chains.some((chain, i) => i > 0 && chain <= chains[i - 1]!)) fail(`${file}: chain keys are not in ascending order`);
   for (const [chain, tokens] of Object.entries(history)) {
-    if (Object.keys(tokens).join() !== TOKEN_KEYS.join()) fail(`${file}: chain ${chain} does not list the seven token keys in order`);
+    if (Object.keys(tokens).join() !== TOKEN_KEYS.join()) fail(`${file}: chain ${chain} does not list every token key in order`);
     if (Object.values(tokens).every((snapshots) => snapshots.length === 0)) fail(`${file}: chain ${chain} has no snapshot`);
   }
 }

@@ -17,6 +17,7 @@ import { PointsHistorySchema } from '../schemas/points-history.ts';
 import { LEADERBOARD_SIZE, LeaderboardSchema, type Leaderboard } from '../schemas/leaderboard.ts';
 import type { Shard } from '../core/shard.ts';
 import { Progress } from '../core/progress.ts';
+import { competitionRanks } from '../core/competition-rank.ts';
 import { PointsVerifier } from './verify-points.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../schemas/meta.ts';
 import { ManifestCheck } from './verify-manifest.ts';
@@ -224,10 +225,11 @@ function checkLeaderboard(file: string, board: z.infer<typeof LeaderboardSchema>
       fail(`${file}: multipliers are not ordered by position then firstDay`);
     }
   });
+  // The entries are the first of every participant in order: their ranks among themselves are their ranks among all.
+  const expectedRanks = competitionRanks(board.entries.map((entry) => entry.totalPoints));
   board.entries.forEach((entry, i) => {
     const previous = board.entries[i - 1];
-    const expectedRank = previous && previous.totalPoints === entry.totalPoints ? previous.rank : i + 1;
-    if (entry.rank !== expectedRank) fail(`${file}: entry ${i + 1} has rank ${entry.rank}, expected ${expectedRank}`);
+    if (entry.rank !== expectedRanks[i]) fail(`${file}: entry ${i + 1} has rank ${entry.rank}, expected ${expectedRanks[i]}`);
     if (
       previous &&
       (previous.totalPoints < entry.totalPoints || (previous.totalPoints === entry.totalPoints && previous.user >= entry.user))

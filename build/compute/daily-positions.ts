@@ -9,7 +9,7 @@
  * order dated on or before d (exact even when a later transaction carries an earlier day); it
  * holds until the next day with a snapshot, or L. A position is a day whose balance is not 0.
  */
-import { usdPerTokenSql } from '../../core/position-value.ts';
+import { priceOnOrBeforeDaySql } from '../../core/position-value.ts';
 import { tokenIndexSql } from './series-key.ts';
 
 /**
@@ -39,23 +39,18 @@ export function heldBalancesSql(days: string): string {
 }
 
 /**
- * `usdPerToken` of each row of `position` (with `chain_id`, `token_index` and `date`), as `name`:
- * the price dated latest on or before its date, found by DuckDB's as-of join over `prices` (no
- * price: core/position-value.ts's). Returns the join, to follow the FROM clause, and the column.
+ * `usdPerToken` of each row of `position` (with `chain_id`, `token_index` and `date`) from the
+ * table `prices`, as core/position-value.ts finds it, joined as `name`: the join, to follow the FROM
+ * clause, the column, and whether the row is without a price.
  */
-export function usdPerTokenOnDaySql(position: string, name = 'p'): { join: string; usdPerToken: string } {
-  return {
-    join: `ASOF LEFT JOIN (SELECT chain_id, ${tokenIndexSql('token')} AS token_index, date, usd_price FROM prices) ${name}
-           ON ${name}.chain_id = ${position}.chain_id AND ${name}.token_index = ${position}.token_index
-          AND ${name}.date <= ${position}.date`,
-    usdPerToken: usdPerTokenSql(`${name}.usd_price`),
-  };
+export function usdPerTokenOnDaySql(position: string, name = 'p'): { join: string; usdPerToken: string; withoutPrice: string } {
+  return priceOnOrBeforeDaySql(position, `(SELECT chain_id, ${tokenIndexSql('token')} AS token_index, date, usd_price FROM prices)`, name);
 }
 
 /**
  * Each chain (by its index) and token's first price day (a day number) among the prices dated on
- * or before `$last_date`: its positions have no price exactly on the days before it, and on every
- * day when it has none.
+ * or before `$last_date`: which of its positions are without a price follows from it
+ * (core/position-value.ts, `isWithoutPrice`).
  */
 export const FIRST_PRICE_DAYS_SQL = `
       SELECT c.chain_index, ${tokenIndexSql('p.token')} AS token_index, min(p.date - DATE '1970-01-01')::INTEGER AS first_day

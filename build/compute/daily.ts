@@ -7,10 +7,12 @@
 import type { Database } from '../database.ts';
 import { tokenIndexSql } from './series-key.ts';
 import { dayNumber } from './days.ts';
-import { priceKey, type PriceBook, type PriceSeries } from './wallet-series.ts';
+import { priceKey, type PriceBook } from './wallet-series.ts';
+import { pricesOnDays } from '../../core/position-value.ts';
 
 /**
- * "The latest price date <= d": prices dated after `L` can never be used. The book is bounded by
+ * Each chain and token's `usdPerToken` on every day from its first price to `L`
+ * (core/position-value.ts): prices dated after `L` can never be used. The book is bounded by
  * chains x tokens x days, not by wallets, so it is held in memory.
  */
 export async function loadPriceBook(db: Database, lastClosedDay: string): Promise<PriceBook> {
@@ -24,20 +26,14 @@ export async function loadPriceBook(db: Database, lastClosedDay: string): Promis
   );
   const book: PriceBook = new Map();
   for (let i = 0; i < rows.length; ) {
-    const { chain_text, token_index, day: firstDay } = rows[i]!;
-    const length = last - firstDay + 1;
-    const series: PriceSeries = { firstDay, values: new Float64Array(length), texts: new Array<string>(length) };
+    const { chain_text, token_index } = rows[i]!;
+    const prices: { day: number; usdPrice: number }[] = [];
     for (; i < rows.length && rows[i]!.chain_text === chain_text && rows[i]!.token_index === token_index; i++) {
-      const row = rows[i]!;
-      const next = rows[i + 1];
-      const until = next && next.chain_text === chain_text && next.token_index === token_index ? next.day : last + 1;
-      const text = String(row.usd_price);
-      for (let day = row.day; day < until; day++) {
-        series.values[day - firstDay] = row.usd_price;
-        series.texts[day - firstDay] = text;
-      }
+      prices.push({ day: rows[i]!.day, usdPrice: rows[i]!.usd_price });
     }
-    book.set(priceKey(chain_text, token_index), series);
+    // Each day's price as core/position-value.ts finds it; the days before the first have none.
+    const { firstDay, usdPerToken } = pricesOnDays(prices, last);
+    book.set(priceKey(chain_text, token_index), { firstDay, values: usdPerToken, texts: Array.from(usdPerToken, String) });
   }
   return book;
 }

@@ -18,6 +18,7 @@
 import type { Database } from '../database.ts';
 import { dayNumber } from './days.ts';
 import { walletOfSeriesSql } from './series-key.ts';
+import { hasSubAccountsSql } from './attribution.ts';
 import { computeSnapshotsOf } from './history.ts';
 import { balanceRowsOfWalletsSql } from '../input/load.ts';
 
@@ -46,7 +47,7 @@ async function factsOfSnapshots(db: Database, snapshots: string, lastClosedDay: 
 
 /** The example's order: wallets that own venue-B sub-accounts first, then by address. */
 function exampleOrderSql(wallet: string, address: string): string {
-  return `EXISTS (SELECT 1 FROM venue_b_accounts v WHERE v.owner_id = ${wallet}) DESC, ${address}`;
+  return `${hasSubAccountsSql(wallet)} DESC, ${address}`;
 }
 
 /** Both facts of the night, found by probing candidate wallets of the whole export. */

@@ -6,10 +6,10 @@
  */
 import type { Database } from '../database.ts';
 import { UserError } from '../../core/errors.ts';
-import { NEW_YORK } from '../config.ts';
+import { newYorkDayFromTableSql, newYorkDaysTableSql } from '../../core/new-york-day.ts';
 import { MAX_CHAINS, seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
 import { largestAccountBalancesSql } from '../input/load.ts';
-import { joinOwnerSql, walletOfRowSql } from './attribution.ts';
+import { joinOwnerSql, rowOfSeveralAccountsSql, WALLETS_WITH_SUB_ACCOUNTS_SQL, walletOfRowSql } from './attribution.ts';
 
 /** The tables one run of the history rule reads and writes. */
 export interface SnapshotTables {
@@ -47,11 +47,8 @@ export async function numberChains(db: Database): Promise<void> {
 export async function checkSummedBalances(db: Database, nowSeconds: number, rowsOfWallets: (walletIds: string) => string): Promise<void> {
   await db.run(
     `CREATE TABLE summed_balance_risks AS
-     WITH owners AS (SELECT DISTINCT chain_id, owner_id FROM venue_b_accounts),
      -- Only the accounts of wallets with sub-accounts on the chain: a sum over several accounts.
-     accounts AS (${largestAccountBalancesSql(
-       'v.owner_id IS NOT NULL OR EXISTS (SELECT 1 FROM owners o WHERE o.chain_id = b.chain_id AND o.owner_id = b.account)',
-     )})
+     WITH accounts AS (${largestAccountBalancesSql(rowOfSeveralAccountsSql('b'))})
      SELECT DISTINCT wallet AS id FROM accounts GROUP BY chain_id, wallet, token_index HAVING sum(largest) >= ${2 ** 126}`,
     { now: nowSeconds },
   );
@@ -79,16 +76,10 @@ export async function computeSnapshots(db: Database, nowSeconds: number): Promis
  * export (export-facts.ts). Needs the `chains` table (numberChains).
  */
 export async function computeSnapshotsOf(db: Database, nowSeconds: number, tables: SnapshotTables): Promise<void> {
-  // New York days as integers. ICU per row is costly at 10M rows; instead each day's first instant
-  // comes from a table of the days in range, and since New York's offset has always been between
-  // -4h and -5h, a time's day is either floor((ts - 4h) / 86400) or the day before. (DuckDB's //
-  // truncates toward zero, which is wrong before 1970.)
-  await db.run(`
-    CREATE TABLE ${tables.days} AS
-    WITH span AS (SELECT floor(min(ts) / 86400)::BIGINT - 2 AS first_day, floor(max(ts) / 86400)::BIGINT + 2 AS last_day FROM ${tables.rows})
-    SELECT day::INTEGER AS day,
-           epoch(timezone('${NEW_YORK}', (DATE '1970-01-01' + day::INTEGER)::TIMESTAMP))::BIGINT AS starts_at
-    FROM span, range(first_day, last_day + 1) r(day)`);
+  // New York days as integers (core/new-york-day.ts): each row's day read off a table of the days
+  // in range and their first instants.
+  await db.run(`CREATE TABLE ${tables.days} AS ${newYorkDaysTableSql(tables.rows, 'ts')}`);
+  const newYorkDay = newYorkDayFromTableSql('s.ts', tables.days);
   try {
     await db.run(
       `
@@ -98,8 +89,8 @@ export async function computeSnapshotsOf(db: Database, nowSeconds: number, table
       attributed AS (${attributedRowsSql(tables.rows, { txHashOnly: false })}),
       -- Wallets with sub-accounts on a chain, whose balance is a sum over several accounts.
       owners AS (
-        SELECT DISTINCT ${walletChainKeySql('v.owner_id', 'c.chain_index')} AS wallet_chain
-        FROM venue_b_accounts v JOIN chains c ON c.chain_id = v.chain_id
+        SELECT DISTINCT ${walletChainKeySql('o.wallet', 'c.chain_index')} AS wallet_chain
+        FROM (${WALLETS_WITH_SUB_ACCOUNTS_SQL}) o JOIN chains c ON c.chain_id = o.chain_id
       ),
       -- History: a series' rows are grouped by transaction; transactions are ordered by
       -- (block_number, smallest log_index), then tx_hash; within one, an account's rows by
@@ -160,10 +151,9 @@ export async function computeSnapshotsOf(db: Database, nowSeconds: number, table
       summed AS (SELECT * FROM single_summed UNION ALL SELECT * FROM owner_summed)
       -- The sum stays an exact HUGEINT: it becomes decimal text on a document thread
       -- (exact-amount.ts).
-      SELECT s.series, s.number, s.ts,
-             CASE WHEN s.ts >= d.starts_at THEN d.day ELSE d.day - 1 END AS day, s.raw_balance
+      SELECT s.series, s.number, s.ts, ${newYorkDay.day} AS day, s.raw_balance
       FROM summed s
-      JOIN ${tables.days} d ON d.day = floor((s.ts - 4 * 3600) / 86400)::BIGINT`,
+      ${newYorkDay.join}`,
       { now: nowSeconds },
     );
   } catch (error) {

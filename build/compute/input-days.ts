@@ -12,15 +12,18 @@
 import type { Database } from '../database.ts';
 import type { InputFile } from '../input/read.ts';
 import { dayText } from './days.ts';
-import { NEW_YORK } from '../config.ts';
+import { newYorkDayOfSql } from '../../core/new-york-day.ts';
 
 /**
  * What a row is grouped by in the scan, for the files whose rows have a day: the day itself, as
  * days since 1970-01-01, or for a balance row its hour since 1970 (`hourly`), whose New York date
- * is found once per hour afterwards rather than once per row. Null for the other files.
+ * is found once per hour afterwards rather than once per row (core/new-york-day.ts). The hour is
+ * floored, so that a row is never put in a later day than its own: before 1883 New York's days
+ * started between hours, and a day's first minutes count for the day before, which only starts
+ * a night's recomputing a day earlier. Null for the other files.
  */
 const ROW_DAY: Record<string, { sql: (valueOfColumn: (column: string) => string) => string; hourly?: true } | null> = {
-  balances: { sql: (column) => `(${column('timestamp')} // 3600)`, hourly: true },
+  balances: { sql: (column) => `floor(${column('timestamp')} / 3600)::BIGINT`, hourly: true },
   prices: { sql: (column) => `(${column('date')} - DATE '1970-01-01')::INTEGER` },
   points: { sql: (column) => `(${column('date')} - DATE '1970-01-01')::INTEGER` },
   tokens: null,
@@ -39,9 +42,7 @@ export async function computeInputDays(db: Database, inputs: InputFile[]): Promi
     const scan = `SELECT ${day ? day.sql(valueOfColumn) : 'NULL'} AS unit, count(*)::BIGINT AS rows,
                          sum(hash(${columns.join(', ')})::HUGEINT) AS digest
                   FROM ${input.view} GROUP BY unit`;
-    const dayOfUnit = day?.hourly
-      ? `(timezone('${NEW_YORK}', to_timestamp(unit * 3600))::DATE - DATE '1970-01-01')::INTEGER`
-      : 'unit::INTEGER';
+    const dayOfUnit = day?.hourly ? newYorkDayOfSql('unit * 3600') : 'unit::INTEGER';
     return `SELECT '${input.contract.file}' AS file, ${dayOfUnit} AS day, sum(rows)::BIGINT AS rows, sum(digest) AS digest
             FROM (${scan}) GROUP BY ALL`;
   });

@@ -6,6 +6,7 @@
 import type { Database } from '../database.ts';
 import { LEADERBOARD_SIZE, type Leaderboard } from '../../schemas/leaderboard.ts';
 import { isParticipantSql } from '../../core/participant.ts';
+import { competitionRankSql } from '../../core/competition-rank.ts';
 
 /**
  * `season_days`: each known season's day A (null when the season has no points row dated <= C).
@@ -37,13 +38,13 @@ export async function computeLeaderboards(db: Database): Promise<Leaderboard[]> 
   // Rule: a wallet's totalPoints is the sum of its rows dated <= A and its dailyRate that of its
   // rows dated A: the points history's running total and points on day A, the same exact sums
   // (points-history.ts), so the standing and the history's day A agree by construction.
-  // Participants as core/participant.ts says (totalPoints above 0); ranks are competition ranks; the order
+  // Participants as core/participant.ts says (totalPoints above 0); ranks as core/competition-rank.ts says; the order
   // is totalPoints descending, then address. (A day of -0 points is written "0": every writer
   // prints numbers as JavaScript does, and the test of -0 reads the bytes.)
   await db.run(`
     CREATE TABLE participants AS
     SELECT w.season, w.address, t.total_points, t.points AS daily_rate,
-           rank() OVER (PARTITION BY w.season ORDER BY t.total_points DESC) AS rank,
+           ${competitionRankSql('t.total_points', 'w.season')} AS rank,
            row_number() OVER (PARTITION BY w.season ORDER BY t.total_points DESC, w.address) AS position_in_order,
            count(*) OVER (PARTITION BY w.season) AS total_participants
     FROM history_wallets w JOIN history_totals t ON t.wallet = w.wallet AND t.day = w.last_day

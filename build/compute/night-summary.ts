@@ -111,22 +111,24 @@ export async function computeNightFigures(
       if (days.at(-1)?.day !== row.day) days.push({ day: row.day, total: 0 });
       days.at(-1)!.total += row.value ?? 0;
     }
-    // A position of the last day is without a price when no price of its chain and token is dated
-    // on or before it (docs/semantics.md#daily-portfolio: usdPerToken 0); and when the export holds no price at all dated on
-    // the last day (a price feed that stopped), every position without a price dated on it: the
-    // documents carry the day before's forward, so nothing else in the tree shows it. A token that
-    // skips a day while the others are priced is carried forward as usual and not counted.
+    // A position of the last day is without a price as core/position-value.ts says (no price of
+    // its chain and token dated on or before it: usdPerToken 0); and when the export holds no price
+    // at all dated on the last day (a price feed that stopped), every position of the day counts:
+    // the documents carry the day before's prices forward, so nothing else in the tree shows it. A
+    // token that skips a day while the others are priced is carried forward as usual and not counted.
+    const lastDayPrice = usdPerTokenOnDaySql('q');
     const [positions] = await db.rows<{ positions: number; without_price: number }>(
-      `WITH feed AS (SELECT EXISTS (SELECT 1 FROM prices WHERE date = $last_date::DATE) AS priced_last_day)
+      `WITH feed AS (SELECT EXISTS (SELECT 1 FROM prices WHERE date = $last_date::DATE) AS priced_last_day),
+       last_day AS (
+         SELECT c.chain_id, h.token_index, $last_date::DATE AS date
+         FROM night_held h
+         JOIN chains c ON c.chain_index = h.chain_index
+         JOIN tokens t ON t.chain_id = c.chain_id AND t.token_index = h.token_index
+         WHERE h.to_day = $last
+       )
        SELECT count(*)::DOUBLE AS positions,
-              count(*) FILTER (WHERE NOT EXISTS (
-                SELECT 1 FROM prices p WHERE p.chain_id = c.chain_id AND p.token = t.token
-                  AND (p.date = $last_date::DATE OR (feed.priced_last_day AND p.date < $last_date::DATE))
-              ))::DOUBLE AS without_price
-       FROM feed, night_held h
-       JOIN chains c ON c.chain_index = h.chain_index
-       JOIN tokens t ON t.chain_id = c.chain_id AND t.token_index = h.token_index
-       WHERE h.to_day = $last`,
+              count(*) FILTER (WHERE NOT feed.priced_last_day OR ${lastDayPrice.withoutPrice})::DOUBLE AS without_price
+       FROM feed, last_day q ${lastDayPrice.join}`,
       { last, last_date: lastClosedDay },
     );
     return {

@@ -18,6 +18,7 @@ import type { DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import { UserError } from '../../core/errors.ts';
 import { isParticipantSql } from '../../core/participant.ts';
+import { competitionRankSql } from '../../core/competition-rank.ts';
 import { BIN_BITS, binnedPartsSql, nearestDoubleSql, roundBinnedSum } from './exact-sum.ts';
 
 /**
@@ -231,7 +232,7 @@ export async function rankPointsHistory(db: Database, inShard: string): Promise<
     CREATE VIEW points_history_days AS
     WITH ranked AS (
       SELECT t.wallet, t.day, t.points, t.total_points,
-             CASE WHEN ${isParticipantSql('t.total_points')} THEN rank() OVER (PARTITION BY w.season, t.day ORDER BY t.total_points DESC) END AS rank
+             CASE WHEN ${isParticipantSql('t.total_points')} THEN ${competitionRankSql('t.total_points', 'w.season, t.day')} END AS rank
       FROM history_totals t JOIN history_wallets w ON w.wallet = t.wallet
     )
     SELECT r.wallet, r.day, r.points, r.total_points, r.rank::INTEGER AS rank

@@ -1,9 +1,10 @@
 /**
  * Which daily positions have no price (`usdPerToken` 0 when no price of its chain and token is
- * dated on or before the day: core/position-value.ts), told per chain and token with the first and last day it
- * happens, so that the build's warning says where to look. The documents themselves count the
- * same positions as they write them (build/write/daily-document.ts); this query finds where they
- * are, with the end of day and the first prices of daily-positions.ts.
+ * dated on or before the day: core/position-value.ts), told per chain and token with the first and
+ * last day it happens, so that the build's warning says where to look. The documents themselves
+ * count the same positions as they write them (build/write/daily-document.ts), and every build
+ * compares the two counts (build/stages/find-unpriced.ts); this query finds where they are, with the
+ * end of day and the first prices of daily-positions.ts.
  */
 import type { Database } from '../database.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
@@ -11,6 +12,7 @@ import { type Shard, shardFilterSql } from '../../core/shard.ts';
 import { dayNumber } from './days.ts';
 import { chainIndexOfSeriesSql, tokenIndexOfSeriesSql, walletOfSeriesSql } from './series-key.ts';
 import { FIRST_PRICE_DAYS_SQL, heldBalancesSql, lastSnapshotOfDaySql } from './daily-positions.ts';
+import { isWithoutPriceSql, lastDayWithoutPriceSql } from '../../core/position-value.ts';
 
 export interface UnpricedSeries {
   chainId: string;
@@ -34,12 +36,12 @@ export async function findUnpricedPositions(db: Database, lastClosedDay: string,
       `snapshots s JOIN addresses a ON a.id = ${walletOfSeriesSql('s.series')}
        LEFT JOIN first_price_days p
          ON p.chain_index = ${chainIndexOfSeriesSql('s.series')} AND p.token_index = ${tokenIndexOfSeriesSql('s.series')}`,
-      `s.day <= $last AND s.day < coalesce(p.first_day, $last + 1) AND ${shardFilterSql(shard, 'a.address')}`,
+      `s.day <= $last AND ${isWithoutPriceSql('s.day', 'p.first_day')} AND ${shardFilterSql(shard, 'a.address')}`,
     )}),
     held AS (${heldBalancesSql('days')}),
     unpriced AS (
       SELECT c.chain_id, ${tokenIndexOfSeriesSql('h.series')} AS token_index, h.from_day,
-             least(h.to_day, coalesce(p.first_day - 1, h.to_day)) AS to_day
+             ${lastDayWithoutPriceSql('h.to_day', 'p.first_day')} AS to_day
       FROM held h
       JOIN chains c ON c.chain_index = ${chainIndexOfSeriesSql('h.series')}
       LEFT JOIN first_price_days p ON p.chain_index = c.chain_index AND p.token_index = ${tokenIndexOfSeriesSql('h.series')}

@@ -14,6 +14,7 @@
 import type { Database } from '../database.ts';
 import { UserError } from '../../core/errors.ts';
 import { largestAccountBalancesSql } from '../input/load.ts';
+import { WALLETS_WITH_SUB_ACCOUNTS_SQL } from './attribution.ts';
 
 const LIMIT = 2 ** 1023;
 
@@ -28,9 +29,7 @@ export async function checkValueReach(db: Database, nowSeconds: number): Promise
   // Any wallet: at most 1 + its sub-accounts on a chain, each below 10^38 raw.
   const [bound] = await db.rows<{ reach: number | null }>(`
     WITH accounts AS (
-      SELECT chain_id, 1 + coalesce(max(n), 0) AS most FROM (
-        SELECT chain_id, owner_id, count(DISTINCT account_id) AS n FROM venue_b_accounts GROUP BY chain_id, owner_id
-      ) GROUP BY chain_id
+      SELECT chain_id, 1 + coalesce(max(sub_accounts), 0) AS most FROM (${WALLETS_WITH_SUB_ACCOUNTS_SQL}) GROUP BY chain_id
     )
     SELECT sum(pow(10::DOUBLE, 38 - t.decimals) * t.largest_price * coalesce(a.most, 1)) AS reach
     FROM (${PRICED_TOKENS_SQL}) t LEFT JOIN accounts a ON a.chain_id = t.chain_id`);

@@ -14,7 +14,7 @@ export interface TokenSeries {
 }
 
 /** `usdPerToken` of one (chain, token) for every day from its first price to `L`, carried forward. */
-export interface PriceSeries {
+interface PriceSeries {
   firstDay: number;
   values: Float64Array;
   texts: string[];

@@ -9,7 +9,9 @@
  */
 import { DateTime } from 'luxon';
 import type { Database } from '../database.ts';
-import { DISTANT_NOW_DAYS, NEW_YORK, type BuildConfig } from '../config.ts';
+import { DISTANT_NOW_DAYS, type BuildConfig } from '../config.ts';
+import { newYorkDayStart } from '../../core/new-york-day.ts';
+import { dayNumber } from '../compute/days.ts';
 import { UserError } from '../../core/errors.ts';
 import { scanError, type ColumnReader, type InputFile } from './read.ts';
 import { countOf } from '../../core/format.ts';
@@ -103,7 +105,7 @@ async function checkExtent(db: Database, inputs: InputFile[], expectations: Inpu
   }
   const events: Event[] = [];
   const instant = (seconds: number) => DateTime.fromSeconds(seconds, { zone: 'utc' }).toISO({ suppressMilliseconds: true })!;
-  const day = (date: string) => DateTime.fromISO(date, { zone: NEW_YORK }).toSeconds();
+  const day = (date: string) => newYorkDayStart(dayNumber(date));
   if (found.first_timestamp !== null && found.last_timestamp !== null) {
     events.push({ seconds: found.first_timestamp, shown: `${instant(found.first_timestamp)} (a timestamp in balances.parquet)` });
     events.push({ seconds: found.last_timestamp, shown: `${instant(found.last_timestamp)} (a timestamp in balances.parquet)` });

@@ -6,7 +6,7 @@
  */
 import type { Database } from '../database.ts';
 import { tokenIndexSql } from '../compute/series-key.ts';
-import { accountsOfWalletsSql, joinOwnerSql, walletOfRowSql } from '../compute/attribution.ts';
+import { accountsOfWalletsSql, joinOwnerSql, SUB_ACCOUNTS_AND_OWNERS_SQL, walletOfRowSql } from '../compute/attribution.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { distinctValuesTable } from './check.ts';
 import type { InputFile } from './read.ts';
@@ -56,7 +56,7 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
   const balanceAddress = balances.columns.find((column) => column.contract.name === 'address')!;
   await db.run(`
     CREATE TABLE balance_address_ids AS
-    SELECT w.written, a.id, a.id IN (SELECT account_id FROM venue_b_accounts UNION ALL SELECT owner_id FROM venue_b_accounts) AS keeps_tx_hash
+    SELECT w.written, a.id, a.id IN (${SUB_ACCOUNTS_AND_OWNERS_SQL}) AS keeps_tx_hash
     FROM (SELECT "address" AS written, ${balanceAddress.value} AS address FROM ${distinctValuesTable(balances, balanceAddress)}) w
     JOIN addresses a ON a.address = w.address`);
   for (const input of inputs) {

@@ -1,6 +1,8 @@
 /**
  * Shard: where the daily positions without a price are, for the build's warning
- * (build/compute/unpriced.ts); a query only when the documents counted some.
+ * (build/compute/unpriced.ts), and the check that the documents counted the same positions. It
+ * runs on every build, whatever the documents counted: a writer that stopped seeing missing
+ * prices would count none, and the check is what finds it.
  */
 import { findUnpricedPositions } from '../compute/unpriced.ts';
 import { defineStage } from './stage.ts';
@@ -12,11 +14,9 @@ export const findUnpriced = defineStage({
   writes: [],
   needs: ['wallets'],
   makes: ['unpriced'],
-  // Skipped when the documents wrote no position without a price (the common night).
-  when: (context) => (context.values.wallets?.positionsWithoutPrice ?? 0) > 0,
   async run(context, { wallets }) {
     const unpriced = await findUnpricedPositions(context.db, context.config.lastClosedDay, context.config.shard);
-    // Two rules of docs/semantics.md#daily-portfolio that must agree, one in SQL here and one in the documents' assembly:
+    // One rule (core/position-value.ts) in two languages, SQL here and the documents' WebAssembly:
     // a difference is a bug of one of them, found before the tree goes live.
     const found = unpriced.reduce((sum, series) => sum + series.positions, 0);
     const written = wallets.positionsWithoutPrice;

@@ -29,6 +29,7 @@ import type { NightSummary } from '../../schemas/night-summary.ts';
 import type { PreviousNight } from '../night-state.ts';
 import type { NightKind } from '../../schemas/night-kind.ts';
 import type { InjectedFaults } from '../faults.ts';
+import { StatementReads } from './statement-reads.ts';
 
 export type Side = 'night' | 'shard';
 
@@ -159,39 +160,51 @@ export async function runStages(stages: readonly AnyStage[], context: StageConte
   // between two stages, so the query that checks a stage's writes also checks the next one's reads
   // (a query costs about 1 ms, and a whole build runs 20 stages).
   let catalog: Set<string> | null = null;
-  for (const stage of stages) {
-    if (stage.when && !stage.when(context)) continue;
-    const given = take(context.values, stage.needs, `stage "${stage.name}"`);
-    if (context.signal.aborted) throw context.signal.reason;
-    catalog ??= await tablesOf(context.db);
-    if (stage.reads.length > 0) expectTables(catalog, stage, stage.reads, 'reads');
-    context.progress.start(stage.name);
-    const started = performance.now();
-    const made = await stage.run({ ...context, db: declaredReadsOnly(context.db, stage, catalog) }, given);
-    catalog = null;
-    if (profile) process.stderr.write(`[stage ${((performance.now() - started) / 1000).toFixed(2)}s] ${stage.name}\n`);
-    for (const key of stage.makes) {
-      if (!(key in made)) throw new Error(`stage "${stage.name}" declares it makes ${key}, and did not`);
+  const reads = new StatementReads(await context.db.connect());
+  try {
+    for (const stage of stages) {
+      if (stage.when && !stage.when(context)) continue;
+      const given = take(context.values, stage.needs, `stage "${stage.name}"`);
+      if (context.signal.aborted) throw context.signal.reason;
+      catalog ??= await tablesOf(context.db);
+      if (stage.reads.length > 0) expectTables(catalog, stage, stage.reads, 'reads');
+      context.progress.start(stage.name);
+      const started = performance.now();
+      const made = await stage.run({ ...context, db: declaredReadsOnly(context.db, stage, catalog, reads) }, given);
+      catalog = null;
+      if (profile) process.stderr.write(`[stage ${((performance.now() - started) / 1000).toFixed(2)}s] ${stage.name}\n`);
+      for (const key of stage.makes) {
+        if (!(key in made)) throw new Error(`stage "${stage.name}" declares it makes ${key}, and did not`);
+      }
+      Object.assign(context.values, made);
+      const left = stage.writes.filter((table) => !stage.drops?.includes(table));
+      if (left.length > 0) expectTables((catalog = await tablesOf(context.db)), stage, left, 'writes');
     }
-    Object.assign(context.values, made);
-    const left = stage.writes.filter((table) => !stage.drops?.includes(table));
-    if (left.length > 0) expectTables((catalog = await tablesOf(context.db)), stage, left, 'writes');
+  } finally {
+    reads.close();
   }
   if (context.signal.aborted) throw context.signal.reason;
 }
 
+/** The methods of a database or a connection that run SQL given as their first argument. */
+const RUNS_SQL = /^(?:run|rows|stream|start|prepare$|extractStatements$)/;
+
 /**
  * `db` for one stage: every statement it runs (through the database or a connection of it) that
  * reads a table of the catalog the stage did not declare (in `reads`, `writes` or `drops`) is
- * refused before it runs, so that the declarations cannot drift from the SQL. A table is read
- * where a statement names it after FROM, JOIN or DESCRIBE.
+ * refused before it runs, so that the declarations cannot drift from the SQL. The tables a
+ * statement reads are those DuckDB's parser finds in it (statement-reads.ts).
  */
-function declaredReadsOnly(db: Database, stage: AnyStage, catalog: Set<string>): Database {
+function declaredReadsOnly(db: Database, stage: AnyStage, catalog: Set<string>, reads: StatementReads): Database {
   const declared = new Set([...stage.reads, ...stage.writes, ...(stage.drops ?? [])]);
-  const check = (sql: unknown) => {
-    if (typeof sql !== 'string') return;
-    for (const match of sql.matchAll(/\b(?:FROM|JOIN|DESCRIBE)\s+([A-Za-z_][A-Za-z0-9_]*)/gi)) {
-      const table = match[1]!;
+  const check = async (sql: string) => {
+    let tables: string[];
+    try {
+      tables = await reads.tablesOf(sql);
+    } catch (error) {
+      throw new Error(`stage "${stage.name}" runs ${(error as Error).message}`);
+    }
+    for (const table of tables) {
       if (catalog.has(table) && !declared.has(table))
         throw new Error(`stage "${stage.name}" reads ${table}, which it does not declare in its reads`);
     }
@@ -202,7 +215,9 @@ function declaredReadsOnly(db: Database, stage: AnyStage, catalog: Set<string>):
         const value = Reflect.get(object, property, receiver);
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
-          check(args[0]);
+          if (typeof property === 'string' && RUNS_SQL.test(property) && typeof args[0] === 'string') {
+            return check(args[0]).then(() => value.apply(object, args));
+          }
           const result = value.apply(object, args);
           // A second connection of the stage is guarded too.
           return property === 'connect' && result instanceof Promise ? result.then((connection: object) => guarded(connection)) : result;

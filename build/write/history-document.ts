@@ -8,7 +8,7 @@ import type { DocumentBytes } from './document-bytes.ts';
 
 /**
  * The portfolio history document: a chain key for every chain with a snapshot, ascending (the
- * series arrive in that order), each with all seven token keys in the order of
+ * series arrive in that order), each with every token key in the order of
  * schemas/token-keys.ts, empty arrays included. The snapshots themselves,
  * `{"date":..,"timestamp":..,"balance":..}` oldest first, are written by `bytes`
  * (build/write/document-bytes.ts) from the wallet laid out there.

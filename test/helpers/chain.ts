@@ -11,6 +11,7 @@ import { balance, buildReusingThreads, tempDir, treeHashes, writeInputs, type Ro
 import { days } from './nights.ts';
 import { resolveBuildConfig } from '../../build/config.ts';
 import { prepareNight, type PrepareSummary } from '../../build/prepare.ts';
+import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 
 export const CHAIN_WALLETS = Array.from({ length: 12 }, (_, i) => `0x${(0xc0 + i).toString(16)}${'7'.repeat(38)}`);
 export const SEASON_ONE_END = '2025-09-30';
@@ -54,7 +55,7 @@ export function chainExport(
       { season: 2, as_of: null },
     ] as Row[],
     tokens: [1, 10, 8453].flatMap((chain_id) =>
-      ['uty', 'yuty', 'venueASy', 'venueBYuty', 'venueBUsdc', 'venueAYt', 'venueALp'].map((token) => ({
+      TOKEN_KEYS.map((token) => ({
         chain_id,
         token,
         decimals: token === 'venueBUsdc' ? 6 : 18,
