@@ -91,8 +91,8 @@ export const RULES: Rule[] = [
     places: ['core/shard.ts'],
     spellings: [/\bmd5\b/i],
     unrelated: {
-      'publish/pack-shard.ts': "an archive's MD5, which S3 gives as its ETag, to skip archives stored whole",
-      'publish/stage-shard.ts': "the stored archives' ETags (their MD5), read for pack-shard.ts",
+      'publish/archive-sender.ts': "an archive's MD5, which S3 gives as its ETag, to skip archives stored whole",
+      'publish/stage-shard.ts': "the stored archives' ETags (their MD5), read for archive-sender.ts",
       'publish/version-store.ts': "an object's ETag, the MD5 of its bytes",
     },
     copies: [
