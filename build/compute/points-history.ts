@@ -239,9 +239,9 @@ export async function rankPointsHistory(db: Database, inShard: string): Promise<
     FROM ranked r JOIN points_history_wallets w ON w.wallet = r.wallet`);
 }
 
-/** The rows of the documents, in their order: a wallet's seasons, each season's days. */
+/** The rows of the documents, in their order: a wallet's seasons, each season's days (rank 0: none, the document's null). */
 export const POINTS_HISTORY_ROWS_SQL = `
-  SELECT d.wallet, w.address, w.season, d.day, d.points, d.total_points, d.rank
+  SELECT d.wallet, w.address, w.season, d.day, d.points, d.total_points, coalesce(d.rank, 0)::INTEGER AS rank
   FROM points_history_days d JOIN points_history_wallets w ON w.wallet = d.wallet
   ORDER BY d.wallet, d.day`;
 

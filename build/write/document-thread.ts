@@ -36,6 +36,8 @@ export type DocumentRequest =
   | { type: 'setup'; setup: DocumentSetup }
   | { type: 'batch'; id: number; batch: WalletBatch; sample: boolean }
   | { type: 'histories'; id: number; rows: HistoryRows; sample: boolean }
+  /** The wallets are written: the prices and the WebAssembly writer are let go (the histories need neither). */
+  | { type: 'portfolios written' }
   /** The build is done and this thread is kept for the next one (thread-cache.ts): its state goes. */
   | { type: 'reset' };
 
@@ -178,6 +180,12 @@ parentPort?.on('message', (request: DocumentRequest) => {
   if (request.type === 'setup') {
     setup = request.setup;
     documentBytes = new DocumentBytes(setup.prices, setup.format.chains);
+    return;
+  }
+  if (request.type === 'portfolios written') {
+    documentBytes = null;
+    setup = { ...setup!, prices: new Map() };
+    capacity = 1 << 24;
     return;
   }
   if (request.type === 'reset') {

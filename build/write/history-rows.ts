@@ -56,12 +56,22 @@ export class HistoryRowsBuilder {
     this.daysPerSeason.push(0);
   }
 
-  addDay(day: number, points: number, total: number, rank: number | null): void {
-    this.daysPerSeason.increment();
-    this.days.push(day);
-    this.points.push(points);
-    this.totals.push(total);
-    this.ranks.push(rank ?? 0);
+  /** The current season's next `count` days, from `from` on in these columns (a rank of 0: none). */
+  addDays(
+    columns: {
+      days: Int32Array<ArrayBufferLike>;
+      points: Float64Array<ArrayBufferLike>;
+      totals: Float64Array<ArrayBufferLike>;
+      ranks: Int32Array<ArrayBufferLike>;
+    },
+    from: number,
+    count: number,
+  ): void {
+    this.daysPerSeason.add(count);
+    this.days.pushAll(columns.days, from, count);
+    this.points.pushAll(columns.points, from, count);
+    this.totals.pushAll(columns.totals, from, count);
+    this.ranks.pushAll(columns.ranks, from, count);
   }
 
   take(): HistoryRows {

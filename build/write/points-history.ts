@@ -36,35 +36,37 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
     let wallet: string | null = null;
     let walletSeason = -1;
     await forEachChunk(result, options.signal, async (chunk, count) => {
-      const [keys, addresses, seasons, days, points, totals, ranks] = [0, 1, 2, 3, 4, 5, 6].map((column) =>
-        chunk.getColumnVector(column),
-      ) as [
-        DuckDBVector<number>,
-        DuckDBVector<string>,
-        DuckDBVector<number>,
-        DuckDBVector<number>,
-        DuckDBVector<number>,
-        DuckDBVector<number>,
-        DuckDBVector<number | null>,
-      ];
+      // The number columns as DuckDB holds them (no value boxed), copied a season's run at a time.
+      const numbers = <T>(column: number) => (chunk.getColumnVector(column) as unknown as { items: T }).items;
+      const keys = numbers<Int32Array>(0);
+      const addresses = chunk.getColumnVector(1) as DuckDBVector<string>;
+      const seasons = numbers<Int32Array>(2);
+      const columns = {
+        days: numbers<Int32Array>(3),
+        points: numbers<Float64Array>(4),
+        totals: numbers<Float64Array>(5),
+        ranks: numbers<Int32Array>(6),
+      };
+      let runStart = 0;
       for (let row = 0; row < count; row++) {
-        const key = keys.getItem(row)!;
-        if (key !== walletSeason) {
-          // A new wallet-season: the keys follow the address, then the season.
-          walletSeason = key;
-          const address = addresses.getItem(row)!;
-          if (address !== wallet) {
-            if (batch.walletCount >= BATCH_WALLETS || batch.dayCount >= BATCH_DAYS) {
-              await stage.submit(batch);
-              batch = new HistoryRowsBuilder(asOf);
-            }
-            wallet = address;
-            batch.startWallet(address);
+        const key = keys[row]!;
+        if (key === walletSeason) continue;
+        // A new wallet-season: the keys follow the address, then the season.
+        if (row > runStart) batch.addDays(columns, runStart, row - runStart);
+        runStart = row;
+        walletSeason = key;
+        const address = addresses.getItem(row)!;
+        if (address !== wallet) {
+          if (batch.walletCount >= BATCH_WALLETS || batch.dayCount >= BATCH_DAYS) {
+            await stage.submit(batch);
+            batch = new HistoryRowsBuilder(asOf);
           }
-          batch.startSeason(seasons.getItem(row)!);
+          wallet = address;
+          batch.startWallet(address);
         }
-        batch.addDay(days.getItem(row)!, points.getItem(row)!, totals.getItem(row)!, ranks.getItem(row));
+        batch.startSeason(seasons[row]!);
       }
+      if (count > runStart) batch.addDays(columns, runStart, count - runStart);
     });
     if (batch.walletCount > 0) await stage.submit(batch);
     await pool.drain();

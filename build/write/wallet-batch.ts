@@ -108,6 +108,22 @@ export class GrowingArray<T extends TypedArray> {
     this.items[this.length++] = value;
   }
 
+  /** `count` items of `source` from `from` on, at once. */
+  pushAll(source: { subarray(from: number, to: number): ArrayLike<number> }, from: number, count: number): void {
+    if (this.length + count > this.items.length) {
+      const grown = new this.kind(Math.max(this.items.length * 2, this.length + count));
+      grown.set(this.items as never);
+      this.items = grown;
+    }
+    this.items.set(source.subarray(from, from + count) as never, this.length);
+    this.length += count;
+  }
+
+  /** Adds `count` to the last item. */
+  add(count: number): void {
+    this.items[this.length - 1]! += count;
+  }
+
   /** Adds one to the last item. */
   increment(): void {
     this.items[this.length - 1]!++;

@@ -100,6 +100,7 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
     });
     if (builder.walletCount > 0) await submit();
     await pool.drain();
+    pool.portfoliosWritten();
   } finally {
     addresses.close();
     await slices?.close();

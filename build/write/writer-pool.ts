@@ -105,6 +105,11 @@ export class WriterPool {
     );
   }
 
+  /** Once the wallets are written: the document threads let go of what only the wallets' documents need. */
+  portfoliosWritten(): void {
+    for (const thread of this.documentThreads) thread.worker.postMessage({ type: 'portfolios written' } satisfies DocumentRequest);
+  }
+
   /** Hands a batch of points-history rows to the next document thread, which writes their documents (history-rows.ts). */
   async submitHistories(rows: HistoryRows, sample: boolean): Promise<void> {
     if (this.documentThreads.length === 0) throw new Error('the document threads have stopped');
