@@ -20,7 +20,14 @@ test('a night one day after its previous one reuses it, and a restated past day 
   const first = await prepareChainNight(root, 'n1', '2025-11-10', chainExport('2025-11-10'), { shards: 2 });
   assert.equal(first.summary.nightKind, { kind: 'full', why: 'no --since given' });
   // Nothing of the prepare but the night stays in NIGHT: no lock, no work folder.
-  assert.equal(fs.readdirSync(path.join(root, 'n1')).sort(), ['input-days.parquet', NIGHT_FILE, 'shard-1-of-2', 'shard-2-of-2']);
+  assert.equal(fs.readdirSync(path.join(root, 'n1')).sort(), [
+    'accounts.parquet',
+    'input-days.parquet',
+    NIGHT_FILE,
+    'points-totals.parquet',
+    'shard-1-of-2',
+    'shard-2-of-2',
+  ]);
 
   const second = await prepareChainNight(root, 'n2', '2025-11-11', chainExport('2025-11-11'), { shards: 2, since: path.join(root, 'n1') });
   assert.equal(second.summary.nightKind, {

@@ -126,7 +126,7 @@ test('a prepared folder that was altered is refused, naming the file', async () 
     return error.message;
   };
   const flipped = fresh('flipped');
-  const rows = path.join(flipped, 'balance_rows.parquet');
+  const rows = path.join(flipped, 'balance_rows.1.parquet');
   const bytes = fs.readFileSync(rows);
   bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
   fs.writeFileSync(rows, bytes);

@@ -54,7 +54,7 @@ export async function probeExportFacts(
   db: Database,
   nowSeconds: number,
   lastClosedDay: string,
-  rowsFrom: 'export' | 'balance_rows',
+  rowsFrom: 'export' | 'balance_rows' | 'every_balance_row',
 ): Promise<ExportFacts> {
   // Every address of the export, numbered in the example's order.
   await db.run(

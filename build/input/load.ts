@@ -11,14 +11,55 @@ import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { distinctValuesTable } from './check.ts';
 import type { InputFile } from './read.ts';
 import { type Shard, shardFilterSql } from '../../core/shard.ts';
+import {
+  dayOfInstantSql,
+  firstSecondOfDay,
+  fromDaySql,
+  inputDaysOfUnitsSql,
+  rowHashSql,
+  unitAggregatesSql,
+  unitSql,
+} from '../compute/input-days.ts';
+
+/**
+ * Which rows the load reads. `whole`: every row of every file (a build; prepare's full night, which
+ * with `digest` also hashes every balance row into `input_days` as it loads it: one read of the
+ * file for the digests and the load). `incremental`: an incremental night's rows of the days it
+ * computes, the rest being the previous night's (docs/incremental-nights.md): the balances and
+ * points of day `from` on (the points of every day when the night sums them again: `pointsFrom`
+ * null), the small files whole.
+ */
+export type LoadScope =
+  | { kind: 'whole'; digest: boolean }
+  | { kind: 'incremental'; from: number; pointsFrom: number | null; previous: PreviousRows };
+
+/** What an incremental night's load takes from the previous night (build/night-state.ts, build/prepared-folder.ts). */
+export interface PreviousRows {
+  /** A relation of its accounts: (address, key, first_day): each address's lasting key and the day of its first balance row. */
+  accounts: string;
+  /** A relation of its balance rows (shaped as `balance_rows`, `account` a lasting key), every day's. */
+  balanceRows: string;
+  /** The first lasting key no address of it holds. */
+  nextAccountKey: number;
+}
+
+/** The whole build's load: every row. */
+export const WHOLE: LoadScope = { kind: 'whole', digest: false };
 
 /**
  * With a shard, `balance_rows` holds only the rows of the shard's wallets (a sub-account's rows
  * go with its owner on that chain): every per-wallet rule then runs on an eighth of the rows at 8
  * shards. `balance_written` stays a view of every row as read, for the few facts of the whole
- * export (build/compute/export-facts.ts).
+ * export (build/compute/export-facts.ts). `every_balance_row` is every row of the export as the
+ * later stages read them; `checked_balance_rows` those the rules across rows check (an incremental
+ * night: the rows it loaded, and the earlier rows that repeat one of their keys).
+ *
+ * Every address has an id (its place in address order, which the heavy steps sort by) and a
+ * lasting key, which a prepared folder's balance rows carry so that a later night can keep them
+ * (a full night's keys are its ids); `account_first_days` holds the day of each address's first
+ * balance row, which the next night needs to know which addresses it keeps (prepare only).
  */
-export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard | null): Promise<void> {
+export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard | null, scope: LoadScope = WHOLE): Promise<void> {
   await db.run(
     `CREATE TABLE token_names AS SELECT * FROM (VALUES ${TOKEN_KEYS.map((key, i) => `('${key}', ${i}::TINYINT)`).join(', ')}) t(token, token_index)`,
   );
@@ -36,12 +77,27 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
     const column = input.columns.find((candidate) => candidate.contract.name === name)!;
     return `SELECT ${column.value} AS address FROM ${distinctValuesTable(input, column)}`;
   };
-  await db.run(`
-    CREATE TABLE addresses AS
-    SELECT address, (row_number() OVER (ORDER BY address))::INTEGER AS id
-    FROM (${normalised('balances', 'address')}
+  const named = `${normalised('balances', 'address')}
           UNION ${normalised('venue_b_accounts', 'account')}
-          UNION ${normalised('venue_b_accounts', 'owner')})`);
+          UNION ${normalised('venue_b_accounts', 'owner')}`;
+  const balances = inputOf('balances');
+  if (scope.kind === 'whole') {
+    await db.run(`
+      CREATE TABLE addresses AS
+      SELECT address, (row_number() OVER (ORDER BY address))::INTEGER AS id, (row_number() OVER (ORDER BY address))::INTEGER AS key
+      FROM (${named})`);
+  } else {
+    // Tonight's addresses are a full night's: those of the rows it loaded and of the sub-accounts,
+    // and the previous night's whose first row is on a day before `from` (a row of an unchanged
+    // day, so still in the export). Each keeps its key; a new one gets one above every key given.
+    await db.run(`CREATE TABLE previous_accounts AS SELECT address, key, first_day FROM (${scope.previous.accounts})`);
+    await db.run(`
+      CREATE TABLE addresses AS
+      SELECT a.address, (row_number() OVER (ORDER BY a.address))::INTEGER AS id,
+             coalesce(p.key, ${scope.previous.nextAccountKey} + row_number() OVER (PARTITION BY p.key IS NULL ORDER BY a.address) - 1)::INTEGER AS key
+      FROM (${named} UNION SELECT address FROM previous_accounts WHERE first_day < ${scope.from}) a
+      LEFT JOIN previous_accounts p ON p.address = a.address`);
+  }
   await db.run(`
     CREATE TABLE venue_b_accounts AS
     SELECT DISTINCT v.chain_id, v.account, v.owner, account.id AS account_id, owner.id AS owner_id
@@ -52,7 +108,6 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
   // cost 1.3 s when half of them were written in mixed case (checksummed), 0.3 s otherwise.
   // Addresses named in venue_b_accounts keep their rows' tx_hash text (build/compute/history.ts
   // orders tied transactions of a wallet's several accounts by it); the others need only its hash.
-  const balances = inputOf('balances');
   const balanceAddress = balances.columns.find((column) => column.contract.name === 'address')!;
   await db.run(`
     CREATE TABLE balance_address_ids AS
@@ -71,12 +126,25 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
   // changes no snapshot (the history reads the latest balance of an account, and a copy repeats it)
   // and grouping ten million rows by their key only to merge a handful cost seconds. Only the
   // repeated keys are grouped, to report those repeated with different values. Transactions are
-  // told apart by a 64-bit hash of tx_hash (see README, Decisions).
+  // told apart by a 64-bit hash of tx_hash (see README, Decisions). `row_hash` is the row's digest
+  // as written (build/compute/input-days.ts), read only by a full night's load.
   await db.run(`
     CREATE VIEW balance_written AS
-    SELECT *, hash(tx_hash) AS tx, ${tokenIndexSql('token')}::TINYINT AS token_index FROM (${select('balances', '"address" AS address_as_written')})`);
-  if (shard === null) {
-    await db.run(`CREATE TABLE balance_rows AS ${balanceRowsSql('true')}`);
+    SELECT *, hash(tx_hash) AS tx, ${tokenIndexSql('token')}::TINYINT AS token_index
+    FROM (${select('balances', '"address" AS address_as_written', `${rowHashSql(balances)} AS row_hash`)})`);
+  if (scope.kind === 'incremental') {
+    await loadIncrementalBalances(db, scope);
+  } else if (shard === null) {
+    if (scope.digest) {
+      // One read of the file for the load and the digests: each row's hash rides along, is
+      // summed per hour, and goes.
+      await db.run(`CREATE TABLE balance_rows AS ${balanceRowsSql('true', ', b.row_hash')}`);
+      const units = `SELECT ${unitSql(balances, 'ts')} AS unit, ${unitAggregatesSql('row_hash', 'ts')} FROM balance_rows GROUP BY unit`;
+      await db.run(`INSERT INTO input_days ${inputDaysOfUnitsSql(balances, units)}`);
+      await db.run('ALTER TABLE balance_rows DROP COLUMN row_hash');
+    } else {
+      await db.run(`CREATE TABLE balance_rows AS ${balanceRowsSql('true')}`);
+    }
     await db.run('CREATE VIEW every_balance_row AS SELECT * FROM balance_rows');
   } else {
     await db.run(`CREATE TABLE shard_wallets AS SELECT id FROM addresses WHERE ${shardFilterSql(shard, 'address')}`);
@@ -86,9 +154,10 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
     // shards 1, 2 and 4).
     await db.run(`CREATE VIEW every_balance_row AS ${balanceRowsSql('true')}`);
   }
+  if (scope.kind === 'whole') await db.run('CREATE VIEW checked_balance_rows AS SELECT * FROM every_balance_row');
   await db.run(`
     CREATE TABLE repeated_balance_keys AS
-    SELECT chain_id, block_number, log_index, account, token_index FROM every_balance_row
+    SELECT chain_id, block_number, log_index, account, token_index FROM checked_balance_rows
     GROUP BY chain_id, block_number, log_index, account, token_index HAVING count(*) > 1`);
   await db.run(`
     CREATE TABLE repeated_balance_rows AS
@@ -97,15 +166,64 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
            min(tx) <> max(tx) AS tx_hash_conflict,
            min(ts) <> max(ts) AS timestamp_conflict,
            count(*) AS copies
-    FROM every_balance_row SEMI JOIN repeated_balance_keys USING (chain_id, block_number, log_index, account, token_index)
+    FROM checked_balance_rows SEMI JOIN repeated_balance_keys USING (chain_id, block_number, log_index, account, token_index)
     GROUP BY chain_id, block_number, log_index, account, token_index`);
+  // The day of each address's first balance row, which the next night reads (prepare only).
+  if (scope.kind === 'whole' && !scope.digest) {
+    await db.run('CREATE TABLE account_first_days (id INTEGER, first_day INTEGER)');
+  } else {
+    await db.run(
+      `CREATE TABLE account_first_days AS SELECT account AS id, ${dayOfInstantSql('min(ts)')} AS first_day FROM balance_rows GROUP BY account`,
+    );
+  }
+  if (scope.kind === 'incremental') {
+    // The addresses kept from the previous night keep their first day unless a loaded row is earlier (never: it is from `from` on).
+    await db.run(`
+      INSERT INTO account_first_days
+      SELECT a.id, p.first_day FROM previous_accounts p JOIN addresses a ON a.address = p.address
+      WHERE p.first_day < ${scope.from}`);
+    await db.run(`
+      CREATE OR REPLACE TABLE account_first_days AS SELECT id, min(first_day)::INTEGER AS first_day FROM account_first_days GROUP BY id`);
+  }
   await db.run(`CREATE TABLE prices AS SELECT DISTINCT * FROM (${select('prices')})`);
   await db.run(`CREATE TABLE multipliers AS ${select('multipliers')}`);
   await db.run(`CREATE TABLE seasons AS ${select('seasons')}`);
   // Points are the largest input: a view, not a copy (the points histories read it twice, for each
   // wallet's facts and for its sums). The address as written is kept beside the lower-cased one,
   // so that they group 300M rows by it and lower-case only the groups (build/compute/points-history.ts).
-  await db.run(`CREATE VIEW points AS ${select('points', 'CAST("address" AS VARCHAR) AS address_as_written')}`);
+  const pointsFrom = scope.kind === 'incremental' ? scope.pointsFrom : null;
+  const points = inputOf('points');
+  await db.run(
+    `CREATE VIEW points AS ${select('points', 'CAST("address" AS VARCHAR) AS address_as_written')}${pointsFrom === null ? '' : ` WHERE ${fromDaySql(points, pointsFrom)}`}`,
+  );
+}
+
+/**
+ * An incremental night's balances: `balance_rows` holds the rows of day `from` on; every row of
+ * the export (`every_balance_row`) is the previous night's rows of the earlier days (its shard
+ * folders' segments, the same rows: their days' digests say so), their keys turned into tonight's
+ * ids, and those. The rules across rows check the loaded rows, with every earlier row that repeats
+ * one of their keys (found by its key in the file: a row of another day can repeat a key).
+ */
+async function loadIncrementalBalances(db: Database, scope: Extract<LoadScope, { kind: 'incremental' }>): Promise<void> {
+  const from = firstSecondOfDay(scope.from);
+  await db.run(`CREATE TABLE balance_rows AS ${balanceRowsSql(`b.timestamp >= ${from}`)}`);
+  await db.run(`
+    CREATE VIEW every_balance_row AS
+    SELECT p.chain_id, p.block_number, p.log_index, a.id AS account, p.token_index, p.raw, p.tx, p.tx_hash, p.ts
+    FROM (${scope.previous.balanceRows}) p JOIN addresses a ON a.key = p.account
+    WHERE p.ts < ${from}
+    UNION ALL SELECT * FROM balance_rows`);
+  await db.run(`
+    CREATE TABLE checked_balance_rows AS
+    SELECT * FROM balance_rows
+    UNION ALL
+    SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index, b.balance AS raw, b.tx, NULL AS tx_hash, b.timestamp AS ts
+    FROM balance_written b
+    SEMI JOIN (SELECT DISTINCT chain_id, block_number, log_index FROM balance_rows) k
+      ON k.chain_id = b.chain_id AND k.block_number = b.block_number AND k.log_index = b.log_index
+    JOIN addresses a ON a.address = b.address
+    WHERE b.timestamp < ${from}`);
 }
 
 /**
@@ -113,10 +231,10 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
  * (`balance_written`, a view of balances.parquet) that `where` keeps: each with its account's id,
  * the hash of its tx_hash, and the tx_hash text where the account is named in venue_b_accounts.
  */
-function balanceRowsSql(where: string): string {
+function balanceRowsSql(where: string, extra = ''): string {
   return `
     SELECT b.chain_id, b.block_number, b.log_index, a.id AS account, b.token_index, b.balance AS raw, b.tx,
-           CASE WHEN a.keeps_tx_hash THEN b.tx_hash END AS tx_hash, b.timestamp AS ts
+           CASE WHEN a.keeps_tx_hash THEN b.tx_hash END AS tx_hash, b.timestamp AS ts${extra}
     FROM balance_written b
     JOIN balance_address_ids a ON a.written = b.address_as_written
     WHERE ${where}`;
@@ -140,16 +258,16 @@ export function largestAccountBalancesSql(where = 'true'): string {
 /**
  * The balance rows that count for the wallets whose ids `walletIds` selects (the attribution of
  * build/compute/attribution.ts). Read from the export, the rows are first cut by their address as written (the wallets' and their
- * sub-accounts'), so that the costly part of reading a row runs on those rows only; read from
- * `balance_rows` when it holds every row (a build without a shard, and prepare), they are cut by
- * account id. A sub-account of one of them that is a wallet of its own on another chain is then
- * cut by the rule.
+ * sub-accounts'), so that the costly part of reading a row runs on those rows only; read from a
+ * table of normalised rows that holds every row (`balance_rows` in a build without a shard and
+ * in prepare's full night, `every_balance_row` in an incremental night), they are cut by account
+ * id. A sub-account of one of them that is a wallet of its own on another chain is then cut by the rule.
  */
-export function balanceRowsOfWalletsSql(walletIds: string, from: 'export' | 'balance_rows' = 'export'): string {
+export function balanceRowsOfWalletsSql(walletIds: string, from: 'export' | 'balance_rows' | 'every_balance_row' = 'export'): string {
   const rows =
     from === 'export'
       ? balanceRowsSql('b.address_as_written IN (SELECT written FROM balance_address_ids WHERE id IN (SELECT id FROM accounts))')
-      : 'SELECT * FROM balance_rows WHERE account IN (SELECT id FROM accounts)';
+      : `SELECT * FROM ${from} WHERE account IN (SELECT id FROM accounts)`;
   return `
     WITH wallets AS (${walletIds}),
     accounts AS (${accountsOfWalletsSql('wallets')})

@@ -10,13 +10,14 @@ import { defineStage } from './stage.ts';
 export const probeExportFacts = defineStage({
   name: 'probe export facts',
   side: 'night',
-  reads: ['balance_written', 'balance_rows', 'balance_address_ids', 'venue_b_accounts', 'addresses', 'chains'],
+  reads: ['balance_written', 'balance_rows', 'every_balance_row', 'balance_address_ids', 'venue_b_accounts', 'addresses', 'chains'],
   writes: [],
-  needs: [],
+  needs: ['resume'],
   makes: ['dailyAsOf', 'exampleWallet'],
-  async run(context) {
-    // prepare loads every balance row (for the shards' folders); `build --shard` only its own.
-    const rowsFrom = context.config.shard === null ? 'balance_rows' : 'export';
+  async run(context, { resume }) {
+    // A build without a shard and prepare's full night load every balance row; `build --shard`
+    // only its own; an incremental night its new days, the earlier rows being the previous night's.
+    const rowsFrom = resume !== null ? 'every_balance_row' : context.config.shard === null ? 'balance_rows' : 'export';
     const facts = await probe(context.db, context.config.nowSeconds, context.config.lastClosedDay, rowsFrom);
     return { dailyAsOf: facts.dailyAsOf, exampleWallet: facts.exampleWallet };
   },
