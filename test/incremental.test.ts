@@ -9,11 +9,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildReusingThreads, tempDir, thrown } from './helpers/fixtures.ts';
+import crypto from 'node:crypto';
+import { balance, buildReusingThreads, tempDir, thrown, type Tables } from './helpers/fixtures.ts';
 import { buildReportMarkdown } from '../build/report.ts';
-import { CHAIN_WALLETS, chainExport, expectShardTreesAsBuilt, prepareChainNight } from './helpers/chain.ts';
+import { CHAIN_WALLETS, chainExport, expectShardTreesAsBuilt, nightOf, prepareChainNight } from './helpers/chain.ts';
 import { UserError } from '../core/errors.ts';
-import { NIGHT_FILE } from '../build/night-state.ts';
+import { NIGHT_FILE, NIGHT_FORMAT } from '../build/night-state.ts';
+import { readPreparedFacts } from '../build/prepared-folder.ts';
 
 test('a night one day after its previous one reuses it, and a restated past day is recomputed from that day', async () => {
   const root = tempDir();
@@ -139,6 +141,116 @@ test('a previous night that cannot be trusted: missing, of another shard count o
     assert.not.ok(fs.existsSync(out), `${kind}: nothing written`);
   }
   assert.ok(CHAIN_WALLETS.length > 0);
+});
+
+test('an ordinary night writes its new day only: the earlier segments of balance rows and points histories are kept as they are', async () => {
+  const root = tempDir();
+  const night = path.join(root, 'night');
+  await prepareChainNight(root, 'n1', '2025-11-10', chainExport('2025-11-10'), { shards: 2, out: night });
+  const before = await readPreparedFacts(path.join(night, 'shard-1-of-2'));
+  const inode = (file: string) => fs.statSync(path.join(night, 'shard-1-of-2', file)).ino;
+  const kept = [...before.segments.balance_rows, ...before.segments.points_history_days].map((segment) => [
+    segment.file,
+    inode(segment.file),
+  ]);
+  const second = await prepareChainNight(root, 'n2', '2025-11-11', chainExport('2025-11-11'), { shards: 2, since: night, out: night });
+  const after = await readPreparedFacts(path.join(night, 'shard-1-of-2'));
+  const day = Math.round(Date.parse('2025-11-11T00:00:00Z') / 86_400_000);
+  for (const table of ['balance_rows', 'points_history_days'] as const) {
+    assert.equal(after.segments[table].slice(0, -1), before.segments[table], table);
+    const newest = after.segments[table].at(-1)!;
+    assert.equal([newest.from, newest.to], [day, day], `${table}: the new segment holds the new day`);
+  }
+  // Kept as they are: the same files (hard links into the night's own folder), not written again.
+  assert.equal(
+    kept.map(([file]) => [file, inode(file as string)]),
+    kept,
+  );
+  await expectShardTreesAsBuilt(second);
+});
+
+/** The refusal `build --input` makes of an export, and the one `prepare --since` makes of it. */
+async function refusals(root: string, previous: string, name: string, tables: Tables): Promise<[Error, Error, string]> {
+  const out = path.join(root, `${name}-out`);
+  const prepared = await thrown(() => prepareChainNight(root, name, '2025-11-11', tables, { shards: 2, since: previous, out }));
+  const built = await thrown(() =>
+    buildReusingThreads({
+      input: path.join(root, `${name}-input`),
+      out: path.join(root, `${name}-tree`),
+      now: nightOf('2025-11-11'),
+      progress: 'quiet',
+      threads: 1,
+    }),
+  );
+  return [prepared, built, out];
+}
+
+test('a bad row on a day that changed is refused as build refuses it: the same message and exit code, the previous night untouched', async () => {
+  const root = tempDir();
+  const previous = path.join(root, 'n1');
+  await prepareChainNight(root, 'n1', '2025-11-10', chainExport('2025-11-10'), { shards: 2 });
+  const record = fs.readFileSync(path.join(previous, NIGHT_FILE), 'utf8');
+  const newDay = Date.parse('2025-11-11T15:00:00Z') / 1000;
+  const cases: [string, NonNullable<Parameters<typeof chainExport>[1]>, string][] = [
+    [
+      'a balance that is not an amount, on the new day',
+      (t) => t.balances.push(balance({ address: CHAIN_WALLETS[0]!, block_number: 77_001, timestamp: newDay, balance: '12abc' })),
+      'balances.parquet: column "balance": 1 row',
+    ],
+    [
+      'a points address that is not one, on a restated past day',
+      (t) => t.points.push({ season: 2, date: '2025-10-05', address: '0xZZ', points: 1 }),
+      'points.parquet: column "address": 1 row',
+    ],
+    [
+      'a balance timestamp out of range (a row without a day: the night is full)',
+      (t) => t.balances.push(balance({ address: CHAIN_WALLETS[0]!, block_number: 77_002, timestamp: 10 ** 15, balance: '5' })),
+      'balances.parquet: column "timestamp": 1 row',
+    ],
+    [
+      "a new day's balance repeating the key of a row of an earlier day, at another time",
+      (t) => {
+        const earlier = t.balances[0]!;
+        t.balances.push({ ...earlier, timestamp: newDay, balance: '999' });
+      },
+      'repeated with a different timestamp',
+    ],
+    [
+      'a balance of a chain tokens.parquet does not list, on the new day',
+      (t) => t.balances.push(balance({ address: CHAIN_WALLETS[2]!, block_number: 77_003, timestamp: newDay, balance: '5', chain_id: 999 })),
+      'a (chain_id, token) that has no row in tokens.parquet',
+    ],
+    [
+      'points of a season seasons.parquet does not list, on the new day',
+      (t) => t.points.push({ season: 7, date: '2025-11-11', address: CHAIN_WALLETS[3]!, points: 1 }),
+      'points.parquet: column "season": 1 row with a season that has no row in seasons.parquet',
+    ],
+  ];
+  for (const [i, [what, change, says]] of cases.entries()) {
+    const [prepared, built, out] = await refusals(root, previous, `bad-${i}`, chainExport('2025-11-11', change));
+    assert.instance(built, UserError, what);
+    assert.instance(prepared, UserError, what);
+    assert.match(built.message, says, what);
+    assert.is(prepared.message, built.message, what);
+    assert.is((prepared as UserError).exitCode, (built as UserError).exitCode, what);
+    assert.not.ok(fs.existsSync(path.join(out, NIGHT_FILE)), `${what}: no night written`);
+  }
+  assert.is(fs.readFileSync(path.join(previous, NIGHT_FILE), 'utf8'), record);
+});
+
+test('a previous night of an earlier layout (night format 1) makes a full night, which says why', async () => {
+  const root = tempDir();
+  const previous = path.join(root, 'n1');
+  await prepareChainNight(root, 'n1', '2025-11-10', chainExport('2025-11-10'), { shards: 2 });
+  const file = path.join(previous, NIGHT_FILE);
+  const { seal: _seal, ...record } = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const older = { ...record, format: 1 };
+  fs.writeFileSync(file, JSON.stringify({ ...older, seal: crypto.createHash('sha256').update(JSON.stringify(older)).digest('hex') }));
+  const night = await prepareChainNight(root, 'n2', '2025-11-11', chainExport('2025-11-11'), { shards: 2, since: previous });
+  assert.equal(night.summary.nightKind, {
+    kind: 'full',
+    why: `the previous night's folder has another layout (night format 1; this release reads format ${NIGHT_FORMAT})`,
+  });
 });
 
 test.run();
