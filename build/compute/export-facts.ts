@@ -19,7 +19,7 @@ import type { Database } from '../database.ts';
 import { dayNumber } from './days.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 import { computeSnapshotsOf } from './history.ts';
-import { balanceRowsOfWalletsSql } from '../input/load.ts';
+import { balanceRowsOfWalletsSql, type NightBalanceRows } from '../input/load.ts';
 
 export interface ExportFacts {
   dailyAsOf: string | null;
@@ -54,7 +54,7 @@ export async function probeExportFacts(
   db: Database,
   nowSeconds: number,
   lastClosedDay: string,
-  rowsFrom: 'export' | 'balance_rows' | 'every_balance_row',
+  rowsFrom: NightBalanceRows,
 ): Promise<ExportFacts> {
   // Every address of the export, numbered in the example's order.
   await db.run(

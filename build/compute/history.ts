@@ -42,15 +42,23 @@ export async function numberChains(db: Database): Promise<void> {
  * though no shard computes every wallet's snapshots. Only a wallet with venue-B sub-accounts on a
  * chain sums several accounts, and its sum can reach 2^127 only if its accounts' largest balances
  * add up to 2^126 or more (as doubles, well clear of their rounding): those few wallets run the
- * history rule exactly, which refuses them in the whole build's words.
+ * history rule exactly, which refuses them in the whole build's words. `rowsOfWallets` and
+ * `largestOfAccounts` (each account's largest balances, of the accounts named in venue_b_accounts)
+ * say where every row is found (build/input/load.ts).
  */
-export async function checkSummedBalances(db: Database, nowSeconds: number, rowsOfWallets: (walletIds: string) => string): Promise<void> {
+export async function checkSummedBalances(
+  db: Database,
+  nowSeconds: number,
+  rowsOfWallets: (walletIds: string) => string,
+  largestOfAccounts: (where: string, accounts: string) => string = (where) => largestAccountBalancesSql(where),
+): Promise<void> {
   await db.run(
     `CREATE TABLE summed_balance_risks AS
      WITH owners AS (SELECT DISTINCT chain_id, owner_id FROM venue_b_accounts),
      -- Only the accounts of wallets with sub-accounts on the chain: a sum over several accounts.
-     accounts AS (${largestAccountBalancesSql(
+     accounts AS (${largestOfAccounts(
        'v.owner_id IS NOT NULL OR EXISTS (SELECT 1 FROM owners o WHERE o.chain_id = b.chain_id AND o.owner_id = b.account)',
+       'SELECT account_id AS id FROM venue_b_accounts UNION SELECT owner_id FROM venue_b_accounts',
      )})
      SELECT DISTINCT wallet AS id FROM accounts GROUP BY chain_id, wallet, token_index HAVING sum(largest) >= ${2 ** 126}`,
     { now: nowSeconds },

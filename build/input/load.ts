@@ -37,11 +37,30 @@ export type LoadScope =
 export interface PreviousRows {
   /** A relation of its accounts: (address, key, first_day): each address's lasting key and the day of its first balance row. */
   accounts: string;
-  /** A relation of its balance rows (shaped as `balance_rows`, `account` a lasting key), every day's. */
-  balanceRows: string;
+  /** Its balance rows, every day's, `account` a lasting key. */
+  balanceRows: StoredBalanceRows;
   /** The first lasting key no address of it holds. */
   nextAccountKey: number;
 }
+
+/**
+ * Balance rows as a prepared folder stores them: the relation of their files, and the SQL of their
+ * columns shaped as `balance_rows`' (over the alias given), cast after the rows are cut.
+ */
+export interface StoredBalanceRows {
+  files: string;
+  columns: (alias: string) => string;
+}
+
+/**
+ * Where every balance row of the export is found, as the night's few queries over every wallet
+ * read them (the summed-balance bound, the probe for the export's facts): the export itself (a
+ * shard's build, which loads its own rows only), `balance_rows` (a build without a shard,
+ * prepare's full night), or an incremental night's: the previous night's rows of the days before
+ * its first second `before`, and `balance_rows`. The previous night's rows are cut to the
+ * accounts a query asks for before they are numbered, which reads little more than their accounts.
+ */
+export type NightBalanceRows = 'export' | 'balance_rows' | { previous: StoredBalanceRows; before: number };
 
 /** The whole build's load: every row. */
 export const WHOLE: LoadScope = { kind: 'whole', digest: false };
@@ -208,12 +227,9 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
 async function loadIncrementalBalances(db: Database, scope: Extract<LoadScope, { kind: 'incremental' }>): Promise<void> {
   const from = firstSecondOfDay(scope.from);
   await db.run(`CREATE TABLE balance_rows AS ${balanceRowsSql(`b.timestamp >= ${from}`)}`);
-  await db.run(`
-    CREATE VIEW every_balance_row AS
-    SELECT p.chain_id, p.block_number, p.log_index, a.id AS account, p.token_index, p.raw, p.tx, p.tx_hash, p.ts
-    FROM (${scope.previous.balanceRows}) p JOIN addresses a ON a.key = p.account
-    WHERE p.ts < ${from}
-    UNION ALL SELECT * FROM balance_rows`);
+  await db.run(
+    `CREATE VIEW every_balance_row AS ${nightRowsOfAccountsSql({ previous: scope.previous.balanceRows, before: from }, 'SELECT id FROM addresses')}`,
+  );
   await db.run(`
     CREATE TABLE checked_balance_rows AS
     SELECT * FROM balance_rows
@@ -244,30 +260,53 @@ function balanceRowsSql(where: string, extra = ''): string {
  * Each account's largest raw balance up to `$now` on a chain, per token, as a DOUBLE, with the
  * wallet its rows count for there (build/compute/attribution.ts), over every balance row of the
  * export: the bound the night's checks of summed balances and of values put on a wallet's balance.
- * `where` narrows the rows (it may name `b`, the row, and `v`, its owner).
+ * `where` narrows the rows (it may name `b`, the row, and `v`, its owner). `from`: null for every
+ * row of the export as the load holds them (`every_balance_row`), or an incremental night's rows
+ * (NightBalanceRows), first cut to the accounts of `accounts` (a relation of ids, `id`) when given.
  */
-export function largestAccountBalancesSql(where = 'true'): string {
+export function largestAccountBalancesSql(
+  where = 'true',
+  from: Exclude<NightBalanceRows, 'export' | 'balance_rows'> | null = null,
+  accounts: string | null = null,
+): string {
+  const rows = from === null ? 'SELECT * FROM every_balance_row' : nightRowsOfAccountsSql(from, accounts ?? 'SELECT id FROM addresses');
   return `
     SELECT b.chain_id, ${walletOfRowSql('b')} AS wallet, b.token_index, b.account, max(b.raw)::DOUBLE AS largest
-    FROM every_balance_row b
+    FROM (${rows}) b
     ${joinOwnerSql('b')}
     WHERE b.ts <= $now AND (${where})
     GROUP BY ALL`;
 }
 
 /**
+ * An incremental night's balance rows of the accounts `accounts` selects (a relation of ids, `id`):
+ * the previous night's of the days before `before`, cut to those accounts by their lasting keys
+ * and then numbered with tonight's ids, and the loaded ones.
+ */
+function nightRowsOfAccountsSql(rows: { previous: StoredBalanceRows; before: number }, accounts: string): string {
+  return `
+    SELECT chain_id, block_number, log_index, id AS account, token_index, raw, tx, tx_hash, ts FROM (
+      SELECT ${rows.previous.columns('p')}, a.id
+      FROM ${rows.previous.files} p JOIN (SELECT key, id FROM addresses WHERE id IN (${accounts})) a ON a.key = p.account
+      WHERE p.ts < ${rows.before})
+    UNION ALL SELECT * FROM balance_rows WHERE account IN (${accounts})`;
+}
+
+/**
  * The balance rows that count for the wallets whose ids `walletIds` selects (the attribution of
  * build/compute/attribution.ts). Read from the export, the rows are first cut by their address as written (the wallets' and their
- * sub-accounts'), so that the costly part of reading a row runs on those rows only; read from a
- * table of normalised rows that holds every row (`balance_rows` in a build without a shard and
- * in prepare's full night, `every_balance_row` in an incremental night), they are cut by account
- * id. A sub-account of one of them that is a wallet of its own on another chain is then cut by the rule.
+ * sub-accounts'), so that the costly part of reading a row runs on those rows only; read from
+ * `balance_rows` when it holds every row (a build without a shard, prepare's full night), or as
+ * an incremental night finds them, they are cut by account id. A sub-account of one of them that
+ * is a wallet of its own on another chain is then cut by the rule.
  */
-export function balanceRowsOfWalletsSql(walletIds: string, from: 'export' | 'balance_rows' | 'every_balance_row' = 'export'): string {
+export function balanceRowsOfWalletsSql(walletIds: string, from: NightBalanceRows = 'export'): string {
   const rows =
     from === 'export'
       ? balanceRowsSql('b.address_as_written IN (SELECT written FROM balance_address_ids WHERE id IN (SELECT id FROM accounts))')
-      : `SELECT * FROM ${from} WHERE account IN (SELECT id FROM accounts)`;
+      : from === 'balance_rows'
+        ? 'SELECT * FROM balance_rows WHERE account IN (SELECT id FROM accounts)'
+        : nightRowsOfAccountsSql(from, 'SELECT id FROM accounts');
   return `
     WITH wallets AS (${walletIds}),
     accounts AS (${accountsOfWalletsSql('wallets')})

@@ -33,7 +33,8 @@ export const computePointsHistory = defineStage({
       `CREATE TABLE previous_history_keys AS SELECT address, season, wallet AS key FROM read_parquet([${files.join(', ')}])`,
     );
     const carried = resume.carriedTotals
-      ? `SELECT * REPLACE (CAST(exact_total AS HUGEINT) AS exact_total) FROM read_parquet(${literalPathSql(path.join(resume.previousNight, POINTS_TOTALS_FILE))})`
+      ? // Through the decimal text: DuckDB's own cast of a DECIMAL(38,0) to HUGEINT is three times slower.
+        `SELECT * REPLACE (CAST(CAST(exact_total AS VARCHAR) AS HUGEINT) AS exact_total) FROM read_parquet(${literalPathSql(path.join(resume.previousNight, POINTS_TOTALS_FILE))})`
       : null;
     const computed = await pointsHistoryOf(context.db, {
       from: resume.from,

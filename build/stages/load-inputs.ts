@@ -5,7 +5,8 @@
  * rows for the days before (docs/incremental-nights.md).
  */
 import path from 'node:path';
-import { loadInputs as loadInputTables, WHOLE, type LoadScope } from '../input/load.ts';
+import { loadInputs as loadInputTables, WHOLE, type LoadScope, type NightBalanceRows, type StoredBalanceRows } from '../input/load.ts';
+import { firstSecondOfDay } from '../compute/input-days.ts';
 import { literalPathSql } from '../database.ts';
 import { ACCOUNTS_FILE } from '../night-state.ts';
 import { loadedColumnsSql, PREPARED_TABLES, preparedFolderName, readPreparedFacts } from '../prepared-folder.ts';
@@ -50,7 +51,21 @@ export const loadInputs = defineStage({
 async function loadScope(context: StageContext, resume: StageValues['resume']): Promise<LoadScope> {
   if (context.mode.kind !== 'prepare') return WHOLE;
   if (resume === null) return { kind: 'whole', digest: true };
-  const { shards } = context.mode;
+  return {
+    kind: 'incremental',
+    from: resume.from,
+    pointsFrom: resume.carriedTotals ? resume.from : null,
+    previous: {
+      accounts: `SELECT address, key, first_day FROM read_parquet(${literalPathSql(path.join(resume.previousNight, ACCOUNTS_FILE))})`,
+      balanceRows: await previousBalanceRows(resume),
+      nextAccountKey: resume.record.nextAccountKey,
+    },
+  };
+}
+
+/** The previous night's balance rows, every shard folder's segments. */
+async function previousBalanceRows(resume: NonNullable<StageValues['resume']>): Promise<StoredBalanceRows> {
+  const shards = resume.record.shards;
   const table = PREPARED_TABLES.find((candidate) => candidate.name === 'balance_rows')!;
   const segments: string[] = [];
   for (let index = 1; index <= shards; index++) {
@@ -58,15 +73,17 @@ async function loadScope(context: StageContext, resume: StageValues['resume']): 
     const facts = await readPreparedFacts(folder);
     for (const segment of facts.segments.balance_rows) segments.push(literalPathSql(path.join(folder, segment.file)));
   }
-  return {
-    kind: 'incremental',
-    from: resume.from,
-    pointsFrom: resume.carriedTotals ? resume.from : null,
-    previous: {
-      accounts: `SELECT address, key, first_day FROM read_parquet(${literalPathSql(path.join(resume.previousNight, ACCOUNTS_FILE))})`,
-      // Every shard folder holds a segment at least (an empty file for a shard without rows).
-      balanceRows: `SELECT ${loadedColumnsSql(table)} FROM read_parquet([${segments.join(', ')}])`,
-      nextAccountKey: resume.record.nextAccountKey,
-    },
-  };
+  // Every shard folder holds a segment at least (an empty file for a shard without rows).
+  return { files: `read_parquet([${segments.join(', ')}])`, columns: (alias) => loadedColumnsSql(table, alias) };
+}
+
+/**
+ * Where the night finds every balance row of the export for its queries over every wallet
+ * (build/input/load.ts): an incremental night's are the previous night's of the days before its
+ * first, and those it loaded; a build without a shard and prepare's full night load every row;
+ * `build --shard` reads the others from the export.
+ */
+export async function nightBalanceRows(context: StageContext, resume: StageValues['resume']): Promise<NightBalanceRows> {
+  if (resume !== null) return { previous: await previousBalanceRows(resume), before: firstSecondOfDay(resume.from) };
+  return context.config.shard === null ? 'balance_rows' : 'export';
 }

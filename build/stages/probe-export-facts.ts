@@ -6,6 +6,7 @@
  */
 import { probeExportFacts as probe } from '../compute/export-facts.ts';
 import { defineStage } from './stage.ts';
+import { nightBalanceRows } from './load-inputs.ts';
 
 export const probeExportFacts = defineStage({
   name: 'probe export facts',
@@ -15,10 +16,7 @@ export const probeExportFacts = defineStage({
   needs: ['resume'],
   makes: ['dailyAsOf', 'exampleWallet'],
   async run(context, { resume }) {
-    // A build without a shard and prepare's full night load every balance row; `build --shard`
-    // only its own; an incremental night its new days, the earlier rows being the previous night's.
-    const rowsFrom = resume !== null ? 'every_balance_row' : context.config.shard === null ? 'balance_rows' : 'export';
-    const facts = await probe(context.db, context.config.nowSeconds, context.config.lastClosedDay, rowsFrom);
+    const facts = await probe(context.db, context.config.nowSeconds, context.config.lastClosedDay, await nightBalanceRows(context, resume));
     return { dailyAsOf: facts.dailyAsOf, exampleWallet: facts.exampleWallet };
   },
 });

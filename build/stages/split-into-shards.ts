@@ -28,6 +28,7 @@ import {
   readPreparedFacts,
   sha256OfFile,
   storedColumnsSql,
+  storedNamesSql,
   PREPARED_TABLE_NAMES,
   tableFile,
   writePreparedFacts,
@@ -265,7 +266,7 @@ async function reuseTableSegments(
     } else {
       const sources = group.map((segment) => literalPathSql(path.join(previous, segment.file))).join(', ');
       await context.db.run(`
-        COPY (SELECT ${storedColumnsSql(table)} FROM read_parquet([${sources}]) WHERE ${table.segmented!.before(from)}${participantsOnly})
+        COPY (SELECT ${storedNamesSql(table)} FROM read_parquet([${sources}]) WHERE ${table.segmented!.before(from)}${participantsOnly})
         TO ${literalPathSql(destination)} (FORMAT parquet)`);
     }
     list.push({ file: name, from: group[0]!.from, to });
@@ -317,11 +318,10 @@ async function gatherShard(context: StageContext, table: PreparedTable, partitio
     await fsp.rename(path.join(partition, files[0]!), destination);
     return;
   }
-  const columns = storedColumnsSql(table);
   const source =
     files.length === 0
-      ? `(SELECT ${columns} FROM ${table.name} WHERE false)`
-      : `(SELECT ${columns} FROM read_parquet([${files.map((name) => literalPathSql(path.join(partition, name))).join(', ')}]))`;
+      ? `(SELECT ${storedColumnsSql(table)} FROM ${table.name} WHERE false)`
+      : `(SELECT ${storedNamesSql(table)} FROM read_parquet([${files.map((name) => literalPathSql(path.join(partition, name))).join(', ')}]))`;
   await context.db.run(`COPY ${source} TO ${literalPathSql(destination)} (FORMAT parquet)`);
 }
 
