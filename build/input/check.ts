@@ -48,9 +48,11 @@ export type InputExpectations = Pick<BuildConfig, 'nowSeconds' | 'nowIso' | 'now
 export interface ValueCheckScope {
   fromDay: number | null;
   digest: boolean;
+  /** Also each balance address's first valid timestamp (`first_at` in its distinct values' table), which the next night reads (prepare). */
+  firstSeconds: boolean;
 }
 
-export const EVERY_ROW: ValueCheckScope = { fromDay: null, digest: false };
+export const EVERY_ROW: ValueCheckScope = { fromDay: null, digest: false, firstSeconds: false };
 
 /** Every value of every column against its rule, on the files as read (before the load). */
 export async function checkInputValues(db: Database, inputs: InputFile[], scope: ValueCheckScope = EVERY_ROW): Promise<void> {
@@ -213,8 +215,11 @@ async function checkValues(db: Database, input: InputFile, scope: ValueCheckScop
       const name = `"${column.contract.name}"`;
       // Kept as a table: the addresses are numbered from these values (load.ts). countAndDigest made it already.
       const values = distinctValuesTable(input, column);
+      const timestamp = input.columns.find((candidate) => candidate.contract.name === 'timestamp');
+      const firstAt =
+        scope.firstSeconds && timestamp ? `, min(CASE WHEN ${timestamp.violation} THEN NULL ELSE ${timestamp.value} END) AS first_at` : '';
       if (!(scope.digest && input.contract.table !== 'balances'))
-        await db.run(`CREATE TABLE ${values} AS SELECT ${name}, count(*) AS n FROM ${input.view} WHERE ${rows} GROUP BY ${name}`);
+        await db.run(`CREATE TABLE ${values} AS SELECT ${name}, count(*) AS n${firstAt} FROM ${input.view} WHERE ${rows} GROUP BY ${name}`);
       const [result] = await db.rows<{ bad: number | null; example: unknown }>(`
         SELECT CAST(sum(n) FILTER (WHERE ${column.violation}) AS DOUBLE) AS bad, min(${column.shown}) FILTER (WHERE ${column.violation}) AS example
         FROM ${values}`);

@@ -133,6 +133,24 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
     SELECT w.written, a.id, a.id IN (SELECT account_id FROM venue_b_accounts UNION ALL SELECT owner_id FROM venue_b_accounts) AS keeps_tx_hash
     FROM (SELECT "address" AS written, ${balanceAddress.value} AS address FROM ${distinctValuesTable(balances, balanceAddress)}) w
     JOIN addresses a ON a.address = w.address`);
+  // The day of each address's first balance row, which the next night reads (prepare only: the
+  // check grouped each address's first timestamp with its distinct values), and the previous
+  // night's first days of the addresses it keeps, which no loaded row can be earlier than.
+  const distinctBalances = distinctValuesTable(balances, balanceAddress);
+  if (scope.kind === 'whole' && !scope.digest) {
+    await db.run('CREATE TABLE account_first_days (id INTEGER, first_day INTEGER)');
+  } else {
+    const kept =
+      scope.kind === 'incremental'
+        ? `UNION ALL SELECT a.id, p.first_day FROM previous_accounts p JOIN addresses a ON a.address = p.address WHERE p.first_day < ${scope.from}`
+        : '';
+    await db.run(`
+      CREATE TABLE account_first_days AS
+      SELECT id, min(first_day)::INTEGER AS first_day FROM (
+        SELECT b.id, ${dayOfInstantSql('d.first_at')} AS first_day FROM ${distinctBalances} d JOIN balance_address_ids b ON b.written = d."address"
+        ${kept})
+      GROUP BY id`);
+  }
   for (const input of inputs) {
     for (const column of input.columns) {
       if (column.contract.kind === 'address') await db.run(`DROP TABLE ${distinctValuesTable(input, column)}`);
@@ -187,23 +205,6 @@ export async function loadInputs(db: Database, inputs: InputFile[], shard: Shard
            count(*) AS copies
     FROM checked_balance_rows SEMI JOIN repeated_balance_keys USING (chain_id, block_number, log_index, account, token_index)
     GROUP BY chain_id, block_number, log_index, account, token_index`);
-  // The day of each address's first balance row, which the next night reads (prepare only).
-  if (scope.kind === 'whole' && !scope.digest) {
-    await db.run('CREATE TABLE account_first_days (id INTEGER, first_day INTEGER)');
-  } else {
-    await db.run(
-      `CREATE TABLE account_first_days AS SELECT account AS id, ${dayOfInstantSql('min(ts)')} AS first_day FROM balance_rows GROUP BY account`,
-    );
-  }
-  if (scope.kind === 'incremental') {
-    // The addresses kept from the previous night keep their first day unless a loaded row is earlier (never: it is from `from` on).
-    await db.run(`
-      INSERT INTO account_first_days
-      SELECT a.id, p.first_day FROM previous_accounts p JOIN addresses a ON a.address = p.address
-      WHERE p.first_day < ${scope.from}`);
-    await db.run(`
-      CREATE OR REPLACE TABLE account_first_days AS SELECT id, min(first_day)::INTEGER AS first_day FROM account_first_days GROUP BY id`);
-  }
   await db.run(`CREATE TABLE prices AS SELECT DISTINCT * FROM (${select('prices')})`);
   await db.run(`CREATE TABLE multipliers AS ${select('multipliers')}`);
   await db.run(`CREATE TABLE seasons AS ${select('seasons')}`);

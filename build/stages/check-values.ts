@@ -21,7 +21,9 @@ export const DISTINCT_ADDRESS_TABLES = [
  */
 export function valueCheckScope(context: StageContext, resume: StageValues['resume']): ValueCheckScope {
   if (context.mode.kind !== 'prepare') return EVERY_ROW;
-  return resume === null ? { fromDay: null, digest: true } : { fromDay: resume.from, digest: false };
+  return resume === null
+    ? { fromDay: null, digest: true, firstSeconds: true }
+    : { fromDay: resume.from, digest: false, firstSeconds: true };
 }
 
 export const checkValues = defineStage({

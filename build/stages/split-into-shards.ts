@@ -6,9 +6,9 @@
  * lasting keys, the points histories' running totals.
  *
  * The balance rows and the points histories' days are written in segments of days: a full night
- * writes two (cut at the first of the night summary's days); an incremental night writes the days
- * it computed, and keeps the previous night's segments of the days before (linked as they are, or
- * cut at the first day computed), merging them when they grow many (docs/incremental-nights.md).
+ * writes one; an incremental night writes the days it computed, and keeps the previous night's
+ * segments of the days before (linked as they are, or cut at the first day computed), merging them
+ * when they grow many (docs/incremental-nights.md).
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -111,18 +111,24 @@ export const splitIntoShards = defineStage({
           await gatherShard(context, table, path.join(partitioned, `shard=${index}`), path.join(folders[index - 1]!, tableFile(table)));
         continue;
       }
-      // The days computed, in two segments cut at the first of the night summary's days: the next
-      // night that restates one of those days then keeps the older segment as it is, and cuts only
-      // the newer one. The newer one holds any later day (a balance row dated ahead of the night).
+      // The days computed, in one segment; an incremental night that reaches back past the first
+      // of the night summary's days cuts it there, in two, so that the next night that restates
+      // one of those days keeps the older as it is and cuts only the newer one. The newest holds
+      // any later day (a balance row dated ahead of the night). A full night writes one: a second
+      // partition of every row cost it 2% (bench/LOG.md), for a rare restatement of its days.
       const last = dayNumber(context.config.lastClosedDay);
       const recent = last - SUMMARY_DAYS + 1;
       const latest = await latestDayOf(context, table, last);
-      const ranges = [
-        { part: 0, from: from ?? EVERY_DAY, to: recent - 1 },
-        { part: 1, from: Math.max(from ?? EVERY_DAY, recent), to: latest },
-      ].filter((range) => range.from <= range.to);
+      const ranges =
+        from === null
+          ? [{ part: 0, from: EVERY_DAY, to: latest }]
+          : [
+              { part: 0, from, to: recent - 1 },
+              { part: 1, from: Math.max(from, recent), to: latest },
+            ].filter((range) => range.from <= range.to);
+      const part = ranges.length === 1 ? String(ranges[0]!.part) : `(NOT (${table.segmented.before(recent)}))::INTEGER`;
       await db.run(`
-        COPY (SELECT ${columns}, shard, (NOT (${table.segmented.before(recent)}))::INTEGER AS part FROM (${table.cut(shardOf, from)}))
+        COPY (SELECT ${columns}, shard, ${part} AS part FROM (${table.cut(shardOf, from)}))
         TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard, part))`);
       for (let index = 1; index <= shards; index++) {
         const list = segments[index - 1]!.lists[table.name as SegmentedTableName];
