@@ -28,12 +28,16 @@ export interface IncrementalPlan {
   now: string;
   shards: number;
   buildOptions: string[];
+  /** Every prepare's `--threads` and the floor's (null: prepare's default, 2). */
+  prepareThreads: number | null;
   keep: boolean;
   log: (text: string) => void;
 }
 
 export interface IncrementalFigures {
   shards: number;
+  /** DuckDB's threads in every prepare and in the floor's scan. */
+  threads: number;
   previous: StepFigures;
   full: StepFigures & { stageSeconds: Record<string, number> };
   incremental: StepFigures & { stageSeconds: Record<string, number>; night: string };
@@ -79,6 +83,7 @@ export async function runIncremental(plan: IncrementalPlan): Promise<Incremental
         '--summary-json',
         summaryFile,
         ...plan.buildOptions,
+        ...(plan.prepareThreads === null ? [] : ['--threads', String(plan.prepareThreads)]),
         ...extra,
       ],
     );
@@ -100,13 +105,19 @@ export async function runIncremental(plan: IncrementalPlan): Promise<Incremental
     nights.incremental,
   ]);
   plan.log('the floor: one scan that hashes every row...');
-  const floor = await runMeasured('scan floor', ['--import', 'tsx'], [path.join(plan.root, 'bench/scan-floor.ts'), plan.input]);
+  const threads = plan.prepareThreads ?? 2;
+  const floor = await runMeasured(
+    'scan floor',
+    ['--import', 'tsx'],
+    [path.join(plan.root, 'bench/scan-floor.ts'), plan.input, String(threads)],
+  );
   if (floor.code !== 0) throw new Error(`the scan floor failed: ${floor.stderr.slice(-2000)}`);
   if (!plan.keep) for (const folder of Object.values(nights)) fs.rmSync(folder, { recursive: true, force: true });
   const fullCpu = cpuSeconds(full.measured.usage);
   const incrementalCpu = cpuSeconds(incremental.measured.usage);
   return {
     shards: plan.shards,
+    threads,
     previous: step(previous.measured),
     full: { ...step(full.measured), stageSeconds: rounded(full.summary.stageSeconds) },
     incremental: {
@@ -128,6 +139,7 @@ export function formatIncremental(figures: IncrementalFigures): string {
       .join(', ');
   return [
     `shards                  ${figures.shards}`,
+    `DuckDB threads          ${figures.threads} (every prepare, and the floor's scan)`,
     `previous night (whole)  ${usage(figures.previous)}`,
     `tonight, whole          ${usage(figures.full)}`,
     `    stages              ${stages(figures.full.stageSeconds)}`,

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server-seconds S] [--keep]
        npm run bench -- --wallets N --shard K/N [--packed] [--floors] [--profile DIR] [--seed S] [--keep]
        npm run bench -- --wallets N --stage-all --shards N [--seed S] [--keep]
-       npm run bench -- --wallets N --incremental --shards N [--days D] [--seed S] [--keep]
+       npm run bench -- --wallets N --incremental --shards N [--days D] [--prepare-threads T] [--seed S] [--keep]
        (each also takes [--data DIR] [--trees DIR] [--store DIR] [--generate-memory SIZE] [--build-memory SIZE];
         --help prints this)
 
@@ -25,7 +25,9 @@ export const USAGE = `usage: npm run bench -- [--wallets N] [--seed S] [--server
 
   --incremental       an incremental night: the previous night's export (cut from the dataset) prepared
                       whole, then tonight prepared whole and --since it, and the floor (a scan that
-                      hashes every row), each measured; --shards N (default 10), --days D of history
+                      hashes every row), each measured; --shards N (default 10), --days D of history;
+                      --prepare-threads T: every prepare's --threads (DuckDB's threads, default 2), and
+                      the floor's scan on as many
   --wallets N         dataset size (default 10000: ~1M balance rows, a few minutes on 2 cores;
                       the performance bars' scale is --wallets 100000: ~10M balance rows, ~30M points rows)
   --seed S            dataset seed (default 1); the same seed gives the same bytes
@@ -48,7 +50,7 @@ export interface BenchOptions {
     | null
     | { kind: 'one-shard'; shard: number; shards: number }
     | { kind: 'stage-all'; shards: number }
-    | { kind: 'incremental'; shards: number };
+    | { kind: 'incremental'; shards: number; prepareThreads: number | null };
   /** Days of history in the dataset (default 365). */
   days: number;
   data: string | null;
@@ -83,6 +85,7 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
         'stage-all': { type: 'boolean' },
         incremental: { type: 'boolean' },
         days: { type: 'string' },
+        'prepare-threads': { type: 'string' },
         shards: { type: 'string' },
         data: { type: 'string' },
         trees: { type: 'string' },
@@ -98,7 +101,11 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
     throw new UsageError((error as Error).message);
   }
   if (values.help) return null;
-  const whole = (name: 'wallets' | 'seed' | 'server-seconds' | 'shards' | 'days', fallback: number, least: number): number => {
+  const whole = (
+    name: 'wallets' | 'seed' | 'server-seconds' | 'shards' | 'days' | 'prepare-threads',
+    fallback: number,
+    least: number,
+  ): number => {
     const text = values[name];
     if (text === undefined) return fallback;
     if (!/^\d+$/.test(text) || Number(text) < least) throw new UsageError(`--${name} "${text}" is not a whole number of at least ${least}`);
@@ -139,7 +146,11 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
     if (values.shards === undefined) throw new UsageError('--stage-all needs --shards N');
     options.night = { kind: 'stage-all', shards: whole('shards', 0, 1) };
   } else if (values.incremental) {
-    options.night = { kind: 'incremental', shards: whole('shards', 10, 1) };
+    options.night = {
+      kind: 'incremental',
+      shards: whole('shards', 10, 1),
+      prepareThreads: values['prepare-threads'] === undefined ? null : whole('prepare-threads', 2, 1),
+    };
   } else if (values.shards !== undefined) {
     throw new UsageError('--shards goes with --stage-all or --incremental (for one shard: --shard K/N)');
   }
@@ -147,5 +158,7 @@ export function parseBenchOptions(args: string[]): BenchOptions | null {
     throw new UsageError('--packed goes with --shard K/N or --stage-all');
   if (options.floors && options.night?.kind !== 'one-shard') throw new UsageError('--floors goes with --shard K/N');
   if (options.profile !== null && options.night?.kind !== 'one-shard') throw new UsageError('--profile goes with --shard K/N');
+  if (values['prepare-threads'] !== undefined && options.night?.kind !== 'incremental')
+    throw new UsageError('--prepare-threads goes with --incremental');
   return options;
 }

@@ -110,6 +110,7 @@ if (options.night?.kind === 'incremental') {
     now: NOW,
     shards: options.night.shards,
     buildOptions: buildOptions(),
+    prepareThreads: options.night.prepareThreads,
     keep,
     log,
   });

@@ -1,6 +1,7 @@
 /**
  * The floor of an incremental night (bench/incremental.ts): one DuckDB scan that hashes every row
- * of the seven files of `process.argv[2]`, on the threads a prepare uses (2). Prints the rows.
+ * of the seven files of `process.argv[2]`, on the threads the prepares use (`process.argv[3]`,
+ * default 2, prepare's own default). Prints the rows.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,7 +9,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { literalPathSql } from '../build/database.ts';
 
 const input = process.argv[2]!;
-const instance = await DuckDBInstance.create(':memory:', { threads: '2', memory_limit: '1GB' });
+const threads = process.argv[3] ?? '2';
+const instance = await DuckDBInstance.create(':memory:', { threads, memory_limit: '1GB' });
 const db = await instance.connect();
 const scans = fs
   .readdirSync(input)

@@ -2,10 +2,16 @@
  * The night folder's own record, `NIGHT/night.json`, written and read here only: what a later
  * `prepare --since NIGHT` needs to trust this night and reuse it (docs/incremental-nights.md).
  *
- *   night.json          release, shard count, build instant, the inputs' fingerprint, the next
- *                       points-history key, and the sha256 of every other file of the night,
- *                       itself sealed by the sha256 of its own content
+ *   night.json          release, format, shard count, build instant, the inputs' fingerprint,
+ *                       each season's day A, the next points-history and account keys, and the
+ *                       sha256 of every other file of the night, itself sealed by the sha256 of
+ *                       its own content
  *   input-days.parquet  the digest of the exports' rows per file and day (compute/input-days.ts)
+ *   accounts.parquet    every address with its lasting key and the day of its first balance row
+ *   points-totals.parquet
+ *                       every wallet-season's exact running total on its season's day A, with
+ *                       what its sums were made of (compute/points-history.ts), where the next
+ *                       night's sums start from
  *   shard-K-of-N/       the shard folders (prepared-folder.ts)
  *
  * A previous night that cannot be trusted is never used: one of another release, shard count or
@@ -24,8 +30,16 @@ import { sha256OfFile } from './prepared-folder.ts';
 
 export const NIGHT_FILE = 'night.json';
 export const INPUT_DAYS_FILE = 'input-days.parquet';
-/** The night folder's layout; a night of another layout is not reused. */
-export const NIGHT_FORMAT = 1;
+export const ACCOUNTS_FILE = 'accounts.parquet';
+export const POINTS_TOTALS_FILE = 'points-totals.parquet';
+/** The files of the night folder besides its record and its shard folders, which prepare moves into place. */
+export const NIGHT_FILES = [INPUT_DAYS_FILE, ACCOUNTS_FILE, POINTS_TOTALS_FILE];
+/**
+ * The night folder's layout: 2 carries the accounts' lasting keys and the points histories'
+ * running totals, and cuts the shards' balance rows into segments of days. A night of another
+ * layout is not reused (the night is full, and says why).
+ */
+export const NIGHT_FORMAT = 2;
 
 export const NightRecordSchema = z
   .object({
@@ -39,6 +53,10 @@ export const NightRecordSchema = z
     inputs: z.string().regex(/^[0-9a-f]{64}$/),
     /** The first points-history key no wallet-season of this night or an earlier one it reused holds. */
     nextHistoryKey: z.number().int().min(1),
+    /** The first account key no address of this night holds (accounts.parquet). */
+    nextAccountKey: z.number().int().min(1),
+    /** Each known season's day A (days since 1970-01-01), null when it had none: where the running totals of points-totals.parquet stand. */
+    seasonDays: z.record(z.string().regex(/^[1-9][0-9]*$/), z.number().int().nullable()),
     /** The sha256 of every file of the night but this one, by path relative to the night folder. */
     files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
     seal: z.string().regex(/^[0-9a-f]{64}$/),
@@ -56,6 +74,20 @@ export const nightIdOf = (now: string, inputs: string) => `${now}/${inputs.slice
 
 /** What `--since PREV` gives: a night to reuse, or why the night is full. */
 export type PreviousNight = { usable: true; folder: string; record: NightRecord } | { usable: false; why: string };
+
+/**
+ * An incremental night (build/stages/find-changed-days.ts): the first day it computes (`from`, days
+ * since 1970-01-01), the days before being the previous night's, which it reuses; and whether its
+ * points histories start from the previous night's running totals (`carriedTotals`: no season's
+ * day A of that night is on or after `from`, so its totals hold only rows that did not change) or
+ * sum every earlier row again (a night that restates a day that night had summed).
+ */
+export interface NightResume {
+  from: number;
+  previousNight: string;
+  record: NightRecord;
+  carriedTotals: boolean;
+}
 
 /**
  * The previous night at `folder`, checked: missing, of another release or shard count, or with a
@@ -82,8 +114,14 @@ export async function openPreviousNight(folder: string, expect: { shards: number
   }
   const format = (parsed as { format?: unknown } | null)?.format;
   const release = (parsed as { release?: unknown } | null)?.release;
-  if (format !== NIGHT_FORMAT || release !== RELEASE) {
+  if (release !== RELEASE) {
     return { usable: false, why: `the previous night was prepared by another release (${String(release)}; this is ${RELEASE})` };
+  }
+  if (format !== NIGHT_FORMAT) {
+    return {
+      usable: false,
+      why: `the previous night's folder has another layout (night format ${String(format)}; this release reads format ${NIGHT_FORMAT})`,
+    };
   }
   const result = NightRecordSchema.safeParse(parsed);
   if (!result.success)
@@ -119,10 +157,18 @@ async function filesUnder(folder: string): Promise<string[]> {
     .sort();
 }
 
-/** Records the night folder as it stands: written last, once every other file is in place. */
-export async function writeNightRecord(folder: string, record: Omit<NightRecord, 'seal' | 'files' | 'format' | 'release'>): Promise<void> {
+/**
+ * Records the night folder as it stands: written last, once every other file is in place. `known`
+ * holds the sha256 of files whose bytes prepare hashed already (a shard folder's files, which its
+ * facts name): they are not read again.
+ */
+export async function writeNightRecord(
+  folder: string,
+  record: Omit<NightRecord, 'seal' | 'files' | 'format' | 'release'>,
+  known: Record<string, string> = {},
+): Promise<void> {
   const files: Record<string, string> = {};
-  for (const name of await filesUnder(folder)) files[name] = await sha256OfFile(path.join(folder, name));
+  for (const name of await filesUnder(folder)) files[name] = known[name] ?? (await sha256OfFile(path.join(folder, name)));
   const unsealed = { format: NIGHT_FORMAT, release: RELEASE, ...record, files } as const;
   const sealed = NightRecordSchema.parse({ ...unsealed, seal: sealOf(unsealed) });
   const temporary = path.join(folder, `.${NIGHT_FILE}.tmp`);

@@ -22,14 +22,14 @@ import { Interruption } from './interruption.ts';
 import { FileLock } from './swap/lock.ts';
 import { isWithin } from '../core/paths.ts';
 import { NO_FAULTS } from './faults.ts';
-import { PREPARED_FOLDER_NAME, preparedFolderName } from './prepared-folder.ts';
+import { PREPARED_FOLDER_NAME, preparedFolderName, readPreparedFacts } from './prepared-folder.ts';
 import { runStages, take, type StageContext } from './stages/stage.ts';
 import { NIGHT_STAGES } from './stages/index.ts';
 import { seasonLines } from './compute/seasons.ts';
 import {
   IncrementalNightImpossible,
-  INPUT_DAYS_FILE,
   NIGHT_FILE,
+  NIGHT_FILES,
   nightIdOf,
   openPreviousNight,
   writeNightRecord,
@@ -113,7 +113,12 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
         previous = { usable: false, why: error.message };
         continue;
       }
-      const [{ keys } = { keys: 0 }] = await db.rows<{ keys: number | null }>('SELECT max(wallet)::INTEGER AS keys FROM history_wallets');
+      const [{ keys, accountKeys } = { keys: 0, accountKeys: 0 }] = await db.rows<{ keys: number | null; accountKeys: number | null }>(
+        'SELECT (SELECT max(wallet) FROM history_wallets)::INTEGER AS keys, (SELECT max(key) FROM addresses)::INTEGER AS accountKeys',
+      );
+      const seasonDays = await db.rows<{ season: number; day: number | null }>(
+        `SELECT season::INTEGER AS season, (day - DATE '1970-01-01')::INTEGER AS day FROM season_days ORDER BY season`,
+      );
       db.close();
       db = null;
       await fsp.rm(path.join(work, 'scratch'), { recursive: true, force: true });
@@ -123,14 +128,21 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
       await fsp.rm(work, { recursive: true, force: true });
       work = null;
       const inputs_ = await inputsDigest;
-      await writeNightRecord(night, {
-        id: nightIdOf(config.nowIso, inputs_),
-        now: config.nowIso,
-        lastClosedDay: config.lastClosedDay,
-        shards: config.shards,
-        inputs: inputs_,
-        nextHistoryKey: Math.max((keys ?? 0) + 1, take(context.values, ['resume'], 'prepare').resume?.nextKey ?? 1),
-      });
+      const { resume } = take(context.values, ['resume'], 'prepare');
+      await writeNightRecord(
+        night,
+        {
+          id: nightIdOf(config.nowIso, inputs_),
+          now: config.nowIso,
+          lastClosedDay: config.lastClosedDay,
+          shards: config.shards,
+          inputs: inputs_,
+          nextHistoryKey: Math.max((keys ?? 0) + 1, resume?.record.nextHistoryKey ?? 1),
+          nextAccountKey: Math.max((accountKeys ?? 0) + 1, resume?.record.nextAccountKey ?? 1),
+          seasonDays: Object.fromEntries(seasonDays.map((row) => [String(row.season), row.day])),
+        },
+        await knownHashes(folders),
+      );
       progress.end();
       const { leaderboards, dailyAsOf, nightKind } = take(context.values, ['leaderboards', 'dailyAsOf', 'nightKind'], 'prepare');
       let bytes = 0;
@@ -198,6 +210,16 @@ function claimNight(night: string): void {
   }
 }
 
+/** The sha256 of every shard folder's files but its facts, as its facts name them (hashed once, as prepare wrote them). */
+async function knownHashes(folders: string[]): Promise<Record<string, string>> {
+  const known: Record<string, string> = {};
+  for (const folder of folders) {
+    const facts = await readPreparedFacts(folder);
+    for (const [name, sha256] of Object.entries(facts.files)) known[path.join(path.basename(folder), name)] = sha256;
+  }
+  return known;
+}
+
 /**
  * The new shard folders replace those of an earlier prepare of NIGHT (of any shard count), each
  * moved by one rename once every one is complete, so a shard folder is always whole. The night's
@@ -209,7 +231,7 @@ async function moveIntoPlace(work: string, night: string, shards: number): Promi
   for (const name of await fsp.readdir(night)) {
     if (PREPARED_FOLDER_NAME.test(name)) await fsp.rm(path.join(night, name), { recursive: true, force: true });
   }
-  await fsp.rename(path.join(work, INPUT_DAYS_FILE), path.join(night, INPUT_DAYS_FILE));
+  for (const name of NIGHT_FILES) await fsp.rename(path.join(work, name), path.join(night, name));
   const folders: string[] = [];
   for (let index = 1; index <= shards; index++) {
     const name = preparedFolderName({ index, count: shards });

@@ -1,7 +1,8 @@
 /**
  * The bench's streamed generator (data/generate.ts): a seed gives the same bytes whatever the
  * threads and the memory limit (so spilling changes nothing), the points come out in the order of
- * their key without a sort, and an interrupted generation resumes from the files written whole.
+ * their key without a sort, the balances in theirs from a sort of their keys alone, and an
+ * interrupted generation resumes from the files written whole.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -61,6 +62,33 @@ test('points are written in season, date, address order (built in that order, no
       SELECT count(*) AS rows, count(*) FILTER (WHERE key <= previous) AS out_of_order FROM numbered`);
     const [rows, outOfOrder] = reader.getRows()[0]!;
     assert.ok(Number(rows) > OPTIONS.wallets * 10, `${rows} rows`);
+    assert.is(Number(outOfOrder), 0);
+  } finally {
+    db.disconnectSync();
+    instance.closeSync();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('balances are written in (chain_id, block_number, log_index, address, token) order, spilling on two threads', async () => {
+  const dir = tempDir('ws-generate-');
+  const instance = await DuckDBInstance.create(':memory:');
+  const db = await instance.connect();
+  try {
+    await generateDataset({ ...OPTIONS, wallets: 1000, days: 90, rowsPerWallet: 60, outDir: dir, threads: 2, memoryLimit: '32MB' });
+    const file = path.join(dir, 'balances.parquet').replaceAll("'", "''");
+    const reader = await db.runAndReadAll(`
+      WITH numbered AS (
+        SELECT (chain_id, block_number, log_index, address, token) AS key,
+               lag((chain_id, block_number, log_index, address, token)) OVER (ORDER BY file_row_number) AS previous
+        FROM read_parquet('${file}', file_row_number = true)
+      )
+      SELECT count(*) AS rows, count(*) FILTER (WHERE key <= previous) AS out_of_order,
+             (SELECT count(DISTINCT address) FROM read_parquet('${file}')) AS addresses
+      FROM numbered`);
+    const [rows, outOfOrder, addresses] = reader.getRows()[0]!;
+    assert.ok(Number(rows) > 50_000, `${rows} rows`);
+    assert.ok(Number(addresses) > 1000, `${addresses} addresses: every wallet and the sub-accounts`);
     assert.is(Number(outOfOrder), 0);
   } finally {
     db.disconnectSync();

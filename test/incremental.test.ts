@@ -9,18 +9,27 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildReusingThreads, tempDir, thrown } from './helpers/fixtures.ts';
+import crypto from 'node:crypto';
+import { balance, buildReusingThreads, tempDir, thrown, type Tables } from './helpers/fixtures.ts';
 import { buildReportMarkdown } from '../build/report.ts';
-import { CHAIN_WALLETS, chainExport, expectShardTreesAsBuilt, prepareChainNight } from './helpers/chain.ts';
+import { CHAIN_WALLETS, chainExport, expectShardTreesAsBuilt, nightOf, prepareChainNight } from './helpers/chain.ts';
 import { UserError } from '../core/errors.ts';
-import { NIGHT_FILE } from '../build/night-state.ts';
+import { NIGHT_FILE, NIGHT_FORMAT } from '../build/night-state.ts';
+import { readPreparedFacts } from '../build/prepared-folder.ts';
 
 test('a night one day after its previous one reuses it, and a restated past day is recomputed from that day', async () => {
   const root = tempDir();
   const first = await prepareChainNight(root, 'n1', '2025-11-10', chainExport('2025-11-10'), { shards: 2 });
   assert.equal(first.summary.nightKind, { kind: 'full', why: 'no --since given' });
   // Nothing of the prepare but the night stays in NIGHT: no lock, no work folder.
-  assert.equal(fs.readdirSync(path.join(root, 'n1')).sort(), ['input-days.parquet', NIGHT_FILE, 'shard-1-of-2', 'shard-2-of-2']);
+  assert.equal(fs.readdirSync(path.join(root, 'n1')).sort(), [
+    'accounts.parquet',
+    'input-days.parquet',
+    NIGHT_FILE,
+    'points-totals.parquet',
+    'shard-1-of-2',
+    'shard-2-of-2',
+  ]);
 
   const second = await prepareChainNight(root, 'n2', '2025-11-11', chainExport('2025-11-11'), { shards: 2, since: path.join(root, 'n1') });
   assert.equal(second.summary.nightKind, {
@@ -60,7 +69,7 @@ test('a night one day after its previous one reuses it, and a restated past day 
   await expectShardTreesAsBuilt(third);
 });
 
-test('a previous night that cannot be trusted: missing, of another shard count or a later --now, full; altered, refused by name', async () => {
+test('a previous night that cannot be trusted: missing, of another shard count, layout or a later --now, full; altered, refused by name', async () => {
   const root = tempDir();
   const base = await prepareChainNight(root, 'base', '2025-10-20', chainExport('2025-10-20'), { shards: 2 });
   const missing = await prepareChainNight(root, 'a', '2025-10-21', chainExport('2025-10-21'), {
@@ -89,6 +98,18 @@ test('a previous night that cannot be trusted: missing, of another shard count o
     { shards: 2, since: path.join(root, 'base') },
   );
   assert.equal(tokens.summary.nightKind, { kind: 'full', why: 'tokens.parquet changed: a change that belongs to no day' });
+  // A night of an earlier layout (night format 1), sealed as it was.
+  const older = path.join(tempDir(), 'older');
+  fs.cpSync(path.join(root, 'base'), older, { recursive: true });
+  const { seal: _seal, ...record } = JSON.parse(fs.readFileSync(path.join(older, NIGHT_FILE), 'utf8'));
+  const format1 = { ...record, format: 1 };
+  const sealed = crypto.createHash('sha256').update(JSON.stringify(format1)).digest('hex');
+  fs.writeFileSync(path.join(older, NIGHT_FILE), JSON.stringify({ ...format1, seal: sealed }));
+  const layout = await prepareChainNight(root, 'f', '2025-10-21', chainExport('2025-10-21'), { shards: 2, since: older });
+  assert.equal(layout.summary.nightKind, {
+    kind: 'full',
+    why: `the previous night's folder has another layout (night format 1; this release reads format ${NIGHT_FORMAT})`,
+  });
 
   // Altered: a file changed, one added, one removed; refused before anything is written.
   const alterations: [string, (night: string) => string][] = [
@@ -132,6 +153,92 @@ test('a previous night that cannot be trusted: missing, of another shard count o
     assert.not.ok(fs.existsSync(out), `${kind}: nothing written`);
   }
   assert.ok(CHAIN_WALLETS.length > 0);
+});
+
+test('an ordinary night writes its new day only: the earlier segments of balance rows and points histories are kept as they are', async () => {
+  const root = tempDir();
+  const night = path.join(root, 'night');
+  await prepareChainNight(root, 'n1', '2025-11-10', chainExport('2025-11-10'), { shards: 2, out: night });
+  const before = await readPreparedFacts(path.join(night, 'shard-1-of-2'));
+  const inode = (file: string) => fs.statSync(path.join(night, 'shard-1-of-2', file)).ino;
+  const kept = [...before.segments.balance_rows, ...before.segments.points_history_days].map((segment) => [
+    segment.file,
+    inode(segment.file),
+  ]);
+  const second = await prepareChainNight(root, 'n2', '2025-11-11', chainExport('2025-11-11'), { shards: 2, since: night, out: night });
+  const after = await readPreparedFacts(path.join(night, 'shard-1-of-2'));
+  const day = Math.round(Date.parse('2025-11-11T00:00:00Z') / 86_400_000);
+  for (const table of ['balance_rows', 'points_history_days'] as const) {
+    assert.equal(after.segments[table].slice(0, -1), before.segments[table], table);
+    const newest = after.segments[table].at(-1)!;
+    assert.equal([newest.from, newest.to], [day, day], `${table}: the new segment holds the new day`);
+  }
+  // Kept as they are: the same files (hard links into the night's own folder), not written again.
+  // (The first test holds such a night's trees to the whole build's.)
+  assert.equal(
+    kept.map(([file]) => [file, inode(file as string)]),
+    kept,
+  );
+  assert.equal(second.summary.nightKind.kind, 'incremental');
+});
+
+/** The refusal `build --input` makes of an export, and the one `prepare --since` makes of it. */
+async function refusals(root: string, previous: string, name: string, tables: Tables): Promise<[Error, Error, string]> {
+  const out = path.join(root, `${name}-out`);
+  const prepared = await thrown(() => prepareChainNight(root, name, '2025-11-11', tables, { shards: 2, since: previous, out }));
+  const built = await thrown(() =>
+    buildReusingThreads({
+      input: path.join(root, `${name}-input`),
+      out: path.join(root, `${name}-tree`),
+      now: nightOf('2025-11-11'),
+      progress: 'quiet',
+      threads: 1,
+    }),
+  );
+  return [prepared, built, out];
+}
+
+test('a bad row on a day that changed is refused as build refuses it: the same message and exit code, the previous night untouched', async () => {
+  const root = tempDir();
+  const previous = path.join(root, 'n1');
+  await prepareChainNight(root, 'n1', '2025-11-10', chainExport('2025-11-10'), { shards: 2 });
+  const record = fs.readFileSync(path.join(previous, NIGHT_FILE), 'utf8');
+  const newDay = Date.parse('2025-11-11T15:00:00Z') / 1000;
+  const cases: [string, NonNullable<Parameters<typeof chainExport>[1]>, string][] = [
+    [
+      'a balance that is not an amount, on the new day',
+      (t) => t.balances.push(balance({ address: CHAIN_WALLETS[0]!, block_number: 77_001, timestamp: newDay, balance: '12abc' })),
+      'balances.parquet: column "balance": 1 row',
+    ],
+    [
+      'a points address that is not one, on a restated past day',
+      (t) => t.points.push({ season: 2, date: '2025-10-05', address: '0xZZ', points: 1 }),
+      'points.parquet: column "address": 1 row',
+    ],
+    [
+      'a balance timestamp out of range (a row without a day: the night is full)',
+      (t) => t.balances.push(balance({ address: CHAIN_WALLETS[0]!, block_number: 77_002, timestamp: 10 ** 15, balance: '5' })),
+      'balances.parquet: column "timestamp": 1 row',
+    ],
+    [
+      "a new day's balance repeating the key of a row of an earlier day, at another time",
+      (t) => {
+        const earlier = t.balances[0]!;
+        t.balances.push({ ...earlier, timestamp: newDay, balance: '999' });
+      },
+      'repeated with a different timestamp',
+    ],
+  ];
+  for (const [i, [what, change, says]] of cases.entries()) {
+    const [prepared, built, out] = await refusals(root, previous, `bad-${i}`, chainExport('2025-11-11', change));
+    assert.instance(built, UserError, what);
+    assert.instance(prepared, UserError, what);
+    assert.match(built.message, says, what);
+    assert.is(prepared.message, built.message, what);
+    assert.is((prepared as UserError).exitCode, (built as UserError).exitCode, what);
+    assert.not.ok(fs.existsSync(path.join(out, NIGHT_FILE)), `${what}: no night written`);
+  }
+  assert.is(fs.readFileSync(path.join(previous, NIGHT_FILE), 'utf8'), record);
 });
 
 test.run();

@@ -12,6 +12,7 @@ import {
   A,
   B,
   C,
+  RawSql,
   SUB,
   balance,
   buildReusingThreads,
@@ -126,7 +127,7 @@ test('a prepared folder that was altered is refused, naming the file', async () 
     return error.message;
   };
   const flipped = fresh('flipped');
-  const rows = path.join(flipped, 'balance_rows.parquet');
+  const rows = path.join(flipped, 'balance_rows.1.parquet');
   const bytes = fs.readFileSync(rows);
   bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
   fs.writeFileSync(rows, bytes);
@@ -199,6 +200,40 @@ test('prepare refuses what the build refuses, in the same words, and so does eve
     prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 4 }),
   );
   assert.is(missingPrepared.message, missingWhole.message);
+});
+
+test("a full night's one scan of each file refuses every bad value in build's words: the same counts and examples", async () => {
+  const root = tempDir();
+  const tables: Tables = {
+    ...night(),
+    points: [
+      { season: 1, date: '2025-11-01', address: A, points: 1 },
+      { season: 0, date: '2025-11-02', address: A, points: 2 },
+      { season: 1, date: '2025-11-03', address: '0xZZ', points: 3 },
+      { season: 1, date: '2025-11-03', address: '0xZZ', points: 4 },
+      { season: 1, date: '2025-11-04', address: B, points: new RawSql("'nan'::DOUBLE") },
+    ],
+    venue_b_accounts: [{ chain_id: 1, account: 'bad', owner: A }],
+    prices: [{ chain_id: 1, token: 'uty', date: '2025-11-01', usd_price: -1 }],
+    seasons: [
+      { season: 1, as_of: null },
+      { season: -3, as_of: null },
+    ],
+  };
+  const input = await writeInputs(path.join(root, 'input'), tables);
+  const whole = await thrown(() => buildReusingThreads({ input, out: path.join(root, 'whole'), now, ...quiet }));
+  assert.instance(whole, UserError);
+  for (const says of [
+    'points.parquet: column "season": 1 row',
+    'points.parquet: column "address": 2 rows',
+    'points.parquet: column "points": 1 row',
+  ])
+    assert.match(whole.message, says);
+  const prepared = await thrown(() =>
+    prepareNight({ ...resolveBuildConfig({ input, out: path.join(root, 'night'), now, ...quiet }), shards: 2 }),
+  );
+  assert.is(prepared.message, whole.message);
+  assert.is((prepared as UserError).exitCode, (whole as UserError).exitCode);
 });
 
 test('prepare refuses a night folder that holds the exports or is held by them, a symbolic link followed, and writes nothing', async () => {

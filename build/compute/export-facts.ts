@@ -20,7 +20,7 @@ import { dayNumber } from './days.ts';
 import { walletOfSeriesSql } from './series-key.ts';
 import { hasSubAccountsSql } from './attribution.ts';
 import { computeSnapshotsOf } from './history.ts';
-import { balanceRowsOfWalletsSql } from '../input/load.ts';
+import { balanceRowsOfWalletsSql, type NightBalanceRows } from '../input/load.ts';
 
 export interface ExportFacts {
   dailyAsOf: string | null;
@@ -55,7 +55,7 @@ export async function probeExportFacts(
   db: Database,
   nowSeconds: number,
   lastClosedDay: string,
-  rowsFrom: 'export' | 'balance_rows',
+  rowsFrom: NightBalanceRows,
 ): Promise<ExportFacts> {
   // Every address of the export, numbered in the example's order.
   await db.run(

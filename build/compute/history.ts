@@ -9,7 +9,13 @@ import { UserError } from '../../core/errors.ts';
 import { newYorkDayFromTableSql, newYorkDaysTableSql } from '../../core/new-york-day.ts';
 import { MAX_CHAINS, seriesKeySql, walletChainKeySql, walletChainOfSeriesSql } from './series-key.ts';
 import { largestAccountBalancesSql } from '../input/load.ts';
-import { joinOwnerSql, rowOfSeveralAccountsSql, WALLETS_WITH_SUB_ACCOUNTS_SQL, walletOfRowSql } from './attribution.ts';
+import {
+  joinOwnerSql,
+  rowOfSeveralAccountsSql,
+  SUB_ACCOUNTS_AND_OWNERS_SQL,
+  WALLETS_WITH_SUB_ACCOUNTS_SQL,
+  walletOfRowSql,
+} from './attribution.ts';
 
 /** The tables one run of the history rule reads and writes. */
 export interface SnapshotTables {
@@ -42,13 +48,20 @@ export async function numberChains(db: Database): Promise<void> {
  * though no shard computes every wallet's snapshots. Only a wallet with venue-B sub-accounts on a
  * chain sums several accounts, and its sum can reach 2^127 only if its accounts' largest balances
  * add up to 2^126 or more (as doubles, well clear of their rounding): those few wallets run the
- * history rule exactly, which refuses them in the whole build's words.
+ * history rule exactly, which refuses them in the whole build's words. `rowsOfWallets` and
+ * `largestOfAccounts` (each account's largest balances, of the accounts named in venue_b_accounts)
+ * say where every row is found (build/input/load.ts).
  */
-export async function checkSummedBalances(db: Database, nowSeconds: number, rowsOfWallets: (walletIds: string) => string): Promise<void> {
+export async function checkSummedBalances(
+  db: Database,
+  nowSeconds: number,
+  rowsOfWallets: (walletIds: string) => string,
+  largestOfAccounts: (where: string, accounts: string) => string = (where) => largestAccountBalancesSql(where),
+): Promise<void> {
   await db.run(
     `CREATE TABLE summed_balance_risks AS
      -- Only the accounts of wallets with sub-accounts on the chain: a sum over several accounts.
-     WITH accounts AS (${largestAccountBalancesSql(rowOfSeveralAccountsSql('b'))})
+     WITH accounts AS (${largestOfAccounts(rowOfSeveralAccountsSql('b'), SUB_ACCOUNTS_AND_OWNERS_SQL)})
      SELECT DISTINCT wallet AS id FROM accounts GROUP BY chain_id, wallet, token_index HAVING sum(largest) >= ${2 ** 126}`,
     { now: nowSeconds },
   );

@@ -11,9 +11,23 @@ import { competitionRankSql } from '../../core/competition-rank.ts';
 /**
  * `season_days`: each known season's day A (null when the season has no points row dated <= C).
  * The points histories (points-history.ts) sum every wallet's rows up to it; the leaderboard is
- * read off their day A.
+ * read off their day A. `previousDays` (an incremental night whose `points` holds the rows of its
+ * new days only): each season's day A of the previous night, the latest date of its rows then,
+ * which no row of an unchanged day can pass.
  */
-export async function computeSeasonDays(db: Database, lastClosedDay: string): Promise<void> {
+export async function computeSeasonDays(
+  db: Database,
+  lastClosedDay: string,
+  previousDays: Record<string, number | null> | null = null,
+): Promise<void> {
+  const previous = Object.entries(previousDays ?? {}).filter(([, day]) => day !== null);
+  const earlier =
+    previous.length === 0
+      ? ''
+      : `UNION ALL
+         SELECT c.season, DATE '1970-01-01' + e.day FROM cutoffs c
+         JOIN (VALUES ${previous.map(([season, day]) => `(${Number(season)}, ${day})`).join(', ')}) e(season, day)
+           ON e.season = c.season AND DATE '1970-01-01' + e.day <= c.cutoff`;
   // Cut-off C = min(as_of, L) for a frozen season, else L. Day A = C for a frozen season, the
   // latest points date <= C for a live one; null when no points row is dated <= C.
   await db.run(
@@ -23,9 +37,12 @@ export async function computeSeasonDays(db: Database, lastClosedDay: string): Pr
        FROM seasons
      ),
      latest AS (
-       SELECT c.season, max(p.date) AS latest_date
-       FROM cutoffs c JOIN points p ON p.season = c.season AND p.date <= c.cutoff
-       GROUP BY c.season
+       SELECT season, max(latest_date) AS latest_date FROM (
+         SELECT c.season, max(p.date) AS latest_date
+         FROM cutoffs c JOIN points p ON p.season = c.season AND p.date <= c.cutoff
+         GROUP BY c.season
+         ${earlier}
+       ) GROUP BY season
      )
      SELECT c.season,
             CASE WHEN l.latest_date IS NULL THEN NULL WHEN c.as_of IS NOT NULL THEN c.cutoff ELSE l.latest_date END AS day

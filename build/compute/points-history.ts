@@ -35,19 +35,40 @@ const MIN_LOWEST_BIN = -127;
  * Where an incremental night starts (docs/incremental-nights.md): the day from which every
  * wallet-season's days are computed again (`from`, a day number), the days before it being the
  * previous night's; and the table of the previous night's wallet-season keys (address, season, key),
- * which the wallet-seasons keep so that its rows can be reused as they are. Null: the whole history.
+ * which the wallet-seasons keep so that its rows can be reused as they are. `carried`: the
+ * relation of the previous night's running totals (POINTS_TOTALS_COLUMNS, each on its season's day
+ * A, which is before `from`), which the sums start from, the `points` view then holding the rows
+ * of day `from` on only; null: every earlier row is summed again from `points`. Null: the whole history.
  */
 export interface HistoryResume {
   from: number;
   previousKeys: string;
   nextKey: number;
+  carried: string | null;
 }
 
-export async function computePointsHistory(db: Database, resume: HistoryResume | null = null): Promise<void> {
+/**
+ * What a night carries to the next one of each wallet-season (the night's points-totals.parquet):
+ * its first and last day (day A), the lowest and highest bins of its non-zero values (null without
+ * one) and its row count, which the next night's sums merge with its new rows; its exact running
+ * total on day A in units of its lowest bin (null when summed in JS: that night sums again); and
+ * its points on day A.
+ */
+export const POINTS_TOTALS_SQL = `
+  SELECT w.season, w.address, w.first_day, w.last_day, w.min_bin, w.max_bin, w.row_count, t.exact_total, t.points AS points_at_last
+  FROM history_wallets w JOIN history_totals t ON t.wallet = w.wallet AND t.day = w.last_day`;
+
+/**
+ * Every wallet-season's days and sums into `history_wallets` and `history_totals`. Returns false,
+ * having made neither, when an incremental night's carried totals cannot serve (a wallet-season
+ * they hold now needs its sums in JS, rare): the night is then made whole.
+ */
+export async function computePointsHistory(db: Database, resume: HistoryResume | null = null): Promise<boolean> {
   // A wallet's lowest and highest bin are those of its smallest and largest non-zero |points|:
   // each row's exponent is only needed for those two (log2 per row costs more than the rest).
-  const lowestBin = binnedPartsSql('min_magnitude').bin;
-  const highestBin = binnedPartsSql('max_magnitude').bin;
+  // Rows of 0 only have no bin (null).
+  const lowestBin = `CASE WHEN min_magnitude IS NOT NULL THEN ${binnedPartsSql('min_magnitude').bin} END`;
+  const highestBin = `CASE WHEN max_magnitude IS NOT NULL THEN ${binnedPartsSql('max_magnitude').bin} END`;
   // Rule: only rows dated <= A count; F = the earliest date <= A of the wallet's rows, a row of 0
   // points included. Grouped by the address as written first (lower-casing every row costs more
   // than lower-casing the groups).
@@ -74,19 +95,46 @@ export async function computePointsHistory(db: Database, resume: HistoryResume |
   // address then season order, the order of the documents' rows, so that the large steps below
   // join and sort integers. Its days run from F to A; `fits` says whether its sums are done in
   // SQL (else in JS, appendWideSums).
+  // With carried totals, a wallet-season's facts are the previous night's merged with its new
+  // rows' (its bins and row count grow, its first day stays), and `base` is its running total
+  // before its start day: the previous night's, rescaled to its lowest bin (a power of two scales
+  // an integer exactly).
+  const written = `
+      SELECT season, lower(address_as_written) AS address, min(lowest_bin) AS min_bin, max(highest_bin) AS max_bin,
+             sum(row_count) AS row_count, min(first_date) AS first_date
+      FROM history_written GROUP BY season, lower(address_as_written)`;
+  const wallets = resume?.carried
+    ? `SELECT coalesce(n.season, c.season) AS season, coalesce(n.address, c.address) AS address,
+              CASE WHEN n.min_bin IS NULL THEN c.min_bin WHEN c.min_bin IS NULL THEN n.min_bin ELSE least(n.min_bin, c.min_bin) END AS min_bin,
+              CASE WHEN n.max_bin IS NULL THEN c.max_bin WHEN c.max_bin IS NULL THEN n.max_bin ELSE greatest(n.max_bin, c.max_bin) END AS max_bin,
+              coalesce(n.row_count, 0) + coalesce(c.row_count, 0) AS row_count,
+              coalesce(DATE '1970-01-01' + c.first_day, n.first_date) AS first_date,
+              c.season IS NOT NULL AS carried, coalesce(c.min_bin, 0) AS carried_bin, c.exact_total AS carried_total,
+              CASE WHEN c.last_day = d.day - DATE '1970-01-01' THEN c.points_at_last END AS carried_points
+       FROM (${written}) n FULL OUTER JOIN (${resume.carried}) c ON c.season = n.season AND c.address = n.address
+       JOIN season_days d ON d.season = coalesce(n.season, c.season)`
+    : `SELECT *, false AS carried, NULL::INTEGER AS carried_bin, NULL::HUGEINT AS carried_total, NULL::DOUBLE AS carried_points FROM (${written})`;
   await db.run(`
     CREATE TABLE history_wallets AS
-    WITH wallets AS (
-      SELECT season, lower(address_as_written) AS address, coalesce(min(lowest_bin), 0) AS lowest_bin, coalesce(max(highest_bin), 0) AS highest_bin,
-             sum(row_count) AS row_count, min(first_date) AS first_date
-      FROM history_written GROUP BY season, lower(address_as_written)
-    )
-    SELECT w.season, w.address, ${walletKey} AS wallet, w.lowest_bin,
+    WITH wallets AS (SELECT * REPLACE (coalesce(min_bin, 0) AS min_bin), min_bin AS min_bin_or_null FROM (${wallets}))
+    SELECT w.season, w.address, ${walletKey} AS wallet, w.min_bin AS lowest_bin,
            (w.first_date - DATE '1970-01-01')::INTEGER AS first_day, (d.day - DATE '1970-01-01')::INTEGER AS last_day,
            ${startDay}::INTEGER AS start_day,
-           w.highest_bin - w.lowest_bin <= ${MAX_BIN_SPREAD} AND w.row_count <= ${MAX_ROWS} AND w.lowest_bin >= ${MIN_LOWEST_BIN} AS fits
+           coalesce(w.max_bin, 0) - w.min_bin <= ${MAX_BIN_SPREAD} AND w.row_count <= ${MAX_ROWS} AND w.min_bin >= ${MIN_LOWEST_BIN} AS fits,
+           w.min_bin_or_null AS min_bin, w.max_bin, w.row_count::BIGINT AS row_count, w.carried,
+           CASE WHEN w.carried THEN w.carried_total * pow(2::DOUBLE, ${BIN_BITS} * (w.carried_bin - w.min_bin))::HUGEINT END AS base,
+           w.carried_points
     FROM wallets w JOIN season_days d ON d.season = w.season
     ${resume ? `LEFT JOIN ${resume.previousKeys} k ON k.address = w.address AND k.season = w.season` : ''}`);
+  if (resume?.carried) {
+    // A carried wallet-season whose sums no longer fit in SQL (new rows of very different
+    // magnitudes), or summed in JS the night before: its earlier rows are needed, which this night
+    // did not load.
+    const [{ uncarried } = { uncarried: 0 }] = await db.rows<{ uncarried: number }>(
+      'SELECT count(*)::INTEGER AS uncarried FROM history_wallets WHERE carried AND (NOT fits OR base IS NULL)',
+    );
+    if (uncarried > 0) return false;
+  }
 
   await db.run(`
     CREATE TABLE history_written_keys AS
@@ -103,17 +151,20 @@ export async function computePointsHistory(db: Database, resume: HistoryResume |
   // Both sums are rounded once to the nearest double; there is one row for every day from F to A,
   // no gaps: each day with rows stands for itself and the days without rows up to the next one
   // (points 0, the same total).
+  // `exact_total`, on day A only, is the running total the next night starts from (POINTS_TOTALS_SQL).
   await db.run(`
     CREATE TABLE history_totals AS
-    WITH ${resume ? RESUMED_RUNNING_SQL : WHOLE_RUNNING_SQL},
+    WITH ${resume ? resumedRunningSql(resume.carried !== null) : WHOLE_RUNNING_SQL},
     rounded AS (
-      SELECT wallet, day, next_day, coalesce(single_value, ${nearestDouble('day_sum')}, 0) AS points, ${nearestDouble('running_sum')} AS total_points
+      SELECT wallet, day, next_day, last_day, coalesce(single_value, ${nearestDouble('day_sum')}, carried_points, 0) AS points,
+             ${nearestDouble('running_sum')} AS total_points, running_sum
       FROM running
     ),
     expanded AS (
-      SELECT wallet, day AS first_day, unnest(range(day, next_day))::INTEGER AS day, points, total_points FROM rounded
+      SELECT wallet, day AS first_day, unnest(range(day, next_day))::INTEGER AS day, last_day, points, total_points, running_sum FROM rounded
     )
-    SELECT wallet, day, CASE WHEN day = first_day THEN points ELSE 0 END AS points, total_points
+    SELECT wallet, day, CASE WHEN day = first_day THEN points ELSE 0 END AS points, total_points,
+           CASE WHEN day = last_day THEN running_sum END AS exact_total
     FROM expanded`);
   await appendWideSums(db);
   // Every day of every wallet-season must be there (build/stream.ts).
@@ -127,6 +178,7 @@ export async function computePointsHistory(db: Database, resume: HistoryResume |
   );
   if (infinite > 0)
     throw new UserError('points.parquet: column "points": a wallet\'s points in one season add up beyond the largest JSON number');
+  return true;
 }
 
 /**
@@ -174,8 +226,8 @@ const WHOLE_RUNNING_SQL = `
       -- A day's last row stands for the day; a day of one row (the common case) has that row's
       -- value as its sum, with nothing to round.
       SELECT w.wallet, w.day, w.lowest_bin, CASE WHEN w.day_rows = 1 THEN w.points END AS single_value,
-             CASE WHEN w.day_rows > 1 THEN w.day_total END AS day_sum, w.running_sum,
-             coalesce(w.next_row_day, h.last_day + 1) AS next_day
+             CASE WHEN w.day_rows > 1 THEN w.day_total END AS day_sum, NULL::DOUBLE AS carried_points, w.running_sum,
+             coalesce(w.next_row_day, h.last_day + 1) AS next_day, h.last_day
       FROM windowed w JOIN history_wallets h ON h.wallet = w.wallet
       WHERE w.next_row_day IS DISTINCT FROM w.day
     )`;
@@ -184,16 +236,28 @@ const WHOLE_RUNNING_SQL = `
  * The same days and sums from each wallet-season's start day on (an incremental night): the rows
  * before it are added up into the start day's running sum (a grouping that keeps one group per
  * wallet-season for the past, and one per new day), so that only the new days are windowed and
- * expanded. A start day without rows of its own has points 0 (no rows: `day_rows` 0).
+ * expanded. A start day without rows of its own has points 0 (no rows: `day_rows` 0). With carried
+ * totals (`carried`), the rows before the start day are not read: the wallet-season's `base`
+ * stands for them, one more part of the start day's group, and a start day that is the carried
+ * day A itself (a season that had no new day) keeps that day's points (`carried_points`).
  */
-const RESUMED_RUNNING_SQL = `
-    parts AS (${fittingRowsSql("(p.date - DATE '1970-01-01')::INTEGER AS row_day, k.start_day")}),
+function resumedRunningSql(carried: boolean): string {
+  const base = carried
+    ? `UNION ALL
+       SELECT wallet, start_day - 1 AS row_day, start_day, lowest_bin, NULL::DOUBLE AS points, base AS part, carried_points
+       FROM history_wallets WHERE carried`
+    : '';
+  return `
+    parts AS (
+      SELECT *, NULL::DOUBLE AS carried_points FROM (${fittingRowsSql("(p.date - DATE '1970-01-01')::INTEGER AS row_day, k.start_day")})
+      ${base}
+    ),
     grouped AS (
       SELECT wallet, greatest(row_day, start_day) AS day, any_value(lowest_bin) AS lowest_bin,
              count(*) FILTER (WHERE row_day >= start_day) AS day_rows,
              any_value(points) FILTER (WHERE row_day >= start_day) AS any_points,
              sum(part) FILTER (WHERE row_day >= start_day) AS day_total,
-             sum(part) AS group_sum
+             sum(part) AS group_sum, any_value(carried_points) AS carried_points
       FROM parts GROUP BY wallet, greatest(row_day, start_day)
     ),
     windowed AS (
@@ -203,10 +267,11 @@ const RESUMED_RUNNING_SQL = `
     ),
     running AS (
       SELECT w.wallet, w.day, w.lowest_bin, CASE WHEN w.day_rows = 1 THEN w.any_points END AS single_value,
-             CASE WHEN w.day_rows > 1 THEN w.day_total END AS day_sum, w.running_sum,
-             coalesce(w.next_row_day, h.last_day + 1) AS next_day
+             CASE WHEN w.day_rows > 1 THEN w.day_total END AS day_sum, w.carried_points, w.running_sum,
+             coalesce(w.next_row_day, h.last_day + 1) AS next_day, h.last_day
       FROM windowed w JOIN history_wallets h ON h.wallet = w.wallet
     )`;
+}
 
 /**
  * The rows of the points history documents, cut to the participants of the shard (`inShard`,
@@ -341,7 +406,7 @@ async function appendWideSums(db: Database): Promise<void> {
   }
   try {
     await appending.run(
-      'INSERT INTO history_totals SELECT wallet, day, points, total_points FROM history_wide_totals; DROP TABLE history_wide_totals',
+      'INSERT INTO history_totals SELECT wallet, day, points, total_points, NULL FROM history_wide_totals; DROP TABLE history_wide_totals',
     );
   } finally {
     appending.disconnectSync();

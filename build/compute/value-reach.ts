@@ -25,7 +25,12 @@ const PRICED_TOKENS_SQL = `
     ON p.chain_id = t.chain_id AND p.token = t.token
   WHERE p.largest_price > 0`;
 
-export async function checkValueReach(db: Database, nowSeconds: number): Promise<void> {
+/**
+ * Refuses the export when a wallet's values can reach beyond the largest JSON number. Returns false,
+ * without deciding, when the bound without balances does not settle it and `withBalances` is false
+ * (an incremental night, which holds the rows of its new days only: it is then made whole).
+ */
+export async function checkValueReach(db: Database, nowSeconds: number, withBalances = true): Promise<boolean> {
   // Any wallet: at most 1 + its sub-accounts on a chain, each below 10^38 raw.
   const [bound] = await db.rows<{ reach: number | null }>(`
     WITH accounts AS (
@@ -33,7 +38,8 @@ export async function checkValueReach(db: Database, nowSeconds: number): Promise
     )
     SELECT sum(pow(10::DOUBLE, 38 - t.decimals) * t.largest_price * coalesce(a.most, 1)) AS reach
     FROM (${PRICED_TOKENS_SQL}) t LEFT JOIN accounts a ON a.chain_id = t.chain_id`);
-  if ((bound?.reach ?? 0) < LIMIT) return;
+  if ((bound?.reach ?? 0) < LIMIT) return true;
+  if (!withBalances) return false;
   const [found] = await db.rows<{
     wallets: number;
     address: string;
@@ -58,7 +64,7 @@ export async function checkValueReach(db: Database, nowSeconds: number): Promise
     ORDER BY a.address, r.value DESC, r.chain_id, r.token LIMIT 1`,
     { now: nowSeconds },
   );
-  if (!found?.wallets) return;
+  if (!found?.wallets) return true;
   throw new UserError(
     `prices.parquet: column "usd_price": ${found.wallets === 1 ? '1 wallet' : `${found.wallets} wallets`} whose balances times their prices can reach beyond the largest JSON number, e.g. ${found.address}: up to ${found.balance} raw ${found.token} on chain ${found.chain_id} (${found.decimals} decimals) at up to ${found.largest_price} USD`,
   );

@@ -14,6 +14,15 @@ import { newYorkDayStart } from '../../core/new-york-day.ts';
 import { dayNumber } from '../compute/days.ts';
 import { UserError } from '../../core/errors.ts';
 import { scanError, type ColumnReader, type InputFile } from './read.ts';
+import {
+  EXTENT_OF_INPUT_DAYS_SQL,
+  fromDaySql,
+  inputDaysOfUnitsSql,
+  isDated,
+  rowHashSql,
+  unitAggregatesSql,
+  unitSql,
+} from '../compute/input-days.ts';
 import { countOf } from '../../core/format.ts';
 
 export interface Violation {
@@ -31,26 +40,49 @@ export function formatViolation(violation: Violation): string {
 /** What the check stage needs of the build's settings. */
 export type InputExpectations = Pick<BuildConfig, 'nowSeconds' | 'nowIso' | 'nowOption' | 'allowEmpty' | 'allowDistantNow'>;
 
-/** The contract's rules, then the inputs against the build's settings (--now, empty exports). */
+/**
+ * Which rows the value rules read, and what else the scan makes: every row (a build, a full
+ * night), or only the dated files' rows from a day on (an incremental night: the days it loads;
+ * a row of an earlier day is the same row the previous night checked, its day's digest says so);
+ * with `digest`, each file's rows are also hashed per day into `input_days` in the same scan
+ * (prepare's full night; the balances, which the load reads whole anyway, are hashed there).
+ */
+export interface ValueCheckScope {
+  fromDay: number | null;
+  digest: boolean;
+  /** Also each balance address's first valid timestamp (`first_at` in its distinct values' table), which the next night reads (prepare). */
+  firstSeconds: boolean;
+}
+
+export const EVERY_ROW: ValueCheckScope = { fromDay: null, digest: false, firstSeconds: false };
+
 /** Every value of every column against its rule, on the files as read (before the load). */
-export async function checkInputValues(db: Database, inputs: InputFile[]): Promise<void> {
+export async function checkInputValues(db: Database, inputs: InputFile[], scope: ValueCheckScope = EVERY_ROW): Promise<void> {
   const violations: Violation[] = [];
-  for (const input of inputs) violations.push(...(await checkValues(db, input)));
+  for (const input of inputs) violations.push(...(await checkValues(db, input, scope)));
   fail(violations);
 }
+
+/** Where the extent of the events is read from: the loaded tables and the balances' file, or the night's digests. */
+export type ExtentSource = 'tables' | 'input_days';
 
 /**
  * The rules across rows and files, over the loaded tables (load.ts), then the inputs against the
  * build's settings (--now, empty exports).
  */
-export async function checkInputRelations(db: Database, inputs: InputFile[], expectations: InputExpectations): Promise<void> {
+export async function checkInputRelations(
+  db: Database,
+  inputs: InputFile[],
+  expectations: InputExpectations,
+  extentFrom: ExtentSource = 'tables',
+): Promise<void> {
   const violations: Violation[] = [];
   for (const rule of RELATIONAL_RULES) {
     const [found] = await db.rows<{ rows: number | null; example: string | null }>(rule.sql);
     if (found?.rows) violations.push({ ...rule, rows: Number(found.rows), example: found.example ?? 'null' });
   }
   fail(violations);
-  await checkExtent(db, inputs, expectations);
+  await checkExtent(db, inputs, expectations, extentFrom);
 }
 
 /** The first and last events of the inputs: balance timestamps, price and points days. */
@@ -68,11 +100,12 @@ interface Event {
  * made the sample's 7 MiB tree 620 MiB). When --now is not given, the instant is the clock, never
  * a typo, and the bundled sample only grows older: only the first of the two applies.
  */
-async function checkExtent(db: Database, inputs: InputFile[], expectations: InputExpectations): Promise<void> {
+async function checkExtent(db: Database, inputs: InputFile[], expectations: InputExpectations, extentFrom: ExtentSource): Promise<void> {
   // docs/input.md, "Refused before the build": the events' extent, over the checked values. A day
   // counts from its start in New York, the zone every day of the input is in. The balances are
   // read from the file, not from `balance_rows`, which a shard's build cuts to its own wallets:
-  // every shard of one export must refuse it, or none.
+  // every shard of one export must refuse it, or none. A night's digests cover every row of the
+  // file (build/compute/input-days.ts), so prepare reads the extent there, without a scan.
   const balances = inputs.find((input) => input.contract.table === 'balances')!;
   const timestamp = balances.columns.find((column) => column.contract.name === 'timestamp')!;
   const [extent] = await db.rows<{
@@ -84,12 +117,17 @@ async function checkExtent(db: Database, inputs: InputFile[], expectations: Inpu
     points_rows: number;
     first_points: string | null;
     last_points: string | null;
-  }>(`
+  }>(
+    extentFrom === 'input_days'
+      ? `SELECT b.*, p.* FROM (${EXTENT_OF_INPUT_DAYS_SQL}) b,
+           (SELECT min(date)::VARCHAR AS first_price, max(date)::VARCHAR AS last_price FROM prices) p`
+      : `
     SELECT b.*, p.*, q.* FROM
       (SELECT count(*)::DOUBLE AS balance_rows, min(ts)::DOUBLE AS first_timestamp, max(ts)::DOUBLE AS last_timestamp
        FROM (SELECT ${timestamp.value} AS ts FROM ${balances.view})) b,
       (SELECT min(date)::VARCHAR AS first_price, max(date)::VARCHAR AS last_price FROM prices) p,
-      (SELECT count(*)::DOUBLE AS points_rows, min(date)::VARCHAR AS first_points, max(date)::VARCHAR AS last_points FROM points) q`);
+      (SELECT count(*)::DOUBLE AS points_rows, min(date)::VARCHAR AS first_points, max(date)::VARCHAR AS last_points FROM points) q`,
+  );
   const found = extent!;
   if (found.balance_rows === 0 && found.points_rows === 0 && !expectations.allowEmpty) {
     const empty: string[] = [];
@@ -149,38 +187,41 @@ function fail(violations: Violation[]): void {
 /**
  * Per column, the count of bad values and the smallest one: one pass over each file for most
  * columns; address columns are checked over their distinct values (with each value's row count),
- * because a wallet appears in thousands of rows and the pattern is the costly part.
+ * because a wallet appears in thousands of rows and the pattern is the costly part. With
+ * `scope.digest` (every file but the balances), one scan counts, groups the addresses and digests
+ * the rows (countAndDigest).
  */
-async function checkValues(db: Database, input: InputFile): Promise<Violation[]> {
+async function checkValues(db: Database, input: InputFile, scope: ValueCheckScope): Promise<Violation[]> {
   const perValue = input.columns.filter((column) => column.contract.kind === 'address');
   const perRow = input.columns.filter((column) => !perValue.includes(column));
+  // The rows the rules read: every row, or an incremental night's days.
+  const rows = scope.fromDay !== null && isDated(input) ? fromDaySql(input, scope.fromDay) : 'true';
   const found: { column: ColumnReader; rows: number; example: unknown }[] = [];
   try {
-    // Counted first, and the examples found only for the columns with violations: rendering
-    // every value as text for min() costs more than the checks themselves.
-    // One count per column, as a WHERE rather than a FILTER of one shared aggregate: DuckDB then
-    // skips the row groups whose Parquet statistics (null counts, min and max, dictionary) rule a
-    // violation out without reading their values, which leaves nearly all the time to the one
-    // check that needs every value (the balance's digits; figures in bench/LOG.md).
-    const bad: number[] = [];
-    for (const column of perRow) {
-      const [row] = await db.rows<{ bad: number }>(`SELECT count(*)::DOUBLE AS bad FROM ${input.view} WHERE ${column.violation}`);
-      bad.push(row!.bad);
-    }
+    const bad =
+      scope.digest && input.contract.table !== 'balances'
+        ? await countAndDigest(db, input, perRow, perValue)
+        : await countBad(db, input, perRow, rows);
     const failing = perRow.filter((_, i) => bad[i]! > 0);
+    // The examples only for the columns with violations: rendering every value as text for min()
+    // costs more than the checks themselves.
     const examples = new Map<ColumnReader, unknown>();
     if (failing.length > 0) {
       const [row] = (await db.rows(
-        `SELECT ${failing.map((column, i) => `min(${column.shown}) FILTER (WHERE ${column.violation}) AS example_${i}`).join(', ')} FROM ${input.view}`,
+        `SELECT ${failing.map((column, i) => `min(${column.shown}) FILTER (WHERE ${column.violation}) AS example_${i}`).join(', ')} FROM ${input.view} WHERE ${rows}`,
       )) as [Record<string, unknown>];
       failing.forEach((column, i) => examples.set(column, row[`example_${i}`]));
     }
     perRow.forEach((column, i) => found.push({ column, rows: bad[i]!, example: examples.get(column) }));
     for (const column of perValue) {
       const name = `"${column.contract.name}"`;
-      // Kept as a table: the addresses are numbered from these values (normaliseInputs).
+      // Kept as a table: the addresses are numbered from these values (load.ts). countAndDigest made it already.
       const values = distinctValuesTable(input, column);
-      await db.run(`CREATE TABLE ${values} AS SELECT ${name}, count(*) AS n FROM ${input.view} GROUP BY ${name}`);
+      const timestamp = input.columns.find((candidate) => candidate.contract.name === 'timestamp');
+      const firstAt =
+        scope.firstSeconds && timestamp ? `, min(CASE WHEN ${timestamp.violation} THEN NULL ELSE ${timestamp.value} END) AS first_at` : '';
+      if (!(scope.digest && input.contract.table !== 'balances'))
+        await db.run(`CREATE TABLE ${values} AS SELECT ${name}, count(*) AS n${firstAt} FROM ${input.view} WHERE ${rows} GROUP BY ${name}`);
       const [result] = await db.rows<{ bad: number | null; example: unknown }>(`
         SELECT CAST(sum(n) FILTER (WHERE ${column.violation}) AS DOUBLE) AS bad, min(${column.shown}) FILTER (WHERE ${column.violation}) AS example
         FROM ${values}`);
@@ -203,6 +244,62 @@ async function checkValues(db: Database, input: InputFile): Promise<Violation[]>
       },
     ];
   });
+}
+
+/**
+ * The bad values of each column of `perRow` among the rows `rows` selects: one count per column, as
+ * a WHERE rather than a FILTER of one shared aggregate: DuckDB then skips the row groups whose
+ * Parquet statistics (null counts, min and max, dictionary) rule a violation out without reading
+ * their values, which leaves nearly all the time to the one check that needs every value (the
+ * balance's digits; figures in bench/LOG.md).
+ */
+async function countBad(db: Database, input: InputFile, perRow: ColumnReader[], rows: string): Promise<number[]> {
+  const bad: number[] = [];
+  for (const column of perRow) {
+    const [row] = await db.rows<{ bad: number }>(`SELECT count(*)::DOUBLE AS bad FROM ${input.view} WHERE ${rows} AND ${column.violation}`);
+    bad.push(row!.bad);
+  }
+  return bad;
+}
+
+/**
+ * A full night's one scan of a file (every row): the bad values of each column of `perRow`
+ * counted, the distinct values of each address column grouped (its table, as checkValues keeps
+ * it), and every row hashed per day into `input_days` (build/compute/input-days.ts). The digest
+ * reads every value of every column anyway, so the counts cost no read of their own.
+ */
+async function countAndDigest(db: Database, input: InputFile, perRow: ColumnReader[], perValue: ColumnReader[]): Promise<number[]> {
+  const scan = `scan_${input.contract.table}`;
+  const unit = unitSql(input) ?? 'NULL::BIGINT';
+  const timestamp = input.columns.find((column) => column.contract.name === 'timestamp');
+  const at =
+    input.contract.table === 'balances' && timestamp ? `CASE WHEN ${timestamp.violation} THEN NULL ELSE ${timestamp.value} END` : null;
+  const addresses = perValue.map((column, i) => ({ column, alias: `a${i}` }));
+  const sets = ['(unit)', ...addresses.map(({ alias }) => `(${alias})`)].join(', ');
+  await db.run(`
+    CREATE TEMPORARY TABLE ${scan} AS
+    SELECT grouping(unit) = 0 AS by_unit, unit, ${addresses.map(({ alias }) => `${alias}, grouping(${alias}) = 0 AS by_${alias}`).join(', ')}${addresses.length > 0 ? ',' : ''}
+           ${unitAggregatesSql('h', at === null ? null : 'at')},
+           ${perRow.map((_, i) => `count(*) FILTER (WHERE bad_${i})::DOUBLE AS bad_${i}`).join(', ')}
+    FROM (
+      SELECT ${unit} AS unit, ${rowHashSql(input)} AS h, ${at ?? 'NULL::BIGINT'} AS at,
+             ${addresses.map(({ column, alias }) => `"${column.contract.name}" AS ${alias}`).join(', ')}${addresses.length > 0 ? ',' : ''}
+             ${perRow.map((column, i) => `${column.violation} AS bad_${i}`).join(', ')}
+      FROM ${input.view})
+    GROUP BY GROUPING SETS (${sets})`);
+  await db.run(
+    `INSERT INTO input_days ${inputDaysOfUnitsSql(input, `SELECT unit, rows, digest, first_at, last_at FROM ${scan} WHERE by_unit`)}`,
+  );
+  for (const { column, alias } of addresses) {
+    await db.run(
+      `CREATE TABLE ${distinctValuesTable(input, column)} AS SELECT ${alias} AS "${column.contract.name}", rows AS n FROM ${scan} WHERE by_${alias}`,
+    );
+  }
+  const [row] = await db.rows<Record<string, number | null>>(
+    `SELECT ${perRow.map((_, i) => `coalesce(sum(bad_${i}), 0)::DOUBLE AS bad_${i}`).join(', ')} FROM ${scan} WHERE by_unit`,
+  );
+  await db.run(`DROP TABLE ${scan}`);
+  return perRow.map((_, i) => Number(row?.[`bad_${i}`] ?? 0));
 }
 
 /** The table of an address column's distinct values as written, each with its row count `n` (kept for the load stage). */
@@ -239,7 +336,7 @@ const RELATIONAL_RULES: RelationalRule[] = [
     problem: 'a (chain_id, token) that has no row in tokens.parquet',
     sql: `
       SELECT count(*) AS rows, min(concat('chain ', b.chain_id, ' token ', n.token)) AS example
-      FROM every_balance_row b
+      FROM checked_balance_rows b
       JOIN token_names n ON n.token_index = b.token_index
       ANTI JOIN tokens t ON t.chain_id = b.chain_id AND t.token_index = b.token_index`,
   },

@@ -1,6 +1,7 @@
 /**
  * Night: the rules across rows and files on the loaded tables, then the inputs against the build's
- * settings (--now, empty exports) (build/input/check.ts).
+ * settings (--now, empty exports) (build/input/check.ts). prepare reads the extent of the events
+ * off its digests, which cover every row, whichever rows it loaded.
  */
 import { checkInputRelations } from '../input/check.ts';
 import { defineStage } from './stage.ts';
@@ -13,20 +14,21 @@ export const checkRelations = defineStage({
     'repeated_balance_rows',
     'addresses',
     'token_names',
-    'every_balance_row',
+    'checked_balance_rows',
     'tokens',
     'prices',
     'venue_b_accounts',
     'seasons',
     'points',
     'multipliers',
+    'input_days',
     ...INPUT_VIEWS,
   ],
   writes: [],
   needs: ['inputFiles'],
   makes: [],
   async run(context, { inputFiles }) {
-    await checkInputRelations(context.db, inputFiles, context.config);
+    await checkInputRelations(context.db, inputFiles, context.config, context.mode.kind === 'prepare' ? 'input_days' : 'tables');
     return {};
   },
 });

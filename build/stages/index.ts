@@ -33,6 +33,7 @@ import { writeSharedFiles } from './write-shared-files.ts';
 
 export const STAGES: readonly AnyStage[] = [
   readInputs,
+  findChangedDays,
   checkValues,
   loadInputs,
   checkRelations,
@@ -40,7 +41,6 @@ export const STAGES: readonly AnyStage[] = [
   checkValueReach,
   checkSummedBalances,
   probeExportFacts,
-  findChangedDays,
   findSeasonDays,
   computePointsHistory,
   computeLeaderboards,

@@ -3,7 +3,9 @@
  * through the descriptor that was hashed when the folder was opened (build/prepared-folder.ts).
  * The points histories' rows come keyed by wallet-season keys that last from night to night: here
  * each participant's key becomes its place in (address, season) order, the order of the documents,
- * and the segments' rows of wallet-seasons that are no longer participants are left behind.
+ * and the segments' rows of wallet-seasons that are no longer participants are left behind. The
+ * balance rows' accounts come as the addresses' lasting keys, which become tonight's ids (a
+ * full night's keys are its ids already).
  */
 import { loadedColumnsSql, PREPARED_TABLE_NAMES, PREPARED_TABLES } from '../prepared-folder.ts';
 import { defineStage, type Made } from './stage.ts';
@@ -22,9 +24,19 @@ export const loadPrepared = defineStage({
     const prepared = context.mode.folder;
     const files = (name: string) => `[${prepared.readPaths.get(name)!.map(literalPathSql).join(', ')}]`;
     for (const table of PREPARED_TABLES) {
-      if (table.name === 'points_history_wallets' || table.name === 'points_history_days') continue;
+      if (table.name === 'points_history_wallets' || table.name === 'points_history_days' || table.name === 'balance_rows') continue;
       await context.db.run(`CREATE TABLE ${table.name} AS SELECT ${loadedColumnsSql(table)} FROM read_parquet(${files(table.name)})`);
     }
+    const balances = PREPARED_TABLES.find((table) => table.name === 'balance_rows')!;
+    const [{ keyed } = { keyed: false }] = await context.db.rows<{ keyed: boolean }>(
+      'SELECT coalesce(bool_or(key <> id), false) AS keyed FROM addresses',
+    );
+    await context.db.run(
+      keyed
+        ? `CREATE TABLE balance_rows AS SELECT b.* REPLACE (a.id AS account)
+           FROM (SELECT ${loadedColumnsSql(balances)} FROM read_parquet(${files(balances.name)})) b JOIN addresses a ON a.key = b.account`
+        : `CREATE TABLE balance_rows AS SELECT ${loadedColumnsSql(balances)} FROM read_parquet(${files(balances.name)})`,
+    );
     const [wallets, days] = ['points_history_wallets', 'points_history_days'].map(
       (name) => PREPARED_TABLES.find((table) => table.name === name)!,
     );

@@ -6,18 +6,17 @@
  */
 import { probeExportFacts as probe } from '../compute/export-facts.ts';
 import { defineStage } from './stage.ts';
+import { nightBalanceRows } from './load-inputs.ts';
 
 export const probeExportFacts = defineStage({
   name: 'probe export facts',
   side: 'night',
-  reads: ['balance_written', 'balance_rows', 'balance_address_ids', 'venue_b_accounts', 'addresses', 'chains'],
+  reads: ['balance_written', 'balance_rows', 'every_balance_row', 'balance_address_ids', 'venue_b_accounts', 'addresses', 'chains'],
   writes: [],
-  needs: [],
+  needs: ['resume'],
   makes: ['dailyAsOf', 'exampleWallet'],
-  async run(context) {
-    // prepare loads every balance row (for the shards' folders); `build --shard` only its own.
-    const rowsFrom = context.config.shard === null ? 'balance_rows' : 'export';
-    const facts = await probe(context.db, context.config.nowSeconds, context.config.lastClosedDay, rowsFrom);
+  async run(context, { resume }) {
+    const facts = await probe(context.db, context.config.nowSeconds, context.config.lastClosedDay, await nightBalanceRows(context, resume));
     return { dailyAsOf: facts.dailyAsOf, exampleWallet: facts.exampleWallet };
   },
 });

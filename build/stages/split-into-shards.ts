@@ -1,12 +1,14 @@
 /**
  * Night, `prepare` only: the night cut into one folder per shard (build/prepared-folder.ts): each
  * shard's rows of the tables its build reads, written in one pass per table (DuckDB's partitioned
- * Parquet writer), the small shared tables copied into every folder, and the night's facts.
+ * Parquet writer), the small shared tables copied into every folder, and the night's facts; and
+ * beside them what the next night carries over (build/night-state.ts): the digests, the accounts'
+ * lasting keys, the points histories' running totals.
  *
- * The points histories' days are written in segments of days: a full night writes one; an
- * incremental night writes the days it computed, and keeps the previous night's segments of the
- * days before (linked as they are, or cut at the first day computed), merging them when they
- * grow many (docs/incremental-nights.md).
+ * The balance rows and the points histories' days are written in segments of days: a full night
+ * writes one; an incremental night writes the days it computed, and keeps the previous night's
+ * segments of the days before (linked as they are, or cut at the first day computed), merging them
+ * when they grow many (docs/incremental-nights.md).
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -14,34 +16,54 @@ import path from 'node:path';
 import { literalPathSql } from '../database.ts';
 import { shardNumberSql } from '../../core/shard.ts';
 import { dayNumber, dayText } from '../compute/days.ts';
+import { dayOfInstantSql } from '../compute/input-days.ts';
+import { POINTS_TOTALS_SQL } from '../compute/points-history.ts';
 import { countOf } from '../../core/format.ts';
-import { IncrementalNightImpossible } from '../night-state.ts';
+import { ACCOUNTS_FILE, IncrementalNightImpossible, INPUT_DAYS_FILE, POINTS_TOTALS_FILE } from '../night-state.ts';
 import {
   PREPARED_FORMAT,
   PREPARED_TABLES,
-  historySegmentFile,
+  segmentFile,
   preparedFolderName,
   readPreparedFacts,
   sha256OfFile,
   storedColumnsSql,
+  storedNamesSql,
   PREPARED_TABLE_NAMES,
   tableFile,
   writePreparedFacts,
-  type HistorySegment,
+  type PreparedFacts,
   type PreparedTable,
+  type Segment,
+  type SegmentedTableName,
 } from '../prepared-folder.ts';
 import { defineStage, type StageContext } from './stage.ts';
 import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
 
-/** A shard folder holds at most this many segments of days: more are merged into one. */
-const MAX_HISTORY_SEGMENTS = 8;
-/** The first day of a full night's segment: every day. */
+/** A shard folder holds at most this many segments of a table: more are merged into one. */
+const MAX_SEGMENTS = 8;
+/** The first day of a full night's first segment: every day before. */
 const EVERY_DAY = -(2 ** 31);
+
+/** A shard's segments of each segmented table, and the sha256 of those kept from the previous night as they are. */
+interface ShardSegments {
+  lists: Record<SegmentedTableName, Segment[]>;
+  hashes: Record<string, string>;
+}
 
 export const splitIntoShards = defineStage({
   name: 'split into shards',
   side: 'night',
-  reads: [...PREPARED_TABLE_NAMES, 'addresses', 'venue_b_accounts', 'history_wallets'],
+  reads: [
+    ...PREPARED_TABLE_NAMES,
+    'addresses',
+    'venue_b_accounts',
+    'history_wallets',
+    'history_totals',
+    'input_days',
+    'account_first_days',
+    'season_days',
+  ],
   writes: ['address_shards'],
   needs: ['resume', 'nightKind', 'dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay'],
   makes: [],
@@ -54,15 +76,18 @@ export const splitIntoShards = defineStage({
     await checkTypes(context);
     const shardOf = (address: string) => shardNumberSql(shards, address);
     const from = resume?.from ?? null;
-    if (resume) await expectNoHistoryBefore(context, resume.from, resume.nextKey);
+    if (resume) await expectNoHistoryBefore(context, resume.from, resume.record.nextHistoryKey);
+    await writeNightFiles(context, night);
     await db.run(`CREATE TABLE address_shards AS SELECT id, ${shardOf('address')} AS shard FROM addresses`);
     const folders = Array.from({ length: shards }, (_, i) => path.join(night, preparedFolderName({ index: i + 1, count: shards })));
     for (const folder of folders) await fsp.mkdir(folder, { recursive: true });
-    // Each shard's reused segments first: the new segment's number follows theirs.
-    const segments: { list: HistorySegment[]; hashes: Record<string, string> }[] = [];
+    // Each shard's reused segments first: the new segments' numbers follow theirs.
+    const segments: ShardSegments[] = [];
     for (let index = 1; index <= shards; index++) {
       segments.push(
-        resume ? await reuseSegments(context, resume.previousNight, from!, index, folders[index - 1]!) : { list: [], hashes: {} },
+        resume
+          ? await reuseSegments(context, resume.previousNight, from!, index, folders[index - 1]!)
+          : { lists: { balance_rows: [], points_history_days: [] }, hashes: {} },
       );
     }
     const parts = path.join(night, 'parts');
@@ -86,22 +111,29 @@ export const splitIntoShards = defineStage({
           await gatherShard(context, table, path.join(partitioned, `shard=${index}`), path.join(folders[index - 1]!, tableFile(table)));
         continue;
       }
-      // The days computed, in two segments cut at the first of the night summary's days: the next
-      // night, which computes from its own summary's first day (a day later), then keeps the
-      // older segment as it is, and cuts only the newer one.
+      // The days computed, in one segment; an incremental night that reaches back past the first
+      // of the night summary's days cuts it there, in two, so that the next night that restates
+      // one of those days keeps the older as it is and cuts only the newer one. The newest holds
+      // any later day (a balance row dated ahead of the night). A full night writes one: a second
+      // partition of every row cost it 2% (bench/LOG.md), for a rare restatement of its days.
       const last = dayNumber(context.config.lastClosedDay);
       const recent = last - SUMMARY_DAYS + 1;
-      const ranges = [
-        { part: 0, from: from ?? EVERY_DAY, to: recent - 1 },
-        { part: 1, from: Math.max(from ?? EVERY_DAY, recent), to: last },
-      ].filter((range) => range.from <= range.to);
+      const latest = await latestDayOf(context, table, last);
+      const ranges =
+        from === null
+          ? [{ part: 0, from: EVERY_DAY, to: latest }]
+          : [
+              { part: 0, from, to: recent - 1 },
+              { part: 1, from: Math.max(from, recent), to: latest },
+            ].filter((range) => range.from <= range.to);
+      const part = ranges.length === 1 ? String(ranges[0]!.part) : `(NOT (${table.segmented.before(recent)}))::INTEGER`;
       await db.run(`
-        COPY (SELECT ${columns}, shard, (day >= ${recent})::INTEGER AS part FROM (${table.cut(shardOf, from)}))
+        COPY (SELECT ${columns}, shard, ${part} AS part FROM (${table.cut(shardOf, from)}))
         TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard, part))`);
       for (let index = 1; index <= shards; index++) {
-        const { list } = segments[index - 1]!;
+        const list = segments[index - 1]!.lists[table.name as SegmentedTableName];
         for (const range of ranges) {
-          const name = historySegmentFile(list.length + 1);
+          const name = segmentFile(table, list.length + 1);
           await gatherShard(
             context,
             table,
@@ -116,9 +148,10 @@ export const splitIntoShards = defineStage({
     const inputs = await context.inputsDigest;
     for (let index = 1; index <= shards; index++) {
       const folder = folders[index - 1]!;
-      const { list, hashes } = segments[index - 1]!;
+      const { lists, hashes } = segments[index - 1]!;
       const files: Record<string, string> = {};
-      for (const name of [...PREPARED_TABLES.filter((table) => !table.segmented).map(tableFile), ...list.map((segment) => segment.file)]) {
+      const segmentFiles = Object.values(lists).flatMap((list) => list.map((segment) => segment.file));
+      for (const name of [...PREPARED_TABLES.filter((table) => !table.segmented).map(tableFile), ...segmentFiles]) {
         files[name] = hashes[name] ?? (await sha256OfFile(path.join(folder, name)));
       }
       await writePreparedFacts(folder, {
@@ -132,7 +165,7 @@ export const splitIntoShards = defineStage({
         leaderboards: given.leaderboards,
         seasonsIndex: given.seasonsIndex,
         participantsByDay: Object.fromEntries(given.participantsByDay.get(index) ?? []),
-        historySegments: list,
+        segments: lists,
         nightKind: given.nightKind,
         files,
       });
@@ -142,10 +175,39 @@ export const splitIntoShards = defineStage({
 });
 
 /**
- * Shard K's segments of the previous night that hold days before `from`: a segment wholly before
- * it is linked as it is (its sha256 known from the previous night's facts, checked whole when that
- * night was opened); one that reaches `from` is cut there. Beyond MAX_HISTORY_SEGMENTS, all but
- * the oldest are merged into one. Rewritten segments keep the rows of today's participants only.
+ * What the next night carries over, beside the shard folders: the digests of the exports' rows,
+ * every address with its lasting key and the day of its first balance row, and every
+ * wallet-season's running total on its day A (exact: Parquet has no 128-bit integer, and the
+ * sums stay below 10^38, so DECIMAL(38,0) holds them).
+ */
+async function writeNightFiles(context: StageContext, night: string): Promise<void> {
+  const { db } = context;
+  await db.run(
+    `COPY (SELECT * FROM input_days ORDER BY file, day) TO ${literalPathSql(path.join(night, INPUT_DAYS_FILE))} (FORMAT parquet)`,
+  );
+  await db.run(`
+    COPY (SELECT a.address, a.key, f.first_day FROM addresses a LEFT JOIN account_first_days f ON f.id = a.id ORDER BY a.address)
+    TO ${literalPathSql(path.join(night, ACCOUNTS_FILE))} (FORMAT parquet)`);
+  await db.run(`
+    COPY (SELECT * REPLACE (CAST(exact_total AS DECIMAL(38,0)) AS exact_total) FROM (${POINTS_TOTALS_SQL}) ORDER BY season, address)
+    TO ${literalPathSql(path.join(night, POINTS_TOTALS_FILE))} (FORMAT parquet)`);
+}
+
+/** The last day a segmented table's rows of the night may hold: the last closed day, or a balance row's later day. */
+async function latestDayOf(context: StageContext, table: PreparedTable, last: number): Promise<number> {
+  if (table.name !== 'balance_rows') return last;
+  const [{ latest } = { latest: null }] = await context.db.rows<{ latest: number | null }>(
+    `SELECT ${dayOfInstantSql('max(ts)')} AS latest FROM balance_rows`,
+  );
+  return Math.max(last, latest ?? last);
+}
+
+/**
+ * Shard K's segments of the previous night that hold days before `from`, for each segmented
+ * table: a segment wholly before it is linked as it is (its sha256 known from the previous night's
+ * facts, checked whole when that night was opened); one that reaches `from` is cut there. Beyond
+ * MAX_SEGMENTS, all but the oldest are merged into one. Rewritten segments of the points
+ * histories keep the rows of today's participants only.
  */
 async function reuseSegments(
   context: StageContext,
@@ -153,36 +215,69 @@ async function reuseSegments(
   from: number,
   index: number,
   folder: string,
-): Promise<{ list: HistorySegment[]; hashes: Record<string, string> }> {
-  const { db } = context;
+): Promise<ShardSegments> {
   const shards = context.mode.kind === 'prepare' ? context.mode.shards : 1;
   const previous = path.join(previousNight, preparedFolderName({ index, count: shards }));
   const facts = await readPreparedFacts(previous);
   // Prepared into the previous night's own folder (`--out` is `--since`), whose files go once this night is in place.
   const inPlace = context.mode.kind === 'prepare' && path.resolve(previousNight) === path.dirname(context.mode.night);
-  const older = facts.historySegments.filter((segment) => segment.from < from);
-  const groups: HistorySegment[][] =
-    older.length + 1 > MAX_HISTORY_SEGMENTS ? [[older[0]!], older.slice(1)] : older.map((segment) => [segment]);
-  const table = PREPARED_TABLES.find((candidate) => candidate.segmented)!;
-  const list: HistorySegment[] = [];
-  const hashes: Record<string, string> = {};
+  const reused: ShardSegments = { lists: { balance_rows: [], points_history_days: [] }, hashes: {} };
+  for (const table of PREPARED_TABLES) {
+    if (!table.segmented) continue;
+    const name = table.name as SegmentedTableName;
+    reused.lists[name] = await reuseTableSegments(context, {
+      table,
+      previous,
+      facts,
+      from,
+      index,
+      shards,
+      folder,
+      inPlace,
+      hashes: reused.hashes,
+    });
+  }
+  return reused;
+}
+
+async function reuseTableSegments(
+  context: StageContext,
+  at: {
+    table: PreparedTable;
+    previous: string;
+    facts: PreparedFacts;
+    from: number;
+    index: number;
+    shards: number;
+    folder: string;
+    inPlace: boolean;
+    hashes: Record<string, string>;
+  },
+): Promise<Segment[]> {
+  const { table, previous, facts, from, index, shards, folder } = at;
+  const older = facts.segments[table.name as SegmentedTableName].filter((segment) => segment.from < from);
+  const groups: Segment[][] = older.length + 1 > MAX_SEGMENTS ? [[older[0]!], older.slice(1)] : older.map((segment) => [segment]);
+  const participantsOnly =
+    table.name === 'points_history_days'
+      ? ` AND wallet IN (SELECT wallet FROM points_history_wallets WHERE ${shardNumberSql(shards, 'address')} = ${index})`
+      : '';
+  const list: Segment[] = [];
   for (const group of groups) {
-    const name = historySegmentFile(list.length + 1);
+    const name = segmentFile(table, list.length + 1);
     const destination = path.join(folder, name);
     const to = Math.min(Math.max(...group.map((segment) => segment.to)), from - 1);
     if (group.length === 1 && group[0]!.to < from) {
-      await reuseFile(path.join(previous, group[0]!.file), destination, inPlace);
-      hashes[name] = facts.files[group[0]!.file]!;
+      await reuseFile(path.join(previous, group[0]!.file), destination, at.inPlace);
+      at.hashes[name] = facts.files[group[0]!.file]!;
     } else {
       const sources = group.map((segment) => literalPathSql(path.join(previous, segment.file))).join(', ');
-      await db.run(`
-        COPY (SELECT ${storedColumnsSql(table)} FROM read_parquet([${sources}])
-              WHERE day < ${from} AND wallet IN (SELECT wallet FROM points_history_wallets WHERE ${shardNumberSql(shards, 'address')} = ${index}))
+      await context.db.run(`
+        COPY (SELECT ${storedNamesSql(table)} FROM read_parquet([${sources}]) WHERE ${table.segmented!.before(from)}${participantsOnly})
         TO ${literalPathSql(destination)} (FORMAT parquet)`);
     }
     list.push({ file: name, from: group[0]!.from, to });
   }
-  return { list, hashes };
+  return list;
 }
 
 /**
@@ -229,11 +324,10 @@ async function gatherShard(context: StageContext, table: PreparedTable, partitio
     await fsp.rename(path.join(partition, files[0]!), destination);
     return;
   }
-  const columns = storedColumnsSql(table);
   const source =
     files.length === 0
-      ? `(SELECT ${columns} FROM ${table.name} WHERE false)`
-      : `(SELECT ${columns} FROM read_parquet([${files.map((name) => literalPathSql(path.join(partition, name))).join(', ')}]))`;
+      ? `(SELECT ${storedColumnsSql(table)} FROM ${table.name} WHERE false)`
+      : `(SELECT ${storedNamesSql(table)} FROM read_parquet([${files.map((name) => literalPathSql(path.join(partition, name))).join(', ')}]))`;
   await context.db.run(`COPY ${source} TO ${literalPathSql(destination)} (FORMAT parquet)`);
 }
 

@@ -26,7 +26,7 @@ import type { UnpricedSeries } from '../compute/unpriced.ts';
 import type { OpenedPreparedFolder } from '../prepared-folder.ts';
 import type { NightFigures } from '../compute/night-summary.ts';
 import type { NightSummary } from '../../schemas/night-summary.ts';
-import type { PreviousNight } from '../night-state.ts';
+import type { NightResume, PreviousNight } from '../night-state.ts';
 import type { NightKind } from '../../schemas/night-kind.ts';
 import type { InjectedFaults } from '../faults.ts';
 import { StatementReads } from './statement-reads.ts';
@@ -79,7 +79,7 @@ export interface StageValues {
   /** Which kind of night `prepare` makes (full, or incremental from a previous night), and why. */
   nightKind: NightKind;
   /** An incremental night: the first day computed again, and the previous night it reuses; null for a full night. */
-  resume: { from: number; previousNight: string; nextKey: number } | null;
+  resume: NightResume | null;
 }
 
 export type ValueName = keyof StageValues;

@@ -5,7 +5,8 @@
  *
  * DuckDB serializes the parse of a query (`json_serialize_sql`), not of other statements, so each
  * statement's query is taken out first: the statement after `CREATE ... AS`, after `INSERT INTO
- * name (columns)`, inside `COPY (...) TO`. Every table the parse names is read, except the names
+ * name (columns)`, inside `COPY (...) TO`, and a `DELETE FROM name WHERE ...` read as the query
+ * `FROM name WHERE ...`. Every table the parse names is read, except the names
  * of the query's own common table expressions. A statement of another kind, or a query DuckDB
  * cannot parse, is refused: the check never lets through what it cannot see.
  */
@@ -143,6 +144,11 @@ function queriesOf(sql: string, tokens: Token[]): string[] {
     const to = tokens.findIndex((token) => token.depth === 0 && (token.text === 'TO' || token.text === 'FROM'));
     if (to < 0) return unknown(sql, tokens);
     return tokens[to]!.text === 'FROM' ? [] : [`FROM ${sql.slice(tokens[1]!.start, tokens[to]!.start)}`];
+  }
+  if (head === 'DELETE') {
+    // DELETE FROM name [WHERE ...] reads what `FROM name [WHERE ...]`, a query, reads.
+    if (tokens[1]?.text !== 'FROM' || tokens.some((token) => token.text === 'USING' && token.depth === 0)) return unknown(sql, tokens);
+    return [rest(tokens[1]!)];
   }
   return unknown(sql, tokens);
 }

@@ -26,6 +26,8 @@ test('bad values and unknown options exit 2 with the usage', () => {
     [['--shards', '4'], '--shards goes with --stage-all or --incremental'],
     [['--shard', '1/2', '--stage-all', '--shards', '2'], '--shard, --stage-all and --incremental exclude each other'],
     [['--incremental', '--days', '10'], '--days "10" is not a whole number of at least 40'],
+    [['--incremental', '--prepare-threads', '0'], '--prepare-threads "0" is not a whole number of at least 1'],
+    [['--prepare-threads', '2'], '--prepare-threads goes with --incremental'],
   ] as const) {
     const result = bench(...args);
     assert.is(result.status, 2, args.join(' '));
@@ -34,13 +36,22 @@ test('bad values and unknown options exit 2 with the usage', () => {
   }
 });
 
-test('--incremental: the previous night and tonight, in N shards (default 10) over D days of history (default 365)', () => {
+test("--incremental: the previous night and tonight, in N shards (default 10) over D days of history (default 365), prepare's threads", () => {
   assert.equal(
     [parseBenchOptions(['--incremental'])!.night, parseBenchOptions(['--incremental'])!.days],
-    [{ kind: 'incremental', shards: 10 }, 365],
+    [{ kind: 'incremental', shards: 10, prepareThreads: null }, 365],
   );
-  assert.equal(parseBenchOptions(['--incremental', '--shards', '3', '--days', '180'])!.night, { kind: 'incremental', shards: 3 });
-  assert.is(parseBenchOptions(['--incremental', '--days', '180'])!.days, 180);
+  assert.equal(parseBenchOptions(['--incremental', '--shards', '3', '--days', '180'])!.night, {
+    kind: 'incremental',
+    shards: 3,
+    prepareThreads: null,
+  });
+  assert.is(parseBenchOptions(['--incremental', '--days', '730'])!.days, 730);
+  assert.equal(parseBenchOptions(['--incremental', '--prepare-threads', '4'])!.night, {
+    kind: 'incremental',
+    shards: 10,
+    prepareThreads: 4,
+  });
 });
 
 test('without --wallets the bench runs 10,000 wallets (a run its user waits for), and says so', () => {
