@@ -197,6 +197,15 @@ test("npx wallet-snapshot prepare, then build --prepared of one shard's folder, 
   );
   assert.is(sharded.status, 0, sharded.stderr);
   assertSameTree(out, fromSources, 'shard 2 of 2 from the package, prepared');
+
+  // Packed, as the sharded workflow builds it: the archives proved by verify, from the package too.
+  const packed = path.join(user, 'shard-2-packed');
+  const built2 = npx(['build', '--prepared', path.join(night, 'shard-2-of-2'), '--packed', '--out', packed, '--threads', '2']);
+  assert.is(built2.status, 0, built2.stderr);
+  assert.ok(fs.existsSync(path.join(packed, 'packed.json')), 'a packed folder');
+  const verified = npx(['verify', '--dir', packed, '--shard', '2/2']);
+  assert.is(verified.status, 0, verified.stderr);
+  assert.match(verified.stdout, 'shard 2 of 2 as the build recorded it');
 });
 
 /** `npx wallet-snapshot serve ...` until `stop()`: its URL, from the line it prints. */
