@@ -16,7 +16,7 @@ import { request } from './helpers/http.ts';
 import { API_TABLES } from './helpers/api-tree.ts';
 import { THROWAWAY_PATH, throwawayTable } from './helpers/throwaway-endpoint.ts';
 import { CLIENT_ENDPOINTS_FILE, clientEndpointsText } from '../scripts/client-endpoints.ts';
-import { clientRoutes, ENDPOINTS, noSuchEndpointMessage } from '../schemas/endpoints.ts';
+import { clientRoutes, ENDPOINTS, noSuchEndpointMessage, shownPath } from '../schemas/endpoints.ts';
 import { openApiDocument } from '../schemas/openapi.ts';
 import { cloudFrontViewerRequest, netlifyRedirects } from '../tree/cdn-files.ts';
 import { manifestLine } from '../tree/manifest-line.ts';
@@ -32,16 +32,22 @@ Table('client/endpoints.ts is what the table makes (npm run endpoints writes it)
 });
 
 Table('the 404 sentence lists a wallet’s paths, then a season’s, then the rest, each in the table’s order', () => {
+  const shown = Object.values(ENDPOINTS).map((endpoint) => shownPath(endpoint));
+  const ordered = [
+    ...shown.filter((path) => path.includes('{address}')),
+    ...shown.filter((path) => !path.includes('{address}') && path.includes('s{N}')),
+    ...shown.filter((path) => !path.includes('{address}') && !path.includes('s{N}')),
+  ];
   assert.is(
     noSuchEndpointMessage(ENDPOINTS),
-    'No such endpoint; the endpoints are /v1/address/{address}/portfolio, /v1/address/{address}/portfolio/daily, /v1/address/{address}/points, /v1/address/{address}/points/history, /v1/leaderboard/s{N} and /v1/seasons.',
+    `No such endpoint; the endpoints are ${ordered.slice(0, -1).join(', ')} and ${ordered.at(-1)}.`,
   );
 });
 
 const Added = suite('an endpoint added to a copy of the table');
 const { endpoints, unregister } = throwawayTable();
-const ADDED_404 =
-  'No such endpoint; the endpoints are /v1/address/{address}/portfolio, /v1/address/{address}/portfolio/daily, /v1/address/{address}/points, /v1/address/{address}/points/history, /v1/leaderboard/s{N}, /v1/seasons/s{N}/participants/count.json and /v1/seasons.';
+/** The 404 sentence with the throwaway, among the season's paths (after the product's). */
+const ADDED_404 = noSuchEndpointMessage(endpoints);
 let out = '';
 /** The throwaway's document of each season, as its file holds it. */
 const counts = new Map<number, string>();
@@ -52,6 +58,12 @@ const counts = new Map<number, string>();
  * loading, which takes a tree only as its build wrote it, takes them).
  */
 Added.before(async () => {
+  const seasonPaths = Object.values(endpoints)
+    .map((endpoint) => shownPath(endpoint))
+    .filter((path) => path.includes('s{N}') && !path.includes('{address}'));
+  assert.is(seasonPaths.at(-1), '/v1/seasons/s{N}/throwaway.json');
+  assert.match(ADDED_404, `${seasonPaths.join(', ')}`);
+  assert.is.not(ADDED_404, noSuchEndpointMessage(ENDPOINTS));
   out = (await build(API_TABLES)).out;
   const seasons = JSON.parse(fs.readFileSync(path.join(out, 'v1/seasons.json'), 'utf8')) as {
     seasons: { season: number; totalParticipants: number }[];
@@ -59,7 +71,7 @@ Added.before(async () => {
   const shard = { index: 1, count: 1 };
   let lines = '';
   for (const { season, totalParticipants } of seasons.seasons) {
-    const file = `v1/seasons/s${season}/participants/count.json`;
+    const file = `v1/seasons/s${season}/throwaway.json`;
     const text = JSON.stringify({ season, participants: totalParticipants });
     fs.mkdirSync(path.join(out, path.dirname(file)), { recursive: true });
     fs.writeFileSync(path.join(out, file), text);
@@ -90,13 +102,13 @@ for (const [runtime, start] of Object.entries(RUNTIMES)) {
     async () => {
       const host = await start();
       try {
-        const count = await request(host.url, '/v1/seasons/s2/participants/count.json');
+        const count = await request(host.url, '/v1/seasons/s2/throwaway.json');
         assert.is(count.status, 200);
         assert.is(count.text, counts.get(2));
         assert.is(count.headers['content-type'], 'application/json; charset=utf-8');
-        const unknown = await request(host.url, '/v1/seasons/s9/participants/count.json');
+        const unknown = await request(host.url, '/v1/seasons/s9/throwaway.json');
         assert.equal([unknown.status, unknown.json], [400, { error: 'The season "s9" is not a known season.' }]);
-        const malformed = await request(host.url, '/v1/seasons/two/participants/count.json');
+        const malformed = await request(host.url, '/v1/seasons/two/throwaway.json');
         assert.equal(
           [malformed.status, malformed.json],
           [400, { error: 'The season "two" is not s followed by a season number, e.g. s1.' }],
@@ -107,9 +119,9 @@ for (const [runtime, start] of Object.entries(RUNTIMES)) {
         assert.is((await request(host.url, '/v1/seasons')).text, fs.readFileSync(path.join(out, 'v1/seasons.json'), 'utf8'));
 
         const client = createClient({ baseUrl: host.url, endpoints: clientRoutes(endpoints) });
-        assert.equal(await client.participantCount!(1), JSON.parse(counts.get(1)!));
+        assert.equal(await client.throwaway!(1), JSON.parse(counts.get(1)!));
         assert.equal(await client.seasons!(), JSON.parse(fs.readFileSync(path.join(out, 'v1/seasons.json'), 'utf8')));
-        const refused = await client.participantCount!(9).catch((error: unknown) => error);
+        const refused = await client.throwaway!(9).catch((error: unknown) => error);
         assert.instance(refused, ApiError);
         assert.equal([(refused as ApiError).status, (refused as ApiError).error], [400, 'The season "s9" is not a known season.']);
       } finally {
@@ -122,7 +134,7 @@ for (const [runtime, start] of Object.entries(RUNTIMES)) {
 Added('the product, without it, does not answer it', async () => {
   const host = await startPreviewServer({ dir: out, port: 0, host: '127.0.0.1' });
   try {
-    const answer = await request(host.url, '/v1/seasons/s2/participants/count.json');
+    const answer = await request(host.url, '/v1/seasons/s2/throwaway.json');
     assert.equal([answer.status, answer.json], [404, { error: noSuchEndpointMessage(ENDPOINTS) }]);
   } finally {
     await host.close();
@@ -136,20 +148,20 @@ Added('listed in OpenAPI: its path, its season parameter, its 200 by its schema 
   };
   assert.equal(Object.keys(document.paths), [...Object.values(ENDPOINTS).map((endpoint) => endpoint.path), THROWAWAY_PATH]);
   const get = document.paths[THROWAWAY_PATH]!.get;
-  assert.is(get.operationId, 'getParticipantCount');
+  assert.is(get.operationId, 'getThrowaway');
   assert.equal(
     get.parameters.map((parameter) => parameter.name),
     ['season'],
   );
   assert.equal(get.responses['200'], {
-    description: 'the count',
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ParticipantCount' } } },
+    description: 'the document',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Throwaway' } } },
   });
   assert.equal(get.responses['400'], {
     description: 'malformed or unknown season',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   });
-  assert.ok(document.components.schemas.ParticipantCount);
+  assert.ok(document.components.schemas.Throwaway);
 });
 
 Added(
@@ -159,8 +171,8 @@ Added(
     const context = vm.createContext({});
     vm.runInContext(cloudFrontViewerRequest([1, 2], endpoints), context);
     const handle = (uri: string) => context.handler({ request: { method: 'GET', uri, querystring: {}, headers: {} } });
-    assert.is(handle('/v1/seasons/s2/participants/count.json').uri, '/v1/seasons/s2/participants/count.json');
-    const unknown = handle('/v1/seasons/s3/participants/count.json');
+    assert.is(handle('/v1/seasons/s2/throwaway.json').uri, '/v1/seasons/s2/throwaway.json');
+    const unknown = handle('/v1/seasons/s3/throwaway.json');
     assert.equal([unknown.statusCode, JSON.parse(unknown.body.data)], [400, { error: 'The season "s3" is not a known season.' }]);
     assert.equal(JSON.parse(handle('/v1/nothing').body.data), { error: ADDED_404 });
     // The product's endpoints are routed as before.

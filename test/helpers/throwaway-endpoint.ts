@@ -1,13 +1,13 @@
 /**
- * The endpoint table with one more endpoint, as a change would add it: a season's count of
- * participants, one shared file per season at its own path
- * (`/v1/seasons/{season}/participants/count.json`). test/endpoints.test.ts serves it from every
- * runtime; throwaway-worker.ts is the Worker made with it.
+ * The endpoint table with one more endpoint, as a change would add it: a season's throwaway
+ * document (its count of participants), one shared file per season at its own path
+ * (`/v1/seasons/{season}/throwaway.json`). test/endpoints.test.ts serves it from every runtime;
+ * throwaway-worker.ts is the Worker made with it.
  */
 import { z } from 'zod';
 import { ENDPOINTS, type Endpoint, type EndpointTable } from '../../schemas/endpoints.ts';
 
-export const THROWAWAY_PATH = '/v1/seasons/{season}/participants/count.json';
+export const THROWAWAY_PATH = '/v1/seasons/{season}/throwaway.json';
 
 /**
  * A copy of the product's table plus the throwaway endpoint. Its schema is registered under an
@@ -18,14 +18,14 @@ export function throwawayTable(): { endpoints: EndpointTable; unregister(): void
   const schema = z
     .object({ season: z.number().int().min(1), participants: z.number().int().nonnegative() })
     .strict()
-    .meta({ id: 'ParticipantCount' });
-  const participantCount: Endpoint = {
+    .meta({ id: 'Throwaway' });
+  const throwaway: Endpoint = {
     path: THROWAWAY_PATH,
     schema,
     noHistory: null,
     range: null,
-    client: "a season's count of participants.",
-    openApi: { operationId: 'getParticipantCount', summary: "A season's count of participants", answer: 'the count' },
+    client: "a season's throwaway document.",
+    openApi: { operationId: 'getThrowaway', summary: "A season's throwaway document", answer: 'the document' },
   };
-  return { endpoints: { ...ENDPOINTS, participantCount }, unregister: () => z.globalRegistry.remove(schema) };
+  return { endpoints: { ...ENDPOINTS, throwaway }, unregister: () => z.globalRegistry.remove(schema) };
 }
