@@ -10,9 +10,9 @@
  * folder, and the explorer's document types. docs/architecture.md, "Adding an endpoint".
  *
  * The table lives in schemas/ because every folder that needs it may import it: the Worker (no
- * Node module is reached from here), tree/, the explorer (its types), and the client (types only:
- * what its functions need at run time is the generated client/endpoints.ts, so that an app's
- * bundle carries neither zod nor this table).
+ * Node module is reached from here), tree/, the explorer (its types) and the client's validation.
+ * The client's functions take what they need from the generated client/endpoints.ts instead, so
+ * that an app's bundle carries neither zod nor this table (docs/decisions.md, "One endpoint table").
  */
 import type { z } from 'zod';
 import { DailyPortfolioSchema } from './daily-portfolio.ts';
