@@ -5,6 +5,7 @@ import { DateTime } from 'luxon';
 import { readTreeMeta } from '../tree/tree-meta.ts';
 import { parseLocation } from '../publish/location.ts';
 import type { SnapshotMeta } from '../schemas/meta.ts';
+import { ENDPOINTS, filled, PARAMETERS, parametersOf } from '../schemas/endpoints.ts';
 
 export function serveCommand(): Command {
   return new Command('serve')
@@ -93,14 +94,21 @@ function port(text: string): number {
   return value;
 }
 
-/** A few URLs to try: a wallet with sub-accounts, its last week of days, each season. */
+/**
+ * A URL to try for each endpoint (the endpoint table's, in its order): an address endpoint's for
+ * the example wallet (a wallet with sub-accounts), with its last week of days when it takes a
+ * range; a season endpoint's for each season.
+ */
 function printExamples(meta: SnapshotMeta, url: string): void {
-  const examples: string[] = [];
-  if (meta.exampleWallet) {
-    examples.push(`${url}/v1/address/${meta.exampleWallet}/portfolio`);
-    const range = meta.dailyAsOf ? `?from=${DateTime.fromISO(meta.dailyAsOf).minus({ days: 6 }).toISODate()}&to=${meta.dailyAsOf}` : '';
-    examples.push(`${url}/v1/address/${meta.exampleWallet}/portfolio/daily${range}`);
-  }
-  examples.push(...meta.seasons.map((season) => `${url}/v1/leaderboard/s${season}`));
+  const range = meta.dailyAsOf ? `?from=${DateTime.fromISO(meta.dailyAsOf).minus({ days: 6 }).toISODate()}&to=${meta.dailyAsOf}` : '';
+  const examples = Object.values(ENDPOINTS).flatMap((endpoint) => {
+    const kinds = parametersOf(endpoint.path);
+    if (kinds.includes('address') && !meta.exampleWallet) return [];
+    const seasons = kinds.includes('season') ? meta.seasons.map((season) => `${PARAMETERS.season.prefix}${season}`) : [null];
+    return seasons.map((season) => {
+      const path = filled(endpoint.path, { address: meta.exampleWallet ?? undefined, season: season ?? undefined });
+      return `${url}${path}${endpoint.range ? range : ''}`;
+    });
+  });
   process.stdout.write(`try:\n${examples.map((example) => `  ${example}`).join('\n')}\n`);
 }

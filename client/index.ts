@@ -1,27 +1,25 @@
 /**
  * `wallet-snapshot/client`: one typed function per `/v1` endpoint, for apps in browsers, Node 20+
  * and Workers (docs/api.md). It uses only web standards (`fetch`, `URL`) and imports nothing at
- * run time but its own modules: the document types come from the schemas the build writes with,
- * imported as types only, and the schemas themselves are loaded on demand when `validate` is on.
+ * run time but its own modules: the functions are made from the endpoint table's client part
+ * (endpoints.ts, written from schemas/endpoints.ts), the document types come from the schemas the
+ * build writes with, imported as types only, and the schemas themselves are loaded on demand when
+ * `validate` is on.
  */
-import type { DailyPortfolio } from '../schemas/daily-portfolio.ts';
-import type { Leaderboard } from '../schemas/leaderboard.ts';
-import type { PointsHistory } from '../schemas/points-history.ts';
-import type { PointsStanding } from '../schemas/points.ts';
-import type { PortfolioHistory } from '../schemas/portfolio-history.ts';
-import type { SeasonsIndex } from '../schemas/seasons.ts';
 import { type CallLimits, checkedTimeout } from './call-limits.ts';
+import { type EndpointFunctions, ROUTES } from './endpoints.ts';
 import { EtagMemory } from './etag-memory.ts';
 import { defaultBackoff, getDocument, type DocumentKind, type DocumentValidator, type FetchInit, type Transport } from './request.ts';
 
 export { ApiError, type ApiErrorKind } from './api-error.ts';
 export type { DocumentKind, DocumentValidator, FetchInit } from './request.ts';
-export type { BalanceSnapshot, PortfolioHistory } from '../schemas/portfolio-history.ts';
-export type { DailyPortfolio, DayRow, Position } from '../schemas/daily-portfolio.ts';
-export type { Leaderboard, LeaderboardEntry, Multiplier } from '../schemas/leaderboard.ts';
-export type { PointsStanding, SeasonStanding } from '../schemas/points.ts';
-export type { PointsHistory, PointsHistoryDay, SeasonHistory } from '../schemas/points-history.ts';
-export type { SeasonsIndex, SeasonSummary } from '../schemas/seasons.ts';
+export type * from './endpoints.ts';
+export type { BalanceSnapshot } from '../schemas/portfolio-history.ts';
+export type { DayRow, Position } from '../schemas/daily-portfolio.ts';
+export type { LeaderboardEntry, Multiplier } from '../schemas/leaderboard.ts';
+export type { SeasonStanding } from '../schemas/points.ts';
+export type { PointsHistoryDay, SeasonHistory } from '../schemas/points-history.ts';
+export type { SeasonSummary } from '../schemas/seasons.ts';
 
 /** A day: `YYYY-MM-DD` as given (the host judges it), or a `Date`, which stands for its UTC calendar day. */
 export type Day = string | Date;
@@ -77,24 +75,29 @@ export interface ClientOptions extends CallOptions {
    * `validate` cannot check them.
    */
   parse?: (text: string) => unknown;
+  /**
+   * The functions to make, by name: each one's path under the base, its arguments as `{name}`
+   * segments in order, and whether it takes a range of days. By default this version's endpoints
+   * (`Client`); a host serving more passes its own (the endpoint table's `clientRoutes`).
+   */
+  endpoints?: Record<string, Route>;
 }
 
-export interface Client {
-  /** `GET /v1/address/{address}/portfolio`: balance snapshots per chain and token. */
-  portfolio(address: string, options?: CallOptions): Promise<PortfolioHistory>;
-  /** `GET /v1/address/{address}/portfolio/daily`: end-of-day balances and values, within the range if given. */
-  daily(address: string, options?: RangeOptions): Promise<DailyPortfolio>;
-  /** `GET /v1/leaderboard/s{season}`: a season's top 100 and its multipliers. */
-  leaderboard(season: number, options?: CallOptions): Promise<Leaderboard>;
-  /** `GET /v1/address/{address}/points`: the wallet's standing in every season. */
-  points(address: string, options?: CallOptions): Promise<PointsStanding>;
-  /** `GET /v1/address/{address}/points/history`: per season, the wallet's points, total and rank of each day in the range. */
-  pointsHistory(address: string, options?: RangeOptions): Promise<PointsHistory>;
-  /** `GET /v1/seasons`: every known season. */
-  seasons(options?: CallOptions): Promise<SeasonsIndex>;
+/** What a function of the client asks for: its path under the base (`{name}` for each argument, in order), and whether it takes a range. */
+export interface Route {
+  path: string;
+  range: boolean;
 }
 
-export function createClient(options: ClientOptions): Client {
+/** One function per endpoint of this version (endpoints.ts, from the endpoint table). */
+export interface Client extends EndpointFunctions<CallOptions, RangeOptions> {}
+
+/** The functions of a client made for other endpoints: each takes its arguments, then its options. */
+export type RouteFunctions<Routes extends Record<string, Route>> = { [Name in keyof Routes]: (...args: unknown[]) => Promise<unknown> };
+
+export function createClient(options: ClientOptions & { endpoints?: undefined }): Client;
+export function createClient<Routes extends Record<string, Route>>(options: ClientOptions & { endpoints: Routes }): RouteFunctions<Routes>;
+export function createClient(options: ClientOptions): Client | RouteFunctions<Record<string, Route>> {
   const base = baseOf(options.baseUrl);
   const retries = options.retries ?? 2;
   if (!Number.isInteger(retries) || retries < 0) {
@@ -116,23 +119,28 @@ export function createClient(options: ClientOptions): Client {
     validate: typeof options.validate === 'function' ? options.validate : options.validate ? validateOnDemand() : null,
   };
   // Every call is async: an argument it judges wrong rejects its promise, before any request.
-  const get = async <T>(kind: DocumentKind, path: string, call: CallOptions | undefined, range?: DayRange): Promise<T> => {
+  const get = async (kind: DocumentKind, path: string, call: CallOptions | undefined, range?: DayRange): Promise<unknown> => {
     const query = rangeQuery(range);
     const limits: CallLimits = {
       timeout: call?.timeout === undefined ? timeout : checkedTimeout(call.timeout, "the call's timeout"),
       signals: [signal, checkedSignal(call?.signal, "the call's signal")].filter((each) => each !== undefined),
     };
-    return (await getDocument(transport, new URL(path, base).href + query, kind, limits)) as T;
+    return getDocument(transport, new URL(path, base).href + query, kind, limits);
   };
-  const address = (value: string) => `v1/address/${encodeURIComponent(value)}`;
-  return {
-    portfolio: (wallet, call) => get('portfolio', `${address(wallet)}/portfolio`, call),
-    daily: (wallet, range) => get('daily', `${address(wallet)}/portfolio/daily`, range, range),
-    leaderboard: (season, call) => get('leaderboard', `v1/leaderboard/s${encodeURIComponent(String(season))}`, call),
-    points: (wallet, call) => get('points', `${address(wallet)}/points`, call),
-    pointsHistory: (wallet, range) => get('pointsHistory', `${address(wallet)}/points/history`, range, range),
-    seasons: (call) => get('seasons', 'v1/seasons', call),
-  };
+  // Each function: its arguments put in its path, in order, then its options (and range).
+  const functions: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const [kind, route] of Object.entries(options.endpoints ?? ROUTES)) {
+    const segments = route.path.match(/\{\w+\}/g) ?? [];
+    functions[kind] = async (...args) => {
+      const call = args[segments.length] as RangeOptions | undefined;
+      let path: string = route.path;
+      segments.forEach((segment, i) => {
+        path = path.replace(segment, encodeURIComponent(String(args[i])));
+      });
+      return get(kind as DocumentKind, path, call, route.range ? call : undefined);
+    };
+  }
+  return functions as Client | RouteFunctions<Record<string, Route>>;
 }
 
 /** A signal as given, or undefined; anything else is refused (a call would otherwise never stop when asked). */

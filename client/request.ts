@@ -6,9 +6,11 @@
  */
 import { ApiError, serverSentence } from './api-error.ts';
 import { type CallLimits, pause, withinLimits } from './call-limits.ts';
+import type { ROUTES } from './endpoints.ts';
 import type { EtagMemory } from './etag-memory.ts';
 
-export type DocumentKind = 'portfolio' | 'daily' | 'leaderboard' | 'points' | 'pointsHistory' | 'seasons';
+/** Which document a call asks for: the name of its function. */
+export type DocumentKind = keyof typeof ROUTES;
 
 /** Rejects (with an ApiError) when `document`, answered at `url`, is not a `kind` document. */
 export type DocumentValidator = (kind: DocumentKind, document: unknown, url: string) => Promise<void>;

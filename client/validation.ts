@@ -4,28 +4,15 @@
  * validate never loads zod or the schemas (a bundler that splits code puts them in a chunk of their
  * own).
  */
-import type { z } from 'zod';
-import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
-import { LeaderboardSchema } from '../schemas/leaderboard.ts';
-import { PointsHistorySchema } from '../schemas/points-history.ts';
-import { PointsStandingSchema } from '../schemas/points.ts';
-import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
-import { SeasonsIndexSchema } from '../schemas/seasons.ts';
+import { ENDPOINTS, type EndpointTable } from '../schemas/endpoints.ts';
 import { ApiError } from './api-error.ts';
-import type { DocumentKind, DocumentValidator } from './request.ts';
-
-const SCHEMAS: Record<DocumentKind, z.ZodType> = {
-  portfolio: PortfolioHistorySchema,
-  daily: DailyPortfolioSchema,
-  leaderboard: LeaderboardSchema,
-  points: PointsStandingSchema,
-  pointsHistory: PointsHistorySchema,
-  seasons: SeasonsIndexSchema,
-};
+import type { DocumentValidator } from './request.ts';
 
 /** Throws an ApiError naming the first few places where `document` is not a `kind` document. */
 export const validateDocument: DocumentValidator = async (kind, document, url) => {
-  const result = SCHEMAS[kind].safeParse(document);
+  const endpoint = (ENDPOINTS as EndpointTable)[kind];
+  if (!endpoint) throw new Error(`validate: the endpoint table has no ${kind} document to check it against`);
+  const result = endpoint.schema.safeParse(document);
   if (result.success) return;
   const issues = result.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(the document)'}: ${issue.message}`);
   const more = result.error.issues.length > 3 ? `; and ${result.error.issues.length - 3} more` : '';

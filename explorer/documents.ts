@@ -1,13 +1,11 @@
 /**
  * The shapes of the /v1 documents as the page holds them: every JSON number kept as its exact
  * text (a LosslessNumber), because balances carry more digits than a double and the page shows
- * them exactly as the JSON writes them. The shapes come from the response schemas; only the
- * numbers' type differs.
+ * them exactly as the JSON writes them. Each is its endpoint's document (the endpoint table,
+ * schemas/endpoints.ts); only the numbers' type differs.
  */
 import type { LosslessNumber } from 'lossless-json';
-import type { DailyPortfolio } from '../schemas/daily-portfolio.ts';
-import type { Leaderboard } from '../schemas/leaderboard.ts';
-import type { PortfolioHistory } from '../schemas/portfolio-history.ts';
+import type { DocumentOf, EndpointName } from '../schemas/endpoints.ts';
 
 export type ExactNumbers<T> = T extends number
   ? LosslessNumber
@@ -17,36 +15,16 @@ export type ExactNumbers<T> = T extends number
       ? { [Key in keyof T]: ExactNumbers<T[Key]> }
       : T;
 
-export type ExactDailyPortfolio = ExactNumbers<DailyPortfolio>;
+/** The document of an endpoint, with exact numbers. */
+export type ExactDocument<Name extends EndpointName> = ExactNumbers<DocumentOf<Name>>;
+
+export type ExactPortfolioHistory = ExactDocument<'portfolio'>;
+export type ExactDailyPortfolio = ExactDocument<'daily'>;
 export type ExactDayRow = ExactDailyPortfolio['days'][number];
-export type ExactLeaderboard = ExactNumbers<Leaderboard>;
-export type ExactPortfolioHistory = ExactNumbers<PortfolioHistory>;
-
-/** `GET /v1/seasons` (v1.2): every known season with the values of its leaderboard. */
-export interface ExactSeasons {
-  seasons: { season: LosslessNumber; asOf: string | null; frozen: boolean; totalParticipants: LosslessNumber }[];
-}
-
-/** `GET /v1/address/{address}/points` (v1.2): the wallet's standing in each season it takes part in. */
-export interface ExactPointsStanding {
-  seasons: {
-    season: LosslessNumber;
-    asOf: string | null;
-    rank: LosslessNumber;
-    totalPoints: LosslessNumber;
-    dailyRate: LosslessNumber;
-    totalParticipants: LosslessNumber;
-  }[];
-}
-
-/** `GET /v1/address/{address}/points/history` (v1.3): per season, the wallet's points, total and rank of each day. */
-export interface ExactPointsHistory {
-  seasons: {
-    season: LosslessNumber;
-    asOf: string;
-    days: { date: string; points: LosslessNumber; totalPoints: LosslessNumber; rank: LosslessNumber | null }[];
-  }[];
-}
+export type ExactLeaderboard = ExactDocument<'leaderboard'>;
+export type ExactPointsStanding = ExactDocument<'points'>;
+export type ExactPointsHistory = ExactDocument<'pointsHistory'>;
+export type ExactSeasons = ExactDocument<'seasons'>;
 
 /** What the build writes into index.html: facts about the whole snapshot that no /v1 document states. */
 export interface SnapshotFacts {

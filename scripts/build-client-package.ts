@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { CLIENT_ENDPOINTS_FILE, clientEndpointsText } from './client-endpoints.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGE = path.join(ROOT, 'packages', 'client');
@@ -25,6 +26,11 @@ if (manifest.version !== whole.version) {
   throw new Error(
     `packages/client/package.json has version ${manifest.version}, wallet-snapshot ${whole.version}: the two ship the same client, give them one version`,
   );
+}
+
+// The client's functions are the endpoint table's: a client/endpoints.ts the table would not write is not shipped.
+if (fs.readFileSync(CLIENT_ENDPOINTS_FILE, 'utf8') !== (await clientEndpointsText())) {
+  throw new Error('client/endpoints.ts is not what the endpoint table (schemas/endpoints.ts) makes: run npm run endpoints');
 }
 
 /** The compiler options of the whole package's build (tsconfig.build.json). */

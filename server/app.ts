@@ -14,34 +14,29 @@ import { cors } from 'hono/cors';
 import { compress } from 'hono/compress';
 import { getMimeType } from 'hono/utils/mime';
 import fresh from 'fresh';
-import { ADDRESS_PATTERN, isRealCalendarDate, SEASON_SEGMENT_PATTERN } from '../schemas/common.ts';
+import { isRealCalendarDate } from '../schemas/common.ts';
 import {
-  dailyFile,
-  EXPLORER_DIR,
-  EXPLORER_PAGE,
-  leaderboardFile,
-  NO_HISTORY_DAILY_FILE,
-  NO_HISTORY_POINTS_FILE,
-  NO_HISTORY_POINTS_HISTORY_FILE,
-  NO_HISTORY_PORTFOLIO_FILE,
-  OPENAPI_FILE,
-  pointsFile,
-  pointsHistoryFile,
-  portfolioFile,
-  SEASONS_FILE,
-} from '../tree/layout.ts';
+  ENDPOINTS,
+  type Endpoint,
+  type EndpointTable,
+  fileTemplate,
+  filled,
+  noHistoryFile,
+  noSuchEndpointMessage,
+  PARAMETERS,
+  type ParameterName,
+  parametersOf,
+  type RangeFilter,
+  say,
+} from '../schemas/endpoints.ts';
+import { EXPLORER_DIR, EXPLORER_PAGE, OPENAPI_FILE } from '../tree/layout.ts';
 import { ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, DOCUMENT_CACHE_CONTROL, JSON_CONTENT_TYPE } from '../tree/http-headers.ts';
-import { filterDaily } from '../tree/daily-rows.ts';
-import { filterPointsHistory } from './points-history-range.ts';
 import { gunzip } from './gunzip.ts';
 import { errorResponse, methodNotAllowedMessage, weakEtag } from './responses.ts';
 import { StoreUnavailableError, type StoredFile, type TreeStore } from './store.ts';
 
 /** Longest request target (path and query) accepted, in characters. */
 export const MAX_URL_LENGTH = 4096;
-
-const ENDPOINTS =
-  '/v1/address/{address}/portfolio, /v1/address/{address}/portfolio/daily, /v1/address/{address}/points, /v1/address/{address}/points/history, /v1/leaderboard/s{N} and /v1/seasons';
 
 export interface HostOptions {
   /**
@@ -50,10 +45,15 @@ export interface HostOptions {
    * already compressed one again).
    */
   compression: 'handler' | 'runtime';
+  /** The endpoints to answer (schemas/endpoints.ts): the product's by default; a test gives a copy with one more. */
+  endpoints?: EndpointTable;
 }
 
 export function createApp(store: TreeStore, host: HostOptions = { compression: 'handler' }): Hono {
   const app = new Hono({ strict: true });
+  const endpoints = host.endpoints ?? ENDPOINTS;
+  const noSuchEndpoint = noSuchEndpointMessage(endpoints);
+  const notFound = () => errorResponse(404, noSuchEndpoint);
 
   const preflight = cors({ origin: '*', allowMethods: [...ALLOWED_METHODS], maxAge: CORS_MAX_AGE_SECONDS });
   app.use(async (c, next) => {
@@ -74,50 +74,11 @@ export function createApp(store: TreeStore, host: HostOptions = { compression: '
   const compression = host.compression === 'handler' ? compress({ threshold: 0 }) : runtimeCompression;
   app.use((c, next) => (acceptsGzip(c.req.header('Accept-Encoding')) ? compression(c, next) : next()));
 
-  const address = (c: Context): string | Response => {
-    const value = c.req.param('address') ?? '';
-    if (!ADDRESS_PATTERN.test(value)) return badRequest(`The address "${truncate(value)}" is not 0x followed by 40 hex digits.`);
-    return value.toLowerCase();
-  };
-
-  app.get('/v1/address/:address/portfolio', async (c) => {
-    const wallet = address(c);
-    if (typeof wallet !== 'string') return wallet;
-    return documentOrFallback(c, store, portfolioFile(wallet), NO_HISTORY_PORTFOLIO_FILE);
+  for (const [name, endpoint] of Object.entries(endpoints)) routeEndpoint(app, store, name, endpoint, notFound);
+  app.get(`/${OPENAPI_FILE}`, async (c) => {
+    const file = await (await store.open()).read(OPENAPI_FILE);
+    return file ? storedResponse(c, file, JSON_CONTENT_TYPE) : notFound();
   });
-
-  app.get('/v1/address/:address/portfolio/daily', async (c) => {
-    const wallet = address(c);
-    if (typeof wallet !== 'string') return wallet;
-    return documentInRange(c, store, dailyFile(wallet), NO_HISTORY_DAILY_FILE, filterDaily);
-  });
-
-  app.get('/v1/address/:address/points', async (c) => {
-    const wallet = address(c);
-    if (typeof wallet !== 'string') return wallet;
-    return documentOrFallback(c, store, pointsFile(wallet), NO_HISTORY_POINTS_FILE);
-  });
-
-  app.get('/v1/address/:address/points/history', async (c) => {
-    const wallet = address(c);
-    if (typeof wallet !== 'string') return wallet;
-    return documentInRange(c, store, pointsHistoryFile(wallet), NO_HISTORY_POINTS_HISTORY_FILE, filterPointsHistory);
-  });
-
-  const seasonRequired = () => badRequest('The season segment is required, e.g. /v1/leaderboard/s1.');
-  app.get('/v1/leaderboard', seasonRequired);
-  app.get('/v1/leaderboard/', seasonRequired);
-  app.get('/v1/leaderboard/:season', async (c) => {
-    const season = c.req.param('season');
-    if (!SEASON_SEGMENT_PATTERN.test(season))
-      return badRequest(`The season "${truncate(season)}" is not s followed by a season number, e.g. s1.`);
-    const file = await (await store.open()).read(leaderboardFile(Number(season.slice(1))));
-    if (!file) return badRequest(`The season "${season}" is not a known season.`);
-    return storedResponse(c, file, JSON_CONTENT_TYPE);
-  });
-
-  app.get('/v1/seasons', (c) => documentOrFallback(c, store, SEASONS_FILE, null));
-  app.get('/v1/openapi.json', (c) => documentOrFallback(c, store, OPENAPI_FILE, null));
 
   // The explorer page and its assets (their own content types, not JSON).
   const staticFile = async (c: Context, path: string) => {
@@ -140,6 +101,44 @@ export function createApp(store: TreeStore, host: HostOptions = { compression: '
     return errorResponse(500, 'The server failed to answer this request.');
   });
   return app;
+}
+
+/**
+ * An endpoint's routes, from its row of the table: each path parameter checked by its kind (a 400
+ * naming the segment), then the file its normal segments name, cut to `from`/`to` when the
+ * endpoint takes them. A missing file is the endpoint's no-history answer when it has one (a 503
+ * when that is missing too: the tree is incomplete), else the parameter's 400 for a value that
+ * names nothing (an unknown season), else a 404. A path ending in a parameter of a kind that says
+ * so answers its 400 when the segment is left out (`/v1/leaderboard`).
+ */
+function routeEndpoint(app: Hono, store: TreeStore, name: string, endpoint: Endpoint, notFound: () => Response): void {
+  const kinds = parametersOf(endpoint.path);
+  const last = /\{(\w+)\}$/.exec(endpoint.path)?.[1] as ParameterName | undefined;
+  const leftOut = last === undefined ? null : PARAMETERS[last].missing;
+  if (leftOut !== null) {
+    const parent = endpoint.path.slice(0, endpoint.path.lastIndexOf('/'));
+    const required = () => badRequest(say(leftOut, `${parent}/${PARAMETERS[last!].example}`));
+    app.get(parent, required);
+    app.get(`${parent}/`, required);
+  }
+  const file = fileTemplate(endpoint);
+  const noHistory = endpoint.noHistory === null ? null : noHistoryFile(name);
+  const unknownKind = kinds.find((kind) => PARAMETERS[kind].unknown !== null);
+  app.get(endpoint.path.replace(/\{(\w+)\}/g, ':$1'), async (c) => {
+    const segments: Partial<Record<ParameterName, string>> = {};
+    for (const kind of kinds) {
+      const segment = c.req.param(kind) ?? '';
+      if (!PARAMETERS[kind].pattern.test(segment)) return badRequest(say(PARAMETERS[kind].invalid, truncate(segment)));
+      segments[kind] = PARAMETERS[kind].normal(segment);
+    }
+    const missing: Missing = () => {
+      if (noHistory !== null) return snapshotMissing();
+      const unknown = unknownKind === undefined ? null : PARAMETERS[unknownKind].unknown;
+      return unknown ? badRequest(say(unknown.sentence, c.req.param(unknownKind!) ?? '')) : notFound();
+    };
+    if (endpoint.range) return documentInRange(c, store, filled(file, segments), noHistory, endpoint.range.filter, missing);
+    return documentOrFallback(c, store, filled(file, segments), noHistory, missing);
+  });
 }
 
 /**
@@ -194,11 +193,20 @@ function notModified(c: Context, headers: Record<string, string>): Response | nu
   return new Response(null, { status: 304, headers: kept });
 }
 
+/** The answer when neither the document nor its no-history answer is in the tree. */
+type Missing = () => Response;
+
 /** The document at `path`, else the one at `fallback` (the no-history answers). */
-async function documentOrFallback(c: Context, store: TreeStore, path: string, fallback: string | null): Promise<Response> {
+async function documentOrFallback(
+  c: Context,
+  store: TreeStore,
+  path: string,
+  fallback: string | null,
+  missing: Missing,
+): Promise<Response> {
   const tree = await store.open();
   const file = (await tree.read(path)) ?? (fallback === null ? null : await tree.read(fallback));
-  if (!file) return fallback === null ? notFound() : snapshotMissing();
+  if (!file) return missing();
   return storedResponse(c, file, JSON_CONTENT_TYPE);
 }
 
@@ -211,15 +219,16 @@ async function documentInRange(
   c: Context,
   store: TreeStore,
   path: string,
-  fallback: string,
-  filter: (document: Uint8Array, from: string | null, to: string | null) => Uint8Array<ArrayBuffer>,
+  fallback: string | null,
+  filter: RangeFilter,
+  missing: Missing,
 ): Promise<Response> {
   const range = dateRange(new URL(c.req.url).search.slice(1));
   if ('error' in range) return badRequest(range.error);
-  if (range.from === null && range.to === null) return documentOrFallback(c, store, path, fallback);
+  if (range.from === null && range.to === null) return documentOrFallback(c, store, path, fallback, missing);
   const tree = await store.open();
-  const file = (await tree.read(path)) ?? (await tree.read(fallback));
-  if (!file) return snapshotMissing();
+  const file = (await tree.read(path)) ?? (fallback === null ? null : await tree.read(fallback));
+  if (!file) return missing();
   const options = {
     etag: weakEtag(`${file.digest.slice(0, 32)}-${range.from ?? ''}-${range.to ?? ''}`),
     modified: file.modified,
@@ -308,7 +317,6 @@ export function dateRange(query: string): { from: string | null; to: string | nu
 }
 
 const badRequest = (message: string) => errorResponse(400, message);
-const notFound = () => errorResponse(404, `No such endpoint; the endpoints are ${ENDPOINTS}.`);
 /** A tree without its shared files (being replaced by hand, or not a snapshot tree). */
 const snapshotMissing = () =>
   errorResponse(503, 'The snapshot tree is incomplete or being replaced; retry shortly.', { 'Retry-After': '1' });

@@ -9,19 +9,22 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { createApp } from './app.ts';
+import type { EndpointTable } from '../schemas/endpoints.ts';
 import { LocalTreeStore } from './local-store.ts';
 import { errorBody, errorHeaders, methodNotAllowedMessage } from './responses.ts';
 import { ALLOWED_METHODS } from '../tree/http-headers.ts';
 
 export interface ServerOptions {
   dir: string;
+  /** The endpoints to answer (schemas/endpoints.ts): the product's by default. */
+  endpoints?: EndpointTable;
 }
 
 /** Node's limit on the request line and headers together (its default, stated here to be said in errors). */
 const MAX_HEADER_BYTES = 16 * 1024;
 
 export function createPreviewServer(options: ServerOptions): http.Server {
-  const app = createApp(new LocalTreeStore(options.dir));
+  const app = createApp(new LocalTreeStore(options.dir), { compression: 'handler', endpoints: options.endpoints });
   const listener = getRequestListener(app.fetch, {
     // A request the adapter cannot turn into a URL (no Host, a malformed Host or path).
     errorHandler: (error) =>

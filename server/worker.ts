@@ -4,6 +4,7 @@
  * prefix given to `publish --to s3://BUCKET/PREFIX` (empty for the bucket's root).
  */
 import type { Hono } from 'hono';
+import type { EndpointTable } from '../schemas/endpoints.ts';
 import { createApp } from './app.ts';
 import { R2TreeStore, type CacheLike, type R2BucketLike } from './r2-store.ts';
 
@@ -16,27 +17,28 @@ export interface Env {
   TREE_HELD_INDEX?: string;
 }
 
-/** One app per isolate and binding: the store keeps the pointer between requests. */
-let current: { bucket: R2BucketLike; prefix: string; app: Hono } | null = null;
-
 /** The colo's cache of tree files (r2-store.ts), where the runtime has the Cache API. */
 declare const caches: { open(name: string): Promise<CacheLike> } | undefined;
 const CACHE_NAME = 'wallet-snapshot-tree';
 
-export default {
-  async fetch(request: Request, env: Env, context: unknown): Promise<Response> {
-    const prefix = normalisedPrefix(env.TREE_PREFIX);
-    if (!current || current.bucket !== env.TREE || current.prefix !== prefix) {
-      const cache = env.TREE_CACHE === 'off' || typeof caches === 'undefined' ? null : await caches.open(CACHE_NAME);
-      current = {
-        bucket: env.TREE,
-        prefix,
-        app: createApp(new R2TreeStore(env.TREE, prefix, cache, env.TREE_HELD_INDEX === 'off' ? 0 : undefined), { compression: 'runtime' }),
-      };
-    }
-    return current.app.fetch(request, env, context as never);
-  },
-};
+/** The Worker answering `endpoints` (the endpoint table: the product's by default; a test's Worker gives a copy with one more). */
+export function workerFor(endpoints?: EndpointTable) {
+  /** One app per isolate and binding: the store keeps the pointer between requests. */
+  let current: { bucket: R2BucketLike; prefix: string; app: Hono } | null = null;
+  return {
+    async fetch(request: Request, env: Env, context: unknown): Promise<Response> {
+      const prefix = normalisedPrefix(env.TREE_PREFIX);
+      if (!current || current.bucket !== env.TREE || current.prefix !== prefix) {
+        const cache = env.TREE_CACHE === 'off' || typeof caches === 'undefined' ? null : await caches.open(CACHE_NAME);
+        const store = new R2TreeStore(env.TREE, prefix, cache, env.TREE_HELD_INDEX === 'off' ? 0 : undefined);
+        current = { bucket: env.TREE, prefix, app: createApp(store, { compression: 'runtime', endpoints }) };
+      }
+      return current.app.fetch(request, env, context as never);
+    },
+  };
+}
+
+export default workerFor();
 
 function normalisedPrefix(prefix: string | undefined): string {
   const trimmed = (prefix ?? '').replace(/^\/+|\/+$/g, '');

@@ -38,6 +38,20 @@ test('a daily document with another asOf, a missing leaderboard, an upper-case f
   assert.match(text, '_snapshot/no-history/portfolio.json: does not match its schema');
 });
 
+test("a wallet's folder holds every file of a wallet with history, of a participant, or of both, and nothing else (the endpoint table's)", async () => {
+  const built = await sampleTree();
+  const rule =
+    'must hold exactly the files of a wallet with balance history (portfolio.json, portfolio/daily.json), of a participant of a season (points.json, points/history.json), or of both';
+  // A participant without its points history; a wallet with history and one file more.
+  fs.rmSync(path.join(built.out, `v1/address/${A}/points/history.json`));
+  fs.writeFileSync(path.join(built.out, `v1/address/${B}/portfolio/weekly.json`), '{}');
+  const { failures } = await verifyTree(built.out, { threads: 0 });
+  assert.ok(failures.includes(`v1/address/${A}: ${rule}`), failures.join('\n'));
+  assert.ok(failures.includes(`v1/address/${B}: ${rule}`), failures.join('\n'));
+  // Each folder that breaks the rule fails once for it; what it does hold is still read and checked.
+  assert.is(failures.filter((failure) => failure.endsWith(rule)).length, 2);
+});
+
 test('a file the system will not read is "unreadable" with the system\'s words, not "missing" (a folder in its place: EISDIR, which holds for root too)', async () => {
   const built = await sampleTree();
   // A document of a wallet (checked in a thread when there are many), a shared document, and a

@@ -2,28 +2,19 @@
  * `verify` for the wallet folders, a batch at a time, in a verify thread (verify-thread.ts) or in
  * the main thread for a small tree: each folder against its lines of the build's record (every
  * byte as written, nothing extra, nothing missing), each document against its schema and its exact
- * number texts, and the rules within a wallet: lower-case address folders holding exactly their
- * two documents (and a participant's points file), the daily document's days and values, and its
+ * number texts, and the rules within a wallet: lower-case address folders holding exactly the
+ * files of a wallet with balance history, of a participant of a season, or of both (the endpoint
+ * table's address endpoints, tree/layout.ts), the daily document's days and values, and its
  * rows read off the wallet's own history. The points files are checked against the leaderboards
  * here; what the rules across all wallets need goes back to the main thread (verify-points.ts).
  */
 import type { z } from 'zod';
-import { DailyPortfolioSchema, type DailyPortfolio } from '../schemas/daily-portfolio.ts';
-import { PortfolioHistorySchema, type PortfolioHistory } from '../schemas/portfolio-history.ts';
-import { PointsStandingSchema } from '../schemas/points.ts';
+import type { DailyPortfolio } from '../schemas/daily-portfolio.ts';
+import type { PortfolioHistory } from '../schemas/portfolio-history.ts';
 import type { Leaderboard } from '../schemas/leaderboard.ts';
 import { TOKEN_KEYS, type TokenKey } from '../schemas/token-keys.ts';
-import { PointsHistorySchema } from '../schemas/points-history.ts';
-import {
-  ADDRESS_DIR,
-  POINTS_FILE_NAME,
-  POINTS_HISTORY_DIR_NAME,
-  POINTS_HISTORY_FILE_NAME,
-  dailyFile,
-  pointsFile,
-  pointsHistoryFile,
-  portfolioFile,
-} from './layout.ts';
+import { ENDPOINTS, type EndpointName, WALLET_GROUPS, type WalletGroup } from '../schemas/endpoints.ts';
+import { ADDRESS_DIR, WALLET_FILES, dailyFile, pointsFile, pointsHistoryFile, portfolioFile, walletFile } from './layout.ts';
 import { verifyPointsHistory } from './verify-points-history.ts';
 import { RecordedFolder } from './verify-manifest.ts';
 import { folderFiles, PathListing, type TreeEntry, type TreeFiles } from './tree-files.ts';
@@ -136,37 +127,55 @@ export class WalletChecker {
       fail(`${folder}: not a lower-case address folder`);
       return;
     }
-    const allNames = (list(folder) ?? []).map((entry) => entry.name);
-    const names = allNames.filter((name) => name !== POINTS_FILE_NAME && name !== POINTS_HISTORY_DIR_NAME);
-    const isParticipant = allNames.includes(POINTS_FILE_NAME);
-    if (isParticipant || allNames.includes(POINTS_HISTORY_DIR_NAME)) {
-      // A participant's points file has its points history beside it (points/history.json), and only it.
-      const historyNames = allNames.includes(POINTS_HISTORY_DIR_NAME)
-        ? (list(`${folder}/${POINTS_HISTORY_DIR_NAME}`) ?? []).map((entry) => entry.name)
-        : [];
-      if (!isParticipant || historyNames.join() !== POINTS_HISTORY_FILE_NAME) {
-        fail(`${folder}: a participant's folder holds points.json and points/history.json, and only a participant's`);
-      }
-      const standing = isParticipant ? read(pointsFile(address), PointsStandingSchema) : null;
+    const { held, present } = heldFiles(folder, list, fail);
+    // Each document the folder holds is read, once the folder's rule is checked (a missing one broke it).
+    const holds = (name: EndpointName) => present.has(walletFile(name).file);
+    if (held.has('participant')) {
+      const standing = holds('points') ? read(pointsFile(address), ENDPOINTS.points.schema) : null;
       if (standing) this.points.checkWallet(address, standing.value);
-      const pointsHistory = historyNames.includes(POINTS_HISTORY_FILE_NAME)
-        ? read(pointsHistoryFile(address), PointsHistorySchema, false)
-        : null;
+      const pointsHistory = holds('pointsHistory') ? read(pointsHistoryFile(address), ENDPOINTS.pointsHistory.schema, false) : null;
       if (standing && pointsHistory) verifyPointsHistory(pointsHistoryFile(address), pointsHistory.value, standing.value, fail);
-      // A participant without balance history: its folder holds its points files only.
-      if (names.length === 0) return;
     }
-    const portfolioNames = names.includes('portfolio') ? (list(`${folder}/portfolio`) ?? []).map((entry) => entry.name) : [];
-    if (names.join() !== 'portfolio,portfolio.json' || portfolioNames.join() !== 'daily.json') {
-      fail(`${folder}: must hold exactly portfolio.json and portfolio/daily.json (and points.json for a participant of a season)`);
+    if (held.has('history')) {
+      const history = holds('portfolio') ? read(portfolioFile(address), ENDPOINTS.portfolio.schema) : null;
+      const daily = holds('daily') ? read(dailyFile(address), ENDPOINTS.daily.schema) : null;
+      if (history) checkHistory(portfolioFile(address), history.value, fail);
+      if (daily) checkDaily(dailyFile(address), daily.value, this.context.dailyAsOf, fail);
+      if (history && Object.keys(history.value).length === 0) fail(`${portfolioFile(address)}: a wallet without history has no files`);
+      if (history && daily) checkDailyAgainstHistory(dailyFile(address), history, daily, fail);
     }
-    const history = read(portfolioFile(address), PortfolioHistorySchema);
-    const daily = read(dailyFile(address), DailyPortfolioSchema);
-    if (history) checkHistory(portfolioFile(address), history.value, fail);
-    if (daily) checkDaily(dailyFile(address), daily.value, this.context.dailyAsOf, fail);
-    if (history && Object.keys(history.value).length === 0) fail(`${portfolioFile(address)}: a wallet without history has no files`);
-    if (history && daily) checkDailyAgainstHistory(dailyFile(address), history, daily, fail);
   }
+}
+
+/** The files of each group of wallets in a wallet's folder (tree/layout.ts, from the endpoint table). */
+const GROUP_FILES = new Map<WalletGroup, string[]>();
+for (const { file, wallets } of WALLET_FILES) GROUP_FILES.set(wallets, [...(GROUP_FILES.get(wallets) ?? []), file]);
+const FILE_FOLDERS = new Set(WALLET_FILES.map((one) => one.folder).filter((folder) => folder !== ''));
+const FOLDER_RULE = `must hold exactly the files of ${[...GROUP_FILES]
+  .map(([group, files]) => `${WALLET_GROUPS[group]} (${files.join(', ')})`)
+  .join(', of ')}, or of both`;
+
+/**
+ * The files in a wallet's folder (paths inside it), and the groups of wallets whose files they
+ * are: a folder holds every file of one group or more (a wallet with balance history, a
+ * participant of a season), and nothing else. A folder that breaks the rule fails once.
+ */
+function heldFiles(
+  folder: string,
+  list: (folder: string) => TreeEntry[] | null,
+  fail: Fail,
+): { held: Set<WalletGroup>; present: Set<string> } {
+  const present = new Set<string>();
+  for (const entry of list(folder) ?? []) {
+    // By name: an entry where a file should be is read as one (and is unreadable if it is a folder).
+    if (entry.isDirectory() && FILE_FOLDERS.has(entry.name)) {
+      for (const inner of list(`${folder}/${entry.name}`) ?? []) present.add(`${entry.name}/${inner.name}`);
+    } else present.add(entry.name);
+  }
+  const held = new Set([...GROUP_FILES].filter(([, files]) => files.some((file) => present.has(file))).map(([group]) => group));
+  const expected = [...held].flatMap((group) => GROUP_FILES.get(group)!);
+  if (held.size === 0 || expected.length !== present.size || expected.some((file) => !present.has(file))) fail(`${folder}: ${FOLDER_RULE}`);
+  return { held, present };
 }
 
 /** The text of the balance of `holder`, the `index`-th balance of its document. */

@@ -17,16 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { AssembledBatch } from './document-thread.ts';
-import {
-  ADDRESS_DIR,
-  dailyFile,
-  POINTS_FILE_NAME,
-  POINTS_HISTORY_DIR_NAME,
-  POINTS_HISTORY_FILE_NAME,
-  pointsFile,
-  pointsHistoryFile,
-  portfolioFile,
-} from '../../tree/layout.ts';
+import { ADDRESS_DIR, dailyFile, pointsFile, pointsHistoryFile, portfolioFile, walletFile } from '../../tree/layout.ts';
 import { toCrossing, type CrossingError } from '../../core/errors.ts';
 import { PackFileWriter, type PackFacts } from './pack-file-writer.ts';
 
@@ -82,10 +73,16 @@ let manifest = false;
 /** The document threads' ports of the current build. */
 let documentPorts: MessagePort[] = [];
 
+/** Each document's file inside its wallet's folder (tree/layout.ts, from the endpoint table). */
+const PORTFOLIO = walletFile('portfolio');
+const DAILY = walletFile('daily');
+const POINTS = walletFile('points');
+const POINTS_HISTORY = walletFile('pointsHistory');
+
 /**
- * A batch the document threads assembled: each wallet's folder and its `portfolio` folder, then its
- * two files (the layout of tree/layout.ts); or each participant's `points/history.json`, beside the
- * points file the points stage wrote (so its folder exists).
+ * A batch the document threads assembled: each wallet's folder and the daily document's folder
+ * in it, then its two files; or each participant's points history, beside the points file the
+ * points stage wrote (so the wallet's folder exists).
  */
 function writeWalletDocuments(batch: AssembledBatch): FileReply {
   const bytes = new Uint8Array(batch.bytes);
@@ -95,17 +92,17 @@ function writeWalletDocuments(batch: AssembledBatch): FileReply {
   for (let w = 0; w < batch.wallets.length; w++) {
     const folder = path.join(addressDir, batch.wallets[w]!);
     if (histories) {
-      fs.mkdirSync(path.join(folder, POINTS_HISTORY_DIR_NAME));
-      fs.writeFileSync(path.join(folder, POINTS_HISTORY_DIR_NAME, POINTS_HISTORY_FILE_NAME), bytes.subarray(start, batch.ends[w]!));
+      if (POINTS_HISTORY.folder !== '') fs.mkdirSync(path.join(folder, POINTS_HISTORY.folder));
+      fs.writeFileSync(path.join(folder, POINTS_HISTORY.file), bytes.subarray(start, batch.ends[w]!));
       start = batch.ends[w]!;
       continue;
     }
     fs.mkdirSync(folder);
-    fs.mkdirSync(path.join(folder, 'portfolio'));
+    if (DAILY.folder !== '') fs.mkdirSync(path.join(folder, DAILY.folder));
     const historyEnd = batch.ends[2 * w]!;
     const dailyEnd = batch.ends[2 * w + 1]!;
-    fs.writeFileSync(path.join(folder, 'portfolio.json'), bytes.subarray(start, historyEnd));
-    fs.writeFileSync(path.join(folder, 'portfolio', 'daily.json'), bytes.subarray(historyEnd, dailyEnd));
+    fs.writeFileSync(path.join(folder, PORTFOLIO.file), bytes.subarray(start, historyEnd));
+    fs.writeFileSync(path.join(folder, DAILY.file), bytes.subarray(historyEnd, dailyEnd));
     start = dailyEnd;
   }
   // The document threads hashed these documents: they had them in hand.
@@ -143,9 +140,9 @@ function packAssembled(writer: PackFileWriter, batch: AssembledBatch, bytes: Uin
 }
 
 /**
- * One `points.json` (or `points/history.json`) per wallet folder. The folder of a wallet with
- * balance history exists already (the wallet stage made it); the folder of a participant without
- * history is made here; the history's `points/` folder is made beside its points file.
+ * One points standing (or points history) per wallet folder. The folder of a wallet with balance
+ * history exists already (the wallet stage made it); the folder of a participant without history
+ * is made here; the history's own folder is made beside its points file.
  */
 function writePointsDocuments(batch: PointsBatch): FileReply {
   const { kind } = batch;
@@ -164,14 +161,12 @@ function writePointsDocuments(batch: PointsBatch): FileReply {
     return { id: batch.id, files: batch.wallets.length, bytes: start, positionsWithoutPrice: 0, manifestLines, failure: null };
   }
   for (let w = 0; w < batch.wallets.length; w++) {
-    let folder = path.join(addressDir, batch.wallets[w]!);
+    const folder = path.join(addressDir, batch.wallets[w]!);
     if (batch.newFolders[w] === 1) fs.mkdirSync(folder);
-    if (kind === 'history') {
-      folder = path.join(folder, POINTS_HISTORY_DIR_NAME);
-      fs.mkdirSync(folder);
-    }
+    const written = kind === 'history' ? POINTS_HISTORY : POINTS;
+    if (written.folder !== '') fs.mkdirSync(path.join(folder, written.folder));
     const document = bytes.subarray(start, batch.ends[w]!);
-    fs.writeFileSync(path.join(folder, kind === 'history' ? POINTS_HISTORY_FILE_NAME : POINTS_FILE_NAME), document);
+    fs.writeFileSync(path.join(folder, written.file), document);
     if (manifest) {
       const file = kind === 'history' ? pointsHistoryFile(batch.wallets[w]!) : pointsFile(batch.wallets[w]!);
       manifestLines += manifestLine(crypto.createHash('sha256').update(document).digest('hex'), file);

@@ -1,27 +1,15 @@
 /**
  * The files every shard writes identically: one leaderboard per known season, the seasons index,
- * the no-history answers and the snapshot's meta. Each document is checked against its schema
- * before writing.
+ * the no-history answers (the endpoint table's, schemas/endpoints.ts) and the snapshot's meta.
+ * Each document is checked against its schema before writing.
  */
 import type { z } from 'zod';
 import type { TreeWriter } from './tree-writer.ts';
 import { LeaderboardSchema, type Leaderboard } from '../../schemas/leaderboard.ts';
-import { DailyPortfolioSchema } from '../../schemas/daily-portfolio.ts';
-import { PortfolioHistorySchema } from '../../schemas/portfolio-history.ts';
-import { PointsStandingSchema } from '../../schemas/points.ts';
-import { PointsHistorySchema } from '../../schemas/points-history.ts';
 import { SeasonsIndexSchema, type SeasonsIndex } from '../../schemas/seasons.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../../schemas/meta.ts';
-import {
-  leaderboardFile,
-  META_FILE,
-  NO_HISTORY_DAILY_FILE,
-  NO_HISTORY_POINTS_FILE,
-  NO_HISTORY_POINTS_HISTORY_FILE,
-  NO_HISTORY_PORTFOLIO_FILE,
-  OPENAPI_FILE,
-  SEASONS_FILE,
-} from '../../tree/layout.ts';
+import { leaderboardFile, META_FILE, OPENAPI_FILE, SEASONS_FILE } from '../../tree/layout.ts';
+import { ENDPOINTS, noHistoryFile } from '../../schemas/endpoints.ts';
 import { openApiDocument } from '../../schemas/openapi.ts';
 import { writeExplorer } from './explorer.ts';
 import {
@@ -41,10 +29,10 @@ export async function writeSharedFiles(
 ): Promise<void> {
   for (const board of leaderboards) await writeDocument(writer, leaderboardFile(board.season), LeaderboardSchema, board);
   await writeDocument(writer, SEASONS_FILE, SeasonsIndexSchema, seasons);
-  await writeDocument(writer, NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema, {});
-  await writeDocument(writer, NO_HISTORY_DAILY_FILE, DailyPortfolioSchema, { asOf: meta.dailyAsOf, days: [] });
-  await writeDocument(writer, NO_HISTORY_POINTS_FILE, PointsStandingSchema, { seasons: [] });
-  await writeDocument(writer, NO_HISTORY_POINTS_HISTORY_FILE, PointsHistorySchema, { seasons: [] });
+  // The no-history answers, as the endpoint table says them.
+  for (const [name, endpoint] of Object.entries(ENDPOINTS)) {
+    if (endpoint.noHistory) await writeDocument(writer, noHistoryFile(name), endpoint.schema, endpoint.noHistory(meta));
+  }
   await writeDocument(writer, META_FILE, SnapshotMetaSchema, meta);
   await writer.write(OPENAPI_FILE, JSON.stringify(openApiDocument()));
   await writer.write(NETLIFY_HEADERS_FILE, netlifyHeaders());

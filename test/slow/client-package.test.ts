@@ -88,6 +88,8 @@ test('installed alone: that one package, no dependency, well under 1 MB, ESM wit
     'call-limits.d.ts',
     'call-limits.js',
     'documents.d.ts',
+    'endpoints.d.ts',
+    'endpoints.js',
     'etag-memory.d.ts',
     'etag-memory.js',
     'index.d.ts',

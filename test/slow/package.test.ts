@@ -335,7 +335,7 @@ test('wallet-snapshot-client, the light package, is the same JavaScript as walle
   assert.is(built.status, 0, built.stderr);
   const light = path.join(ROOT, 'packages', 'client', 'dist');
   const scripts = fs.readdirSync(light).filter((file) => file.endsWith('.js'));
-  assert.equal(scripts.sort(), ['api-error.js', 'call-limits.js', 'etag-memory.js', 'index.js', 'request.js']);
+  assert.equal(scripts.sort(), ['api-error.js', 'call-limits.js', 'endpoints.js', 'etag-memory.js', 'index.js', 'request.js']);
   for (const file of scripts) {
     assert.is(
       fs.readFileSync(path.join(light, file), 'utf8'),
