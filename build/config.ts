@@ -89,9 +89,9 @@ export function resolveBuildConfig(options: BuildOptions): BuildConfig {
  * them (cli/build.ts warns), but up to 64 that is a harmless experiment.
  */
 export const MAX_THREADS = 64;
-export const maxThreads = () => Math.max(MAX_THREADS, os.availableParallelism());
+const maxThreads = () => Math.max(MAX_THREADS, os.availableParallelism());
 
-export function checkThreads(threads: number): number {
+function checkThreads(threads: number): number {
   if (!Number.isInteger(threads) || threads < 1 || threads > maxThreads()) {
     throw new UserError(
       `--threads ${threads} is out of range: expected an integer from 1 to ${maxThreads()} (${MAX_THREADS}, or the machine's cores when more; this machine has ${os.availableParallelism()})`,
@@ -110,7 +110,7 @@ export function checkThreads(threads: number): number {
 export const DISTANT_NOW_DAYS = 400;
 
 /** The years a build instant may fall in (UTC): Unix time starts in 1970, and DuckDB's and the tree's dates end with 9999. */
-export const NOW_YEARS = [1970, 9999] as const;
+const NOW_YEARS = [1970, 9999] as const;
 
 /**
  * `--now` is an ISO 8601 instant. Without an offset it is read as UTC, so the same flag means the
@@ -118,7 +118,7 @@ export const NOW_YEARS = [1970, 9999] as const;
  * whatever the inputs: `--now 0000-01-01T00:00:00Z` and `+275760-09-13T00:00:00Z` parse, but no
  * build can use them. How far --now may be from the inputs' events is the check stage's to decide.
  */
-export function parseNow(text: string | undefined): DateTime {
+function parseNow(text: string | undefined): DateTime {
   if (text === undefined) return DateTime.utc();
   const parsed = DateTime.fromISO(text, { zone: 'utc', setZone: true });
   if (!parsed.isValid) {

@@ -185,8 +185,6 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
 
 export const tableFile = (table: PreparedTable) => `${table.name}.parquet`;
 
-/** The tables written in segments of days. */
-export const SEGMENTED_TABLES = PREPARED_TABLES.filter((table) => table.segmented);
 export type SegmentedTableName = 'balance_rows' | 'points_history_days';
 
 /** The n-th segment of a segmented table in a shard folder. */
@@ -253,7 +251,7 @@ export type Segment = z.infer<typeof SegmentSchema>;
 
 const ShardSchema = z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).strict();
 
-export const PreparedFactsSchema = z
+const PreparedFactsSchema = z
   .object({
     format: z.literal(PREPARED_FORMAT),
     shard: ShardSchema,

@@ -24,7 +24,7 @@ export function checkedTimeout(value: unknown, where: string): number {
 }
 
 /** The error an aborted call rejects with: the signal's reason, as `fetch` does (by default the platform's AbortError). */
-export function abortReason(signal: AbortSignal): unknown {
+function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 

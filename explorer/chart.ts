@@ -18,7 +18,7 @@ const TICK_SIZE = 10;
 const LABEL_GAP = 5;
 
 /** Colours and dash patterns of the lines after the first; tests look for the first line's colour. */
-export const FIRST_STROKE = '#1d4ed8';
+const FIRST_STROKE = '#1d4ed8';
 export const STROKES = ['#b45309', '#047857', '#7c3aed', '#be123c', '#0e7490', '#4d7c0f', '#475569'];
 export const DASHES = [
   [8, 4],
@@ -45,7 +45,7 @@ export interface Line {
   points?: boolean;
 }
 
-export interface Axis {
+interface Axis {
   scale: string;
   /** Left or right of the plot. */
   side: 'left' | 'right';

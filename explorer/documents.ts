@@ -7,7 +7,7 @@
 import type { LosslessNumber } from 'lossless-json';
 import type { DocumentOf, EndpointName } from '../schemas/endpoints.ts';
 
-export type ExactNumbers<T> = T extends number
+type ExactNumbers<T> = T extends number
   ? LosslessNumber
   : T extends readonly (infer Item)[]
     ? ExactNumbers<Item>[]
@@ -16,7 +16,7 @@ export type ExactNumbers<T> = T extends number
       : T;
 
 /** The document of an endpoint, with exact numbers. */
-export type ExactDocument<Name extends EndpointName> = ExactNumbers<DocumentOf<Name>>;
+type ExactDocument<Name extends EndpointName> = ExactNumbers<DocumentOf<Name>>;
 
 export type ExactPortfolioHistory = ExactDocument<'portfolio'>;
 export type ExactDailyPortfolio = ExactDocument<'daily'>;

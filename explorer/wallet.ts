@@ -33,7 +33,7 @@ type Position = ExactDayRow['positions'][number];
 let latestSearch = 0;
 
 /** The wallet's sections, in page order, with the nav's names for them. */
-export const WALLET_SECTIONS = [
+const WALLET_SECTIONS = [
   { id: 'wallet-value', name: 'Value' },
   { id: 'wallet-positions', name: 'Positions' },
   { id: 'wallet-points', name: 'Points' },

@@ -45,7 +45,7 @@ export const PINNED_ACTIONS = {
 } as const;
 
 /** A `uses:` value with its tag as a comment: `actions/checkout@<commit> # v7.0.1`. */
-export function pinned(name: keyof typeof PINNED_ACTIONS): string {
+function pinned(name: keyof typeof PINNED_ACTIONS): string {
   const { action, commit, tag } = PINNED_ACTIONS[name];
   return `${action}@${commit} # ${tag}`;
 }

@@ -34,7 +34,7 @@ export function describe(location: Location): string {
 }
 
 /** A key of the layout (tree/bucket.ts) under the location's prefix. */
-export function underPrefix(location: Location, key: string): string {
+function underPrefix(location: Location, key: string): string {
   return location.prefix ? `${location.prefix}/${key}` : key;
 }
 

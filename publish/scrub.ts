@@ -73,7 +73,7 @@ export async function scrubFrom(
   }
 }
 
-export interface ScrubOptions {
+interface ScrubOptions {
   client: S3Client;
   location: Location;
   /** A version other than the live one (it must be committed). */
@@ -121,7 +121,7 @@ const HEADER_BYTES = 512;
 /** Problems listed at most; the count is always given. */
 const PROBLEMS_SHOWN = 20;
 
-export async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary> {
+async function scrubVersion(options: ScrubOptions): Promise<ScrubSummary> {
   const started = performance.now();
   const { client, location, progress, abortSignal } = options;
   const where = describe(location);

@@ -30,7 +30,7 @@ export interface StorageOptions {
 }
 
 /** A stall longer than this is taken for a dead connection: a 64 MiB archive's PUT is answered within a few seconds of its last byte. */
-export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
+const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
 export async function createStorageClient(options: StorageOptions): Promise<S3Client> {
   // The pinned SDK supports Node 20; its warning is about releases after January 2027, and it

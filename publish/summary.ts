@@ -14,10 +14,6 @@ export function printed(lines: readonly string[]): string {
   return lines.map((line) => `${line}\n`).join('');
 }
 
-export function formatPublishSummary(summary: PublishSummary, location: Location): string {
-  return printed(publishSummaryLines(summary, location));
-}
-
 /** The lines of the summary, the report's too (publish/guard.ts): the first says what happened. */
 export function publishSummaryLines(summary: PublishSummary, location: Location): [string, ...string[]] {
   const where = describe(location);
@@ -28,10 +24,6 @@ export function publishSummaryLines(summary: PublishSummary, location: Location)
 }
 
 /** `endpoint`: the stage's own, given again to the commit it prints. */
-export function formatStageSummary(summary: StageSummary, location: Location, endpoint?: string): string {
-  return printed(stageSummaryLines(summary, location, endpoint));
-}
-
 export function stageSummaryLines(summary: StageSummary, location: Location, endpoint?: string): [string, ...string[]] {
   const where = describe(location);
   const { index, count } = summary.shard;
@@ -42,10 +34,6 @@ export function stageSummaryLines(summary: StageSummary, location: Location, end
     ? `version ${summary.version} is committed already`
     : `once all ${count} shards are staged: wallet-snapshot publish --commit --to ${where}${endpoint ? ` --endpoint ${endpoint}` : ''} --version ${summary.version}`;
   return [head, ...(summary.alreadyStaged ? [] : packLines(summary)), next];
-}
-
-export function formatCommitSummary(summary: CommitSummary, location: Location): string {
-  return printed(commitSummaryLines(summary, location));
 }
 
 export function commitSummaryLines(summary: CommitSummary, location: Location): [string] {
@@ -66,10 +54,6 @@ function packLines(stage: StageSummary): string[] {
         ? `; ${countOf(pack.skipped.objects, 'object')} (${formatBytes(pack.skipped.bytes)}) stored already by a run stopped midway`
         : ''),
   ];
-}
-
-export function formatRollbackSummary(summary: RollbackSummary, location: Location): string {
-  return printed(rollbackSummaryLines(summary, location));
 }
 
 export function rollbackSummaryLines(summary: RollbackSummary, location: Location): [string] {

@@ -96,7 +96,7 @@ export async function listStagedShards(
   return shards.sort((a, b) => a.count - b.count || a.index - b.index);
 }
 
-export const CommitSchema = z
+const CommitSchema = z
   .object({
     format: z.string(),
     shards: z.number().int().min(1),

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { DATE_PATTERN } from './patterns.ts';
 
-export { ADDRESS_PATTERN, DATE_PATTERN, SEASON_SEGMENT_PATTERN } from './patterns.ts';
-
 /** A calendar day as `YYYY-MM-DD` (every date in every output). */
 export const DateStringSchema = z
   .string()

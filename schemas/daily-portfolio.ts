@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateStringSchema, FiniteNumberSchema } from './common.ts';
 import { TOKEN_KEYS } from './token-keys.ts';
 
-export const PositionSchema = z
+const PositionSchema = z
   .object({
     token: z.enum(TOKEN_KEYS),
     chainId: z.number().int(),
@@ -15,7 +15,7 @@ export const PositionSchema = z
   .strict()
   .meta({ id: 'Position' });
 
-export const DayRowSchema = z
+const DayRowSchema = z
   .object({
     date: DateStringSchema,
     totalValueUsd: FiniteNumberSchema.pipe(z.number().nonnegative()),

@@ -5,5 +5,3 @@ export const ErrorBodySchema = z
   .object({ error: z.string().min(1).meta({ description: 'one sentence saying what was wrong' }) })
   .strict()
   .meta({ id: 'Error' });
-
-export type ErrorBody = z.infer<typeof ErrorBodySchema>;

@@ -4,7 +4,7 @@ import { DateStringSchema, FiniteNumberSchema, LowerCaseAddressSchema } from './
 /** A leaderboard lists the first 100 participants. */
 export const LEADERBOARD_SIZE = 100;
 
-export const MultiplierSchema = z
+const MultiplierSchema = z
   .object({
     position: z.string().meta({ example: 'hold_uty' }),
     multiplier: FiniteNumberSchema,
@@ -14,7 +14,7 @@ export const MultiplierSchema = z
   .strict()
   .meta({ id: 'Multiplier' });
 
-export const LeaderboardEntrySchema = z
+const LeaderboardEntrySchema = z
   .object({
     rank: z.number().int().min(1).meta({ description: 'competition rank: 1 + participants with more points' }),
     user: LowerCaseAddressSchema,

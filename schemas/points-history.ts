@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateStringSchema, FiniteNumberSchema } from './common.ts';
 
 /** One day of a wallet's season: its points that day, its running total, and its rank on that day. */
-export const PointsHistoryDaySchema = z
+const PointsHistoryDaySchema = z
   .object({
     date: DateStringSchema,
     points: FiniteNumberSchema.meta({ description: "the sum of the wallet's points dated this day (0 when none)" }),
@@ -18,7 +18,7 @@ export const PointsHistoryDaySchema = z
   .meta({ id: 'PointsHistoryDay' });
 
 /** One season in which the wallet is a participant: every day from its first day with points to asOf. */
-export const SeasonHistorySchema = z
+const SeasonHistorySchema = z
   .object({
     season: z.number().int().min(1),
     asOf: DateStringSchema.meta({ description: "the season's asOf, as in its leaderboard" }),

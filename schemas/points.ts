@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateStringSchema, FiniteNumberSchema } from './common.ts';
 
 /** One season in which the wallet is a participant: the numbers its leaderboard has for it. */
-export const SeasonStandingSchema = z
+const SeasonStandingSchema = z
   .object({
     season: z.number().int().min(1),
     asOf: DateStringSchema.meta({ description: "the season's asOf, as in its leaderboard" }),

@@ -3,7 +3,7 @@ import { DateStringSchema } from './common.ts';
 import { TOKEN_KEYS, type TokenKey } from './token-keys.ts';
 
 /** One balance snapshot: one per transaction that changed the wallet's balance. */
-export const BalanceSnapshotSchema = z
+const BalanceSnapshotSchema = z
   .object({
     date: DateStringSchema.meta({ description: 'New York calendar day of the block timestamp' }),
     timestamp: z.number().int().meta({ description: 'block time, Unix seconds' }),
@@ -15,7 +15,7 @@ export const BalanceSnapshotSchema = z
 const snapshots = z.array(BalanceSnapshotSchema);
 
 /** Every token key (token-keys.ts), in that order, on every chain that appears. */
-export const ChainHistorySchema = z
+const ChainHistorySchema = z
   .object(Object.fromEntries(TOKEN_KEYS.map((key) => [key, snapshots])) as Record<TokenKey, typeof snapshots>)
   .strict()
   .meta({ id: 'ChainHistory' });

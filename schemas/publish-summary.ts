@@ -4,7 +4,7 @@ const VersionIdSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}-[0-9a-f]{16}$/);
 const CountSchema = z.number().int().min(0);
 
 /** One rule of the night's guard as judged (docs/reliability.md, "The night's guard"). */
-export const GuardRowSchema = z
+const GuardRowSchema = z
   .object({
     rule: z.string(),
     /** The live version's figure (for day-change, the day before's), and this night's. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DateStringSchema } from './common.ts';
 
-export const SeasonSummarySchema = z
+const SeasonSummarySchema = z
   .object({
     season: z.number().int().min(1),
     asOf: DateStringSchema.nullable().meta({ description: "the season's asOf, as in its leaderboard; null when it has no data" }),

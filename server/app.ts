@@ -36,7 +36,7 @@ import { errorResponse, methodNotAllowedMessage, weakEtag } from './responses.ts
 import { StoreUnavailableError, type StoredFile, type TreeStore } from './store.ts';
 
 /** Longest request target (path and query) accepted, in characters. */
-export const MAX_URL_LENGTH = 4096;
+const MAX_URL_LENGTH = 4096;
 
 export interface HostOptions {
   /**
@@ -298,7 +298,7 @@ export function acceptsGzip(header: string | undefined): boolean {
 }
 
 /** `from` and `to`: each at most once, `YYYY-MM-DD`, a real date, and from <= to. */
-export function dateRange(query: string): { from: string | null; to: string | null } | { error: string } {
+function dateRange(query: string): { from: string | null; to: string | null } | { error: string } {
   const params = new URLSearchParams(query);
   const bounds: Record<'from' | 'to', string | null> = { from: null, to: null };
   for (const name of ['from', 'to'] as const) {

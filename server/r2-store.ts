@@ -19,7 +19,7 @@ import { gunzip } from './gunzip.ts';
 import { StoreUnavailableError, type StoredFile, type TreeStore, type TreeVersion } from './store.ts';
 
 /** The few members of Workers' R2 types that the store uses (a real binding has more). */
-export interface R2ObjectLike {
+interface R2ObjectLike {
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 

@@ -74,7 +74,7 @@ export function nightReportMarkdown(report: NightReport): string {
  * The night at a glance, from its summary: the first rows of every report's counts table, `build`'s
  * and `publish`'s alike. A shard's wallets and values are its own, and say so.
  */
-export function nightCounts(night: NightSummary): [string, string][] {
+function nightCounts(night: NightSummary): [string, string][] {
   const last = night.days.at(-1) as NightSummary['days'][number];
   const shard = night.shard.count > 1 ? ` (shard ${night.shard.index} of ${night.shard.count})` : '';
   return [
@@ -92,7 +92,7 @@ export function nightCounts(night: NightSummary): [string, string][] {
 }
 
 /** A warning for each rule that would have refused: accepted with `--accept`, or explained by another. */
-export function ruleWarnings(judgement: Judgement): string[] {
+function ruleWarnings(judgement: Judgement): string[] {
   return judgement.rows
     .filter((row) => row.verdict === 'accepted' || row.verdict === 'explained')
     .map(
@@ -102,7 +102,7 @@ export function ruleWarnings(judgement: Judgement): string[] {
 }
 
 /** The total USD value of every wallet on each day, in a unit that keeps the axis readable. */
-export function valueChart(night: NightSummary): string[] {
+function valueChart(night: NightSummary): string[] {
   const largest = Math.max(...night.days.map((day) => Math.abs(day.totalValueUsd)));
   const [divisor, unit] =
     largest >= 1e9 ? [1e9, 'billion USD'] : largest >= 1e6 ? [1e6, 'million USD'] : largest >= 1e3 ? [1e3, 'thousand USD'] : [1, 'USD'];
@@ -118,7 +118,7 @@ export function valueChart(night: NightSummary): string[] {
 }
 
 /** One line per season with participants in the window (Mermaid's xychart draws no legend: the title names them in order). */
-export function participantsChart(night: NightSummary): string[] {
+function participantsChart(night: NightSummary): string[] {
   const seasons = night.seasons.filter((season) => season.participantsByDay.some((count) => count > 0));
   if (seasons.length === 0) return ['No season has participants in these days.'];
   return [

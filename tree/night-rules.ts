@@ -37,7 +37,7 @@ export const DEFAULT_THRESHOLDS: Thresholds = {
   unpricedRise: 0.01,
 };
 
-export const THRESHOLD_FLAGS: Record<keyof Thresholds, string> = {
+const THRESHOLD_FLAGS: Record<keyof Thresholds, string> = {
   walletDrop: '--max-wallet-drop',
   participantDrop: '--max-participant-drop',
   restatement: '--max-restatement',
@@ -55,7 +55,7 @@ const EXPLAINED_BY: Partial<Record<RuleName, RuleName[]>> = {
   'frozen-season': ['wallets', 'backwards'],
 };
 
-export type Verdict = 'ok' | 'refused' | 'accepted' | 'explained' | 'not judged';
+type Verdict = 'ok' | 'refused' | 'accepted' | 'explained' | 'not judged';
 
 export interface RuleRow {
   rule: RuleName;
@@ -315,7 +315,7 @@ function figureWithoutLive(rule: RuleName, night: NightSummary): string {
 }
 
 /** The rule's condition in words, with the option that sets its threshold. */
-export function thresholdText(rule: RuleName, thresholds: Thresholds): string {
+function thresholdText(rule: RuleName, thresholds: Thresholds): string {
   switch (rule) {
     case 'frozen-season':
       return "a frozen season's leaderboard differs in any byte";

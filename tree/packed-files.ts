@@ -24,7 +24,7 @@ const CHUNK_BYTES = 8 * 1024 * 1024;
 const BLOCK = 512;
 
 /** A member's tree path and whether it is stored gzipped, from its name in the archive. */
-export function memberPathOf(name: string): { path: string; gzip: boolean } {
+function memberPathOf(name: string): { path: string; gzip: boolean } {
   const plain = name.endsWith('.gz') ? name.slice(0, -3) : null;
   return plain !== null && isCompressible(plain) ? { path: plain, gzip: true } : { path: name, gzip: false };
 }

@@ -25,7 +25,7 @@ import {
 } from '../compute/input-days.ts';
 import { countOf } from '../../core/format.ts';
 
-export interface Violation {
+interface Violation {
   file: string;
   column: string;
   rows: number;
@@ -33,7 +33,7 @@ export interface Violation {
   example: string;
 }
 
-export function formatViolation(violation: Violation): string {
+function formatViolation(violation: Violation): string {
   return `${violation.file}: column "${violation.column}": ${countOf(violation.rows, 'row')} with ${violation.problem}, e.g. ${violation.example}`;
 }
 

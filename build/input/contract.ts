@@ -13,7 +13,7 @@ import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
  * - `date`: DATE or `YYYY-MM-DD` text;
  * - `address`, `token`, `text`: text.
  */
-export type ColumnKind = 'integer' | 'amount' | 'number' | 'date' | 'address' | 'token' | 'text';
+type ColumnKind = 'integer' | 'amount' | 'number' | 'date' | 'address' | 'token' | 'text';
 
 export interface ColumnContract {
   name: string;

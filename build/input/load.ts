@@ -34,7 +34,7 @@ export type LoadScope =
   | { kind: 'incremental'; from: number; pointsFrom: number | null; previous: PreviousRows };
 
 /** What an incremental night's load takes from the previous night (build/night-state.ts, build/prepared-folder.ts). */
-export interface PreviousRows {
+interface PreviousRows {
   /** A relation of its accounts: (address, key, first_day): each address's lasting key and the day of its first balance row. */
   accounts: string;
   /** Its balance rows, every day's, `account` a lasting key. */

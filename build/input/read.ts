@@ -260,7 +260,7 @@ async function describeInput(
   return { input, types, problems, causes: [] };
 }
 
-export function firstLine(error: unknown): string {
+function firstLine(error: unknown): string {
   return messageOf(error).split('\n')[0]!;
 }
 

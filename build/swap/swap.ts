@@ -40,7 +40,7 @@ export interface OutputPaths {
   linkPrefix: string;
 }
 
-export function outputPaths(outDir: string): OutputPaths {
+function outputPaths(outDir: string): OutputPaths {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   return {
@@ -52,7 +52,7 @@ export function outputPaths(outDir: string): OutputPaths {
   };
 }
 
-export interface WorkFolder {
+interface WorkFolder {
   id: string;
   root: string;
   /** Where the new tree is written. */
@@ -76,7 +76,7 @@ export interface ClaimedOutput {
 const BUILD_ID = /^\d{8}T\d{6}Z-[0-9a-f]{4}$/;
 const ADOPTED = /^adopted-\d{8}T\d{6}Z-[0-9a-f]{4}$/;
 
-export function newBuildId(): string {
+function newBuildId(): string {
   const stamp = new Date()
     .toISOString()
     .replace(/[-:]/g, '')

@@ -42,7 +42,7 @@ export type DocumentRequest =
   | { type: 'reset' };
 
 /** Which documents a batch holds: each wallet's portfolio and daily portfolio, or each participant's points history. */
-export type AssembledKind = 'portfolios' | 'histories';
+type AssembledKind = 'portfolios' | 'histories';
 
 /** A batch's documents, as they go to the file thread. */
 export interface AssembledBatch {

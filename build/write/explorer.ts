@@ -18,8 +18,8 @@ import { z } from 'zod';
 import type { TreeWriter } from './tree-writer.ts';
 import type { SnapshotMeta } from '../../schemas/meta.ts';
 
-export const EXPLORER_PAGE_FILE = 'index.html';
-export const EXPLORER_ASSET_DIR = 'explorer';
+const EXPLORER_PAGE_FILE = 'index.html';
+const EXPLORER_ASSET_DIR = 'explorer';
 
 /** The explorer's sources (the repository): `explorer/` at the root, two folders up. */
 export const EXPLORER_SOURCES = new URL('../../explorer/', import.meta.url);

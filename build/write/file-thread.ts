@@ -22,7 +22,7 @@ import { toCrossing, type CrossingError } from '../../core/errors.ts';
 import { PackFileWriter, type PackFacts } from './pack-file-writer.ts';
 
 /** Which points document of a wallet a batch holds: its points standing, or its points history. */
-export type PointsDocumentKind = 'standing' | 'history';
+type PointsDocumentKind = 'standing' | 'history';
 
 /** A batch of points documents, assembled on the main thread. */
 export interface PointsBatch {
@@ -39,7 +39,7 @@ export interface PointsBatch {
 }
 
 /** Files of the tree that are not per-wallet documents (packed builds only: the shared files, the record). */
-export interface FilesBatch {
+interface FilesBatch {
   id: number;
   files: { path: string; bytes: Uint8Array }[];
 }
