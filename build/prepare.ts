@@ -1,9 +1,11 @@
 /**
- * `prepare --input DIR --out NIGHT --shards N [--since PREV | --full]`: the night's side of the
- * build's stages once (read and check the exports, load them, compute what depends on every
- * wallet), then one folder per shard, `NIGHT/shard-K-of-N/` (build/prepared-folder.ts), from which
- * `build --prepared` builds that shard alone, and the night's own record (build/night-state.ts).
- * With `--since`, the previous night's unchanged days are reused (docs/incremental-nights.md).
+ * `prepare --input DIR --out NIGHT --shards N [--since PREV | --full]`: its list of stages
+ * (build/stages/index.ts: read and check the exports, load them, compute what depends on every
+ * wallet, then one folder per shard, `NIGHT/shard-K-of-N/`, build/prepared-folder.ts, from which
+ * `build --prepared` builds that shard alone), run in the lifecycle it shares with `build`
+ * (lifecycle.ts), then the night's own record (build/night-state.ts). With `--since`, the previous
+ * night's unchanged days are reused (docs/incremental-nights.md); an incremental night that finds
+ * it must be full after all runs the list again as a full night, given why.
  * The folders are written into a work folder inside NIGHT and moved into place only when every
  * one is complete; a lock beside NIGHT keeps two prepares apart and leaves nothing in it.
  */

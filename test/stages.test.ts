@@ -18,6 +18,7 @@ import { readInputs } from '../build/stages/read-inputs.ts';
 import { findChangedDays } from '../build/stages/find-changed-days.ts';
 import { splitIntoShards } from '../build/stages/split-into-shards.ts';
 import {
+  defineList,
   fullNightNeeded,
   runStages,
   type AnyStage,
@@ -28,7 +29,10 @@ import {
 } from '../build/stages/stage.ts';
 import { resolveBuildConfig } from '../build/config.ts';
 import { Progress } from '../core/progress.ts';
-import { scratchDatabase, thrown } from './helpers/fixtures.ts';
+import { checkValueReach } from '../build/stages/check-value-reach.ts';
+import { runCommand } from '../build/lifecycle.ts';
+import type { NightResume } from '../build/night-state.ts';
+import { scratchDatabase, tempDir, thrown } from './helpers/fixtures.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LISTS: Record<string, StageList> = {
@@ -256,6 +260,57 @@ test("the runner holds each stage to its declaration, in DuckDB's catalog", asyn
   } finally {
     db.close();
   }
+});
+
+test('an incremental night whose prices the bound without balance rows does not settle needs a full night, and says why', async () => {
+  const db = await scratchDatabase({ threads: 1 });
+  const context: StageContext = {
+    config: resolveBuildConfig({ progress: 'quiet' }),
+    db,
+    progress: new Progress('quiet'),
+    signal: new AbortController().signal,
+    inputsDigest: Promise.resolve('0'.repeat(64)),
+    faults: {},
+  };
+  try {
+    await db.run(`
+      CREATE TABLE tokens AS SELECT 1::BIGINT AS chain_id, 'uty' AS token, 0 AS token_index, 0 AS decimals;
+      CREATE TABLE prices AS SELECT 1::BIGINT AS chain_id, 'uty' AS token, 1e300::DOUBLE AS usd_price;
+      CREATE TABLE venue_b_accounts (chain_id BIGINT, owner_id INTEGER, account_id INTEGER);
+      CREATE TABLE every_balance_row (account INTEGER);
+      CREATE TABLE addresses (id INTEGER, address VARCHAR)`);
+    const resume = { from: 20_000 } as NightResume;
+    assert.equal(await runStages(defineList({ stages: [checkValueReach], gives: ['resume'] }), context, { resume }), {
+      fullNightNeeded: 'prices whose bound on the values needs every balance row',
+    });
+  } finally {
+    db.close();
+  }
+});
+
+test('the lifecycle runs a list that needs a full night again, from a new database, given why; then goes live', async () => {
+  const scratch = `${tempDir()}/scratch`;
+  const calls: (string | null)[] = [];
+  const summary = await runCommand({
+    name: 'prepare',
+    options: resolveBuildConfig({ progress: 'quiet', out: `${scratch}-out` }),
+    open: async () => [],
+    claim: async () => {
+      await fs.promises.mkdir(scratch, { recursive: true });
+      return scratch;
+    },
+    async runStages(db, fullNight) {
+      calls.push(fullNight);
+      // A table of the first run is not in the second's database.
+      const [{ tables }] = await db.rows<{ tables: number }>('SELECT count(*)::INTEGER AS tables FROM duckdb_tables()');
+      await db.run('CREATE TABLE made AS SELECT 1 AS x');
+      if (fullNight === null) return fullNightNeeded('why it is full');
+      return { values: { shards: tables } };
+    },
+    goLive: async (values) => ({ live: values, scratchLeft: fs.existsSync(scratch) }),
+  });
+  assert.equal(calls, [null, 'why it is full']);
+  assert.equal(summary, { live: { shards: 0 }, scratchLeft: false });
 });
 
 test.run();
