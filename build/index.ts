@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import type { BuildConfig } from './config.ts';
+import type { Shard } from '../core/shard.ts';
 import { countOf } from '../core/format.ts';
 import {
   abandonWorkNow,
@@ -86,7 +87,8 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
   let tree!: TreeOutput;
   /** Started by the first stage that writes wallets' files. */
   let pool: WriterPool | null = null;
-  const packed = options.packed ? { shard: options.shard ?? { index: 1, count: 1 } } : null;
+  /** A packed build's shard (a prepared shard's is its folder's). */
+  let packed: { shard: Shard } | null = null;
   return runCommand({
     name: 'build',
     options,
@@ -112,6 +114,8 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
       run.onForcedExit(() => abandonWorkNow(claimed));
       run.interruption.throwIfInterrupted();
       const { work } = claimed;
+      const pack = config.packed ? { shard: config.shard ?? { index: 1, count: 1 } } : null;
+      packed = pack;
       // Opened first, so that a manifest path that cannot be written fails before any work.
       manifest = config.manifest ? await ManifestWriter.open(config.manifest) : null;
       unpublishedManifest = manifest;
@@ -122,7 +126,7 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
       const poolOf = () =>
         (pool ??= new WriterPool({
           root: work.tree,
-          packed,
+          packed: pack,
           documentThreads: config.threads,
           onManifestLines: (lines) => record.append(lines),
           threadCache: runtime.threadCache,
@@ -131,12 +135,12 @@ export async function buildSnapshot(options: BuildConfig, runtime: BuildRuntime 
         work.tree,
         config.shard,
         manifest,
-        packed ? { listFile: path.join(work.scratch, 'record.sha256'), deliver: (files) => poolOf().submitFiles(files) } : null,
+        pack ? { listFile: path.join(work.scratch, 'record.sha256'), deliver: (files) => poolOf().submitFiles(files) } : null,
       );
       tree = {
         record,
         pool: poolOf,
-        sharedWriter: (onWrite) => (packed ? TreeWriter.intoPack(poolOf(), onWrite) : TreeWriter.intoFolder(work.tree, onWrite)),
+        sharedWriter: (onWrite) => (pack ? TreeWriter.intoPack(poolOf(), onWrite) : TreeWriter.intoFolder(work.tree, onWrite)),
       };
       return work.scratch;
     },
