@@ -64,11 +64,10 @@ export const NightRecordSchema = z
   .strict();
 
 export type NightRecord = z.infer<typeof NightRecordSchema>;
+/** What the night's record says of the night besides its files, made as the night is split into shards (build/stages/split-into-shards.ts). */
+export type NightRecordFacts = Omit<NightRecord, 'seal' | 'files' | 'format' | 'release'>;
 
 const sealOf = (record: Omit<NightRecord, 'seal'>) => crypto.createHash('sha256').update(JSON.stringify(record)).digest('hex');
-
-/** Thrown by a stage when the night cannot be incremental after all (prepare then makes it whole). */
-export class IncrementalNightImpossible extends Error {}
 
 export const nightIdOf = (now: string, inputs: string) => `${now}/${inputs.slice(0, 12)}`;
 
@@ -162,11 +161,7 @@ async function filesUnder(folder: string): Promise<string[]> {
  * holds the sha256 of files whose bytes prepare hashed already (a shard folder's files, which its
  * facts name): they are not read again.
  */
-export async function writeNightRecord(
-  folder: string,
-  record: Omit<NightRecord, 'seal' | 'files' | 'format' | 'release'>,
-  known: Record<string, string> = {},
-): Promise<void> {
+export async function writeNightRecord(folder: string, record: NightRecordFacts, known: Record<string, string> = {}): Promise<void> {
   const files: Record<string, string> = {};
   for (const name of await filesUnder(folder)) files[name] = known[name] ?? (await sha256OfFile(path.join(folder, name)));
   const unsealed = { format: NIGHT_FORMAT, release: RELEASE, ...record, files } as const;

@@ -1,9 +1,11 @@
 /**
- * `prepare --input DIR --out NIGHT --shards N [--since PREV | --full]`: the night's side of the
- * build's stages once (read and check the exports, load them, compute what depends on every
- * wallet), then one folder per shard, `NIGHT/shard-K-of-N/` (build/prepared-folder.ts), from which
- * `build --prepared` builds that shard alone, and the night's own record (build/night-state.ts).
- * With `--since`, the previous night's unchanged days are reused (docs/incremental-nights.md).
+ * `prepare --input DIR --out NIGHT --shards N [--since PREV | --full]`: its list of stages
+ * (build/stages/index.ts: read and check the exports, load them, compute what depends on every
+ * wallet, then one folder per shard, `NIGHT/shard-K-of-N/`, build/prepared-folder.ts, from which
+ * `build --prepared` builds that shard alone), run in the lifecycle it shares with `build`
+ * (lifecycle.ts), then the night's own record (build/night-state.ts). With `--since`, the previous
+ * night's unchanged days are reused (docs/incremental-nights.md); an incremental night that finds
+ * it must be full after all runs the list again as a full night, given why.
  * The folders are written into a work folder inside NIGHT and moved into place only when every
  * one is complete; a lock beside NIGHT keeps two prepares apart and leaves nothing in it.
  */
@@ -12,29 +14,18 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { BuildConfig } from './config.ts';
-import { openScratchDatabase, type Database } from './database.ts';
-import { failureOf } from './errors.ts';
-import { Progress } from '../core/progress.ts';
 import { EXIT_BUSY, UserError, messageOf } from '../core/errors.ts';
 import { closeInputs, openInputs, type OpenedInput } from './input/read.ts';
 import { fingerprintWhileWorking } from './input/fingerprint.ts';
-import { Interruption } from './interruption.ts';
 import { FileLock } from './swap/lock.ts';
 import { isWithin } from '../core/paths.ts';
 import { NO_FAULTS } from './faults.ts';
 import { PREPARED_FOLDER_NAME, preparedFolderName, readPreparedFacts } from './prepared-folder.ts';
-import { runStages, take, type StageContext } from './stages/stage.ts';
-import { NIGHT_STAGES } from './stages/index.ts';
+import { runStages, take } from './stages/stage.ts';
+import { PREPARE_STAGES } from './stages/index.ts';
+import { runCommand } from './lifecycle.ts';
 import { seasonLines } from './compute/seasons.ts';
-import {
-  IncrementalNightImpossible,
-  NIGHT_FILE,
-  NIGHT_FILES,
-  nightIdOf,
-  openPreviousNight,
-  writeNightRecord,
-  type PreviousNight,
-} from './night-state.ts';
+import { NIGHT_FILE, NIGHT_FILES, openPreviousNight, writeNightRecord, type PreviousNight } from './night-state.ts';
 import type { NightKind } from '../schemas/night-kind.ts';
 
 export interface PrepareConfig extends BuildConfig {
@@ -69,82 +60,59 @@ const WORK_PREFIX = '.prepare-';
 
 export async function prepareNight(config: PrepareConfig): Promise<PrepareSummary> {
   const started = performance.now();
-  const progress = new Progress(config.progress);
   const night = config.outDir;
   let inputs: OpenedInput[] = [];
-  let db: Database | null = null;
-  let lock: FileLock | null = null;
+  let inputsDigest!: Promise<string>;
+  let previous: PreviousNight | null = null;
+  /** Inside NIGHT: the night's folders and files as the stages write them, and the scratch database. */
   let work: string | null = null;
-  const interruption = new Interruption(() => {
-    if (work) fs.rmSync(work, { recursive: true, force: true });
-  });
-  interruption.onInterrupt(() => db?.connection.interrupt());
-  try {
-    inputs = await openInputs(config.inputDir, interruption.signal);
-    const inputsDigest = fingerprintWhileWorking(inputs);
-    lock = await lockNight(night, config.inputDir);
-    // Checked before anything is written: an altered previous night is refused with NIGHT untouched.
-    let previous: PreviousNight | null = config.since ? await openPreviousNight(config.since, config) : null;
-    claimNight(night);
-    for (;;) {
+  return runCommand({
+    name: 'prepare',
+    options: config,
+    async open(run) {
+      run.release(() => closeInputs(inputs));
+      inputs = await openInputs(config.inputDir, run.interruption.signal);
+      inputsDigest = fingerprintWhileWorking(inputs);
+      return inputs;
+    },
+    async claim(run) {
+      const lock = await lockNight(night, config.inputDir);
+      run.release(() => lock.release());
+      // Checked before anything is written: an altered previous night is refused with NIGHT untouched.
+      previous = config.since ? await openPreviousNight(config.since, config) : null;
+      claimNight(night);
       work = path.join(night, `${WORK_PREFIX}${crypto.randomBytes(6).toString('hex')}`);
-      await fsp.mkdir(path.join(work, 'scratch'), { recursive: true });
-      db = await openScratchDatabase(path.join(work, 'scratch'), 'prepare', config);
-      const context: StageContext = {
-        config,
-        mode: { kind: 'prepare', shards: config.shards, night: work, previous },
-        db,
-        progress,
-        signal: interruption.signal,
+      run.release(() => (work ? fsp.rm(work, { recursive: true, force: true }) : undefined));
+      run.onForcedExit(() => {
+        if (work) fs.rmSync(work, { recursive: true, force: true });
+      });
+      const scratch = path.join(work, 'scratch');
+      await fsp.mkdir(scratch, { recursive: true });
+      return scratch;
+    },
+    // A night that needs to be full after all is given the previous night as one not to use, and why.
+    runStages(db, fullNight, run) {
+      const context = { config, db, progress: run.progress, signal: run.interruption.signal, inputsDigest, faults: NO_FAULTS };
+      return runStages(PREPARE_STAGES, context, {
         inputs,
-        tree: null,
-        values: {},
-        inputsDigest,
-        faults: NO_FAULTS,
-      };
-      try {
-        await runStages(NIGHT_STAGES, context);
-      } catch (error) {
-        if (!(error instanceof IncrementalNightImpossible)) throw error;
-        // Rare (docs/incremental-nights.md): the night is prepared again, whole.
-        db.close();
-        db = null;
-        await fsp.rm(work, { recursive: true, force: true });
-        previous = { usable: false, why: error.message };
-        continue;
-      }
-      const [{ keys, accountKeys } = { keys: 0, accountKeys: 0 }] = await db.rows<{ keys: number | null; accountKeys: number | null }>(
-        'SELECT (SELECT max(wallet) FROM history_wallets)::INTEGER AS keys, (SELECT max(key) FROM addresses)::INTEGER AS accountKeys',
-      );
-      const seasonDays = await db.rows<{ season: number; day: number | null }>(
-        `SELECT season::INTEGER AS season, (day - DATE '1970-01-01')::INTEGER AS day FROM season_days ORDER BY season`,
-      );
-      db.close();
-      db = null;
-      await fsp.rm(path.join(work, 'scratch'), { recursive: true, force: true });
-
+        shards: config.shards,
+        nightFolder: work!,
+        previous: fullNight === null ? previous : { usable: false, why: fullNight },
+        forNextNight: true,
+      });
+    },
+    async goLive(values, { progress }) {
       progress.start('move into place');
-      const folders = await moveIntoPlace(work, night, config.shards);
-      await fsp.rm(work, { recursive: true, force: true });
+      const folders = await moveIntoPlace(work!, night, config.shards);
+      await fsp.rm(work!, { recursive: true, force: true });
       work = null;
-      const inputs_ = await inputsDigest;
-      const { resume } = take(context.values, ['resume'], 'prepare');
-      await writeNightRecord(
-        night,
-        {
-          id: nightIdOf(config.nowIso, inputs_),
-          now: config.nowIso,
-          lastClosedDay: config.lastClosedDay,
-          shards: config.shards,
-          inputs: inputs_,
-          nextHistoryKey: Math.max((keys ?? 0) + 1, resume?.record.nextHistoryKey ?? 1),
-          nextAccountKey: Math.max((accountKeys ?? 0) + 1, resume?.record.nextAccountKey ?? 1),
-          seasonDays: Object.fromEntries(seasonDays.map((row) => [String(row.season), row.day])),
-        },
-        await knownHashes(folders),
+      const { nightRecord, leaderboards, dailyAsOf, nightKind } = take(
+        values,
+        ['nightRecord', 'leaderboards', 'dailyAsOf', 'nightKind'],
+        'prepare',
       );
+      await writeNightRecord(night, nightRecord, await knownHashes(folders));
       progress.end();
-      const { leaderboards, dailyAsOf, nightKind } = take(context.values, ['leaderboards', 'dailyAsOf', 'nightKind'], 'prepare');
       let bytes = 0;
       for (const folder of folders) for (const name of await fsp.readdir(folder)) bytes += (await fsp.stat(path.join(folder, name))).size;
       return {
@@ -161,17 +129,8 @@ export async function prepareNight(config: PrepareConfig): Promise<PrepareSummar
         peakRssBytes: process.resourceUsage().maxRSS * 1024,
         nightKind,
       };
-    }
-  } catch (error) {
-    progress.end();
-    throw failureOf(error, { signal: interruption.signal, settings: config, outDir: night, inputs });
-  } finally {
-    db?.close();
-    if (work) await fsp.rm(work, { recursive: true, force: true });
-    lock?.release();
-    await closeInputs(inputs);
-    interruption.dispose();
-  }
+    },
+  });
 }
 
 /**

@@ -93,6 +93,10 @@ test('each prepared folder, alone in a fresh place, builds the tree build --inpu
     assert.is(summary.now, now);
     wallets += summary.wallets;
   }
+  // A packed build of a prepared shard names the folder's shard, not the options' (which give none).
+  const packed = path.join(root, 'prepared-2-packed');
+  await buildReusingThreads({ prepared: path.join(nightDir, 'shard-2-of-2'), out: packed, packed: true, ...quiet });
+  assert.equal(JSON.parse(fs.readFileSync(path.join(packed, 'packed.json'), 'utf8')).shard, { index: 2, count: 2 });
   // Twelve wallets, and SUB, a sub-account on chain 1 but a wallet of its own on chain 8453 (C is one on chain 10 only).
   assert.is(wallets, 13);
 });

@@ -1,7 +1,8 @@
 /**
  * Night: the rules across rows and files on the loaded tables, then the inputs against the build's
  * settings (--now, empty exports) (build/input/check.ts). prepare reads the extent of the events
- * off its digests, which cover every row, whichever rows it loaded.
+ * off its digests, which cover every row, whichever rows it loaded (a night kept for the next one
+ has them).
  */
 import { checkInputRelations } from '../input/check.ts';
 import { defineStage } from './stage.ts';
@@ -25,10 +26,10 @@ export const checkRelations = defineStage({
     ...INPUT_VIEWS,
   ],
   writes: [],
-  needs: ['inputFiles'],
+  needs: ['inputFiles', 'forNextNight'],
   makes: [],
-  async run(context, { inputFiles }) {
-    await checkInputRelations(context.db, inputFiles, context.config, context.mode.kind === 'prepare' ? 'input_days' : 'tables');
+  async run(context, { inputFiles, forNextNight }) {
+    await checkInputRelations(context.db, inputFiles, context.config, forNextNight ? 'input_days' : 'tables');
     return {};
   },
 });

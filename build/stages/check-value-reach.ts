@@ -4,8 +4,7 @@
  * needs no balance row (every real export); an export the bound does not settle makes it whole.
  */
 import { checkValueReach as check } from '../compute/value-reach.ts';
-import { IncrementalNightImpossible } from '../night-state.ts';
-import { defineStage } from './stage.ts';
+import { defineStage, fullNightNeeded } from './stage.ts';
 
 export const checkValueReach = defineStage({
   name: 'check value reach',
@@ -16,7 +15,7 @@ export const checkValueReach = defineStage({
   makes: [],
   async run(context, { resume }) {
     if (!(await check(context.db, context.config.nowSeconds, resume === null)))
-      throw new IncrementalNightImpossible('prices whose bound on the values needs every balance row');
+      return fullNightNeeded('prices whose bound on the values needs every balance row');
     return {};
   },
 });

@@ -4,7 +4,7 @@
  * build/compute/input-days.ts), the rows of the days it computes in an incremental night.
  */
 import { checkInputValues, EVERY_ROW, type ValueCheckScope } from '../input/check.ts';
-import { defineStage, type StageContext, type StageValues } from './stage.ts';
+import { defineStage, type StageValues } from './stage.ts';
 import { INPUT_VIEWS } from './read-inputs.ts';
 
 /** The distinct values of each address column, with their row counts: the load numbers addresses from them. */
@@ -16,14 +16,13 @@ export const DISTINCT_ADDRESS_TABLES = [
 ];
 
 /**
- * Which rows a night reads whole: a build reads every row; `prepare` every row and digests it
- * (a full night), or the days from its first recomputed one (an incremental night).
+ * Which rows a night checks: the days from its first recomputed one (an incremental night, whose
+ * rows find changed days digested); every row, digesting them for the next night (prepare's full
+ * night); or every row (a build).
  */
-export function valueCheckScope(context: StageContext, resume: StageValues['resume']): ValueCheckScope {
-  if (context.mode.kind !== 'prepare') return EVERY_ROW;
-  return resume === null
-    ? { fromDay: null, digest: true, firstSeconds: true }
-    : { fromDay: resume.from, digest: false, firstSeconds: true };
+function valueCheckScope(resume: StageValues['resume'], forNextNight: boolean): ValueCheckScope {
+  if (resume !== null) return { fromDay: resume.from, digest: false, firstSeconds: true };
+  return forNextNight ? { fromDay: null, digest: true, firstSeconds: true } : EVERY_ROW;
 }
 
 export const checkValues = defineStage({
@@ -31,10 +30,10 @@ export const checkValues = defineStage({
   side: 'night',
   reads: [...INPUT_VIEWS, 'input_days'],
   writes: [...DISTINCT_ADDRESS_TABLES, 'input_days'],
-  needs: ['inputFiles', 'resume'],
+  needs: ['inputFiles', 'resume', 'forNextNight'],
   makes: [],
-  async run(context, { inputFiles, resume }) {
-    await checkInputValues(context.db, inputFiles, valueCheckScope(context, resume));
+  async run(context, { inputFiles, resume, forNextNight }) {
+    await checkInputValues(context.db, inputFiles, valueCheckScope(resume, forNextNight));
     return {};
   },
 });

@@ -7,24 +7,23 @@
 import path from 'node:path';
 import { computePointsHistory as pointsHistoryOf } from '../compute/points-history.ts';
 import { literalPathSql } from '../database.ts';
-import { IncrementalNightImpossible, POINTS_TOTALS_FILE } from '../night-state.ts';
+import { POINTS_TOTALS_FILE } from '../night-state.ts';
 import { PREPARED_TABLES, preparedFolderName, tableFile } from '../prepared-folder.ts';
-import { defineStage } from './stage.ts';
+import { defineStage, fullNightNeeded } from './stage.ts';
 
 export const computePointsHistory = defineStage({
   name: 'compute points history',
   side: 'night',
   reads: ['points', 'season_days'],
   writes: ['history_written', 'history_wallets', 'history_written_keys', 'history_totals'],
-  needs: ['resume'],
+  needs: ['resume', 'shards'],
   makes: [],
-  async run(context, { resume }) {
+  async run(context, { resume, shards }) {
     // An incremental night's first day (find-changed-days.ts); null for a full night and for a build from the exports.
-    if (resume === null || context.mode.kind !== 'prepare') {
+    if (resume === null) {
       await pointsHistoryOf(context.db);
       return {};
     }
-    const { shards } = context.mode;
     const wallets = tableFile(PREPARED_TABLES.find((table) => table.name === 'points_history_wallets')!);
     const files = Array.from({ length: shards }, (_, i) =>
       literalPathSql(path.join(resume.previousNight, preparedFolderName({ index: i + 1, count: shards }), wallets)),
@@ -42,7 +41,7 @@ export const computePointsHistory = defineStage({
       nextKey: resume.record.nextHistoryKey,
       carried,
     });
-    if (!computed) throw new IncrementalNightImpossible('a wallet-season whose sums need its rows before the first recomputed day');
+    if (!computed) return fullNightNeeded('a wallet-season whose sums need its rows before the first recomputed day');
     return {};
   },
 });

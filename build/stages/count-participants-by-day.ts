@@ -15,10 +15,9 @@ export const countParticipantsByDay = defineStage({
   side: 'night',
   reads: ['history_totals', 'history_wallets', 'season_days'],
   writes: [],
-  needs: ['resume'],
+  needs: ['resume', 'shards'],
   makes: ['participantsByDay'],
-  async run(context, { resume }) {
-    const shards = context.mode.kind === 'prepare' ? context.mode.shards : (context.config.shard?.count ?? 1);
+  async run(context, { resume, shards }) {
     const counted = await participantsByDayOfShards(context.db, context.config.lastClosedDay, shards);
     // An incremental night's first day (find-changed-days.ts); null for a full night and for a build from the exports.
     if (resume === null) return { participantsByDay: counted };

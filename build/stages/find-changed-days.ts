@@ -21,13 +21,10 @@ export const findChangedDays = defineStage({
   side: 'night',
   reads: [...INPUT_VIEWS, 'input_days'],
   writes: ['input_days'],
-  needs: ['inputFiles'],
+  needs: ['inputFiles', 'previous'],
   makes: ['nightKind', 'resume'],
-  when: (context) => context.mode.kind === 'prepare',
-  async run(context, { inputFiles }): Promise<Made<'nightKind' | 'resume'>> {
-    if (context.mode.kind !== 'prepare') throw new Error('find changed days runs in prepare only');
+  async run(context, { inputFiles, previous }): Promise<Made<'nightKind' | 'resume'>> {
     const { db } = context;
-    const previous = context.mode.previous;
     if (previous === null) return { nightKind: { kind: 'full', why: 'no --since given' }, resume: null };
     if (!previous.usable) return { nightKind: { kind: 'full', why: previous.why }, resume: null };
     await scanInputDays(db, inputFiles);

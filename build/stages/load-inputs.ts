@@ -5,7 +5,7 @@
  * rows for the days before (docs/incremental-nights.md).
  */
 import path from 'node:path';
-import { loadInputs as loadInputTables, WHOLE, type LoadScope, type NightBalanceRows, type StoredBalanceRows } from '../input/load.ts';
+import { loadInputs as loadInputTables, type LoadScope, type NightBalanceRows, type StoredBalanceRows } from '../input/load.ts';
 import { firstSecondOfDay } from '../compute/input-days.ts';
 import { literalPathSql } from '../database.ts';
 import { ACCOUNTS_FILE } from '../night-state.ts';
@@ -39,18 +39,17 @@ export const loadInputs = defineStage({
     ...DISTINCT_ADDRESS_TABLES,
   ],
   drops: DISTINCT_ADDRESS_TABLES,
-  needs: ['inputFiles', 'resume'],
+  needs: ['inputFiles', 'resume', 'forNextNight'],
   makes: [],
-  async run(context, { inputFiles, resume }) {
-    await loadInputTables(context.db, inputFiles, context.config.shard, await loadScope(context, resume));
+  async run(context, { inputFiles, resume, forNextNight }) {
+    await loadInputTables(context.db, inputFiles, context.config.shard, await loadScope(resume, forNextNight));
     return {};
   },
 });
 
-/** What the load reads: every row (and in prepare's full night, digests the balances), or an incremental night's days. */
-async function loadScope(context: StageContext, resume: StageValues['resume']): Promise<LoadScope> {
-  if (context.mode.kind !== 'prepare') return WHOLE;
-  if (resume === null) return { kind: 'whole', digest: true };
+/** What the load reads: an incremental night's days, or every row (digesting the balances when the night is kept for the next one). */
+async function loadScope(resume: StageValues['resume'], forNextNight: boolean): Promise<LoadScope> {
+  if (resume === null) return { kind: 'whole', digest: forNextNight };
   return {
     kind: 'incremental',
     from: resume.from,

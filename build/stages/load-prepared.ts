@@ -16,12 +16,12 @@ export const loadPrepared = defineStage({
   side: 'shard',
   reads: [],
   writes: PREPARED_TABLE_NAMES,
-  needs: [],
+  needs: ['preparedFolder'],
   makes: ['dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay', 'nightKind'],
-  when: (context) => context.mode.kind === 'prepared',
-  async run(context): Promise<Made<'dailyAsOf' | 'exampleWallet' | 'leaderboards' | 'seasonsIndex' | 'participantsByDay' | 'nightKind'>> {
-    if (context.mode.kind !== 'prepared') throw new Error('load prepared runs in build --prepared only');
-    const prepared = context.mode.folder;
+  async run(
+    context,
+    { preparedFolder: prepared },
+  ): Promise<Made<'dailyAsOf' | 'exampleWallet' | 'leaderboards' | 'seasonsIndex' | 'participantsByDay' | 'nightKind'>> {
     const files = (name: string) => `[${prepared.readPaths.get(name)!.map(literalPathSql).join(', ')}]`;
     for (const table of PREPARED_TABLES) {
       if (table.name === 'points_history_wallets' || table.name === 'points_history_days' || table.name === 'balance_rows') continue;

@@ -16,10 +16,10 @@ export const readInputs = defineStage({
   side: 'night',
   reads: [],
   writes: [...INPUT_VIEWS, 'input_days'],
-  needs: [],
+  needs: ['inputs'],
   makes: ['inputFiles'],
-  async run(context) {
-    const inputFiles = await readInputFiles(context.db, context.inputs, context.faults);
+  async run(context, { inputs }) {
+    const inputFiles = await readInputFiles(context.db, inputs, context.faults);
     await context.db.run(INPUT_DAYS_TABLE);
     return { inputFiles };
   },

@@ -1,9 +1,10 @@
 /**
- * Night, `prepare` only: the night cut into one folder per shard (build/prepared-folder.ts): each
- * shard's rows of the tables its build reads, written in one pass per table (DuckDB's partitioned
- * Parquet writer), the small shared tables copied into every folder, and the night's facts; and
- * beside them what the next night carries over (build/night-state.ts): the digests, the accounts'
- * lasting keys, the points histories' running totals.
+ * Night, last of `prepare`'s list: the night cut into one folder per shard (build/prepared-folder.ts):
+ * each shard's rows of the tables its build reads, written in one pass per table (DuckDB's
+ * partitioned Parquet writer), the small shared tables copied into every folder, and the night's
+ * facts; and beside them what the next night carries over (build/night-state.ts): the digests, the
+ * accounts' lasting keys, the points histories' running totals, and the facts of the night's
+ * record, which prepare writes once the night is in place.
  *
  * The balance rows and the points histories' days are written in segments of days: a full night
  * writes one; an incremental night writes the days it computed, and keeps the previous night's
@@ -19,7 +20,7 @@ import { dayNumber, dayText } from '../compute/days.ts';
 import { dayOfInstantSql } from '../compute/input-days.ts';
 import { POINTS_TOTALS_SQL } from '../compute/points-history.ts';
 import { countOf } from '../../core/format.ts';
-import { ACCOUNTS_FILE, IncrementalNightImpossible, INPUT_DAYS_FILE, POINTS_TOTALS_FILE } from '../night-state.ts';
+import { ACCOUNTS_FILE, INPUT_DAYS_FILE, nightIdOf, POINTS_TOTALS_FILE, type NightRecordFacts, type NightResume } from '../night-state.ts';
 import {
   PREPARED_FORMAT,
   PREPARED_TABLES,
@@ -37,7 +38,7 @@ import {
   type Segment,
   type SegmentedTableName,
 } from '../prepared-folder.ts';
-import { defineStage, type StageContext } from './stage.ts';
+import { defineStage, fullNightNeeded, type StageContext } from './stage.ts';
 import { SUMMARY_DAYS } from '../../schemas/night-summary.ts';
 
 /** A shard folder holds at most this many segments of a table: more are merged into one. */
@@ -65,18 +66,26 @@ export const splitIntoShards = defineStage({
     'season_days',
   ],
   writes: ['address_shards'],
-  needs: ['resume', 'nightKind', 'dailyAsOf', 'exampleWallet', 'leaderboards', 'seasonsIndex', 'participantsByDay'],
-  makes: [],
-  when: (context) => context.mode.kind === 'prepare',
+  needs: [
+    'shards',
+    'nightFolder',
+    'resume',
+    'nightKind',
+    'dailyAsOf',
+    'exampleWallet',
+    'leaderboards',
+    'seasonsIndex',
+    'participantsByDay',
+  ],
+  makes: ['nightRecord'],
   async run(context, given) {
-    if (context.mode.kind !== 'prepare') throw new Error('split into shards runs in prepare only');
-    const { shards, night } = context.mode;
-    const { resume } = given;
+    const { shards, nightFolder: night, resume } = given;
     const { db } = context;
     await checkTypes(context);
     const shardOf = (address: string) => shardNumberSql(shards, address);
     const from = resume?.from ?? null;
-    if (resume) await expectNoHistoryBefore(context, resume.from, resume.record.nextHistoryKey);
+    const joined = resume ? await joinedWithEarlierDays(context, resume.from, resume.record.nextHistoryKey) : null;
+    if (joined !== null) return fullNightNeeded(joined);
     await writeNightFiles(context, night);
     await db.run(`CREATE TABLE address_shards AS SELECT id, ${shardOf('address')} AS shard FROM addresses`);
     const folders = Array.from({ length: shards }, (_, i) => path.join(night, preparedFolderName({ index: i + 1, count: shards })));
@@ -86,7 +95,14 @@ export const splitIntoShards = defineStage({
     for (let index = 1; index <= shards; index++) {
       segments.push(
         resume
-          ? await reuseSegments(context, resume.previousNight, from!, index, folders[index - 1]!)
+          ? await reuseSegments(context, {
+              previousNight: resume.previousNight,
+              from: from!,
+              index,
+              shards,
+              folder: folders[index - 1]!,
+              night,
+            })
           : { lists: { balance_rows: [], points_history_days: [] }, hashes: {} },
       );
     }
@@ -170,9 +186,34 @@ export const splitIntoShards = defineStage({
         files,
       });
     }
-    return {};
+    return { nightRecord: await nightRecordOf(context, shards, resume) };
   },
 });
+
+/**
+ * The night's record but its files (build/night-state.ts): the next keys a later night gives start
+ * above every key of this night and of the nights it reused, and each season's day A says where
+ * the carried running totals stand.
+ */
+async function nightRecordOf(context: StageContext, shards: number, resume: NightResume | null): Promise<NightRecordFacts> {
+  const [{ keys, accountKeys } = { keys: 0, accountKeys: 0 }] = await context.db.rows<{ keys: number | null; accountKeys: number | null }>(
+    'SELECT (SELECT max(wallet) FROM history_wallets)::INTEGER AS keys, (SELECT max(key) FROM addresses)::INTEGER AS accountKeys',
+  );
+  const seasonDays = await context.db.rows<{ season: number; day: number | null }>(
+    `SELECT season::INTEGER AS season, (day - DATE '1970-01-01')::INTEGER AS day FROM season_days ORDER BY season`,
+  );
+  const inputs = await context.inputsDigest;
+  return {
+    id: nightIdOf(context.config.nowIso, inputs),
+    now: context.config.nowIso,
+    lastClosedDay: context.config.lastClosedDay,
+    shards,
+    inputs,
+    nextHistoryKey: Math.max((keys ?? 0) + 1, resume?.record.nextHistoryKey ?? 1),
+    nextAccountKey: Math.max((accountKeys ?? 0) + 1, resume?.record.nextAccountKey ?? 1),
+    seasonDays: Object.fromEntries(seasonDays.map((row) => [String(row.season), row.day])),
+  };
+}
 
 /**
  * What the next night carries over, beside the shard folders: the digests of the exports' rows,
@@ -211,16 +252,13 @@ async function latestDayOf(context: StageContext, table: PreparedTable, last: nu
  */
 async function reuseSegments(
   context: StageContext,
-  previousNight: string,
-  from: number,
-  index: number,
-  folder: string,
+  at: { previousNight: string; from: number; index: number; shards: number; folder: string; night: string },
 ): Promise<ShardSegments> {
-  const shards = context.mode.kind === 'prepare' ? context.mode.shards : 1;
+  const { previousNight, from, index, shards, folder } = at;
   const previous = path.join(previousNight, preparedFolderName({ index, count: shards }));
   const facts = await readPreparedFacts(previous);
   // Prepared into the previous night's own folder (`--out` is `--since`), whose files go once this night is in place.
-  const inPlace = context.mode.kind === 'prepare' && path.resolve(previousNight) === path.dirname(context.mode.night);
+  const inPlace = path.resolve(previousNight) === path.dirname(at.night);
   const reused: ShardSegments = { lists: { balance_rows: [], points_history_days: [] }, hashes: {} };
   for (const table of PREPARED_TABLES) {
     if (!table.segmented) continue;
@@ -281,19 +319,19 @@ async function reuseTableSegments(
 }
 
 /**
- * A wallet-season that became a participant tonight (a key the previous night did not give) with
- * days before `from` has no rows to reuse, and its rank on those days needs every wallet's totals
- * of those days, which an incremental night does not compute: the night is made whole (rare: its
- * total was at most 0 on the previous night's day A, and is above 0 now).
+ * Why the night must be full, or null: a wallet-season that became a participant tonight (a key
+ * the previous night did not give) with days before `from` has no rows to reuse, and its rank on
+ * those days needs every wallet's totals of those days, which an incremental night does not
+ * compute (rare: its total was at most 0 on the previous night's day A, and is above 0 now).
+ * Asked before anything is written: a full night starts from nothing.
  */
-async function expectNoHistoryBefore(context: StageContext, from: number, nextKey: number): Promise<void> {
+async function joinedWithEarlierDays(context: StageContext, from: number, nextKey: number): Promise<string | null> {
   const [{ joined } = { joined: 0 }] = await context.db.rows<{ joined: number }>(`
     SELECT count(*)::INTEGER AS joined FROM points_history_wallets w JOIN history_wallets h ON h.wallet = w.wallet
     WHERE w.wallet >= ${nextKey} AND h.start_day > h.first_day`);
-  if (joined > 0)
-    throw new IncrementalNightImpossible(
-      `${countOf(joined, 'wallet-season')} became participants with days before ${dayText(from)}, whose ranks need the whole history`,
-    );
+  return joined > 0
+    ? `${countOf(joined, 'wallet-season')} became participants with days before ${dayText(from)}, whose ranks need the whole history`
+    : null;
 }
 
 /**

@@ -1,14 +1,15 @@
 /**
  * A stage of the build, and the one runner every stage runs in. A stage is a verb-named module
- * that declares the DuckDB tables (and views) it reads and writes; the runner owns what every
- * stage needs alike: progress, interruption between stages, the seconds of each stage (and of
- * each statement with WALLET_SNAPSHOT_PROFILE=1), and a check that a stage found every table it
- * reads and left every table it writes, so that the declarations cannot drift from the SQL.
+ * that declares the DuckDB tables (and views) it reads and writes, and the values it needs and
+ * makes; the runner owns what every stage needs alike: progress, interruption between stages, the
+ * seconds of each stage (and of each statement with WALLET_SNAPSHOT_PROFILE=1), the values (each
+ * stage is handed exactly its needs, and no stage sees another's), and a check that a stage found
+ * every table it reads and left every table it writes, so that the declarations cannot drift
+ * from the SQL.
  *
- * The build's stages are one list (build/stages/index.ts) cut in two: the night's side reads and
- * checks the exports and computes what depends on every wallet; the shard's side computes and
- * writes the documents of its wallets. `prepare` runs the night's side once and writes one folder
- * per shard; `build --prepared` runs the shard's side from such a folder; `build --input` runs both.
+ * A stage never asks which command runs it: each command has its own list (build/stages/index.ts),
+ * and what differs between commands (the shards, where the night goes, whether the export is read
+ * whole or from a day) reaches a stage as a value the command gives or an earlier stage makes.
  */
 import type { BuildConfig } from '../config.ts';
 import type { Database } from '../database.ts';
@@ -26,40 +27,46 @@ import type { UnpricedSeries } from '../compute/unpriced.ts';
 import type { OpenedPreparedFolder } from '../prepared-folder.ts';
 import type { NightFigures } from '../compute/night-summary.ts';
 import type { NightSummary } from '../../schemas/night-summary.ts';
-import type { NightResume, PreviousNight } from '../night-state.ts';
+import type { NightRecordFacts, NightResume, PreviousNight } from '../night-state.ts';
 import type { NightKind } from '../../schemas/night-kind.ts';
 import type { InjectedFaults } from '../faults.ts';
 import { StatementReads } from './statement-reads.ts';
 
 export type Side = 'night' | 'shard';
 
-/** What the build is asked to do, as the stages tell it apart. */
-export type BuildMode =
-  /** `build --input`: every wallet, or with `--shard` one shard's, both sides in one process. */
-  | { kind: 'input' }
-  /**
-   * `prepare --shards N`: the night's side once, then one folder per shard; `previous` is the night
-   * `--since` names, checked (build/night-state.ts), null without `--since` or with `--full`.
-   */
-  | { kind: 'prepare'; shards: number; night: string; previous: PreviousNight | null }
-  /** `build --prepared FOLDER`: the shard's side from a folder `prepare` wrote, opened and checked. */
-  | { kind: 'prepared'; folder: OpenedPreparedFolder };
-
-/** The facts of the whole night that every shard writes alike (meta.json, the leaderboards). */
-export interface NightFacts {
-  dailyAsOf: string | null;
-  exampleWallet: string | null;
-  leaderboards: Leaderboard[];
-  seasonsIndex: SeasonsIndex;
+/** The tree a build's shard side writes: its writer pool, its writer of shared files, its own record of every file. */
+export interface TreeOutput {
+  pool: () => WriterPool;
+  sharedWriter: (onWrite: (file: string, text: string) => void) => TreeWriter;
+  record: TreeManifest;
 }
 
 /**
- * What the stages hand each other besides DuckDB's tables: each value is made by the stage that
- * declares it in `makes` (returned from its `run`), and given to the stages that declare it in
- * `needs`. A value is there or not (a null value is a value: "no asOf" is not "not computed"); the
- * runner refuses a stage whose needs no earlier stage made.
+ * What the stages are handed besides DuckDB's tables. A value is given by the command that runs
+ * the list (declared in the list's `gives`), or made by the one stage that declares it in `makes`
+ * (returned from its `run`); a stage is handed those it declares in `needs`, and nothing else. A
+ * value is there or not (a null value is a value: "no asOf" is not "not computed"); the runner
+ * refuses a stage whose needs are not there, and a value made twice.
  */
 export interface StageValues {
+  /** The exports, opened (`build --input`, `prepare`). */
+  inputs: OpenedInput[];
+  /** The shard's folder `prepare` wrote, opened and checked (`build --prepared`). */
+  preparedFolder: OpenedPreparedFolder;
+  /** The tree the shard's side writes (`build`). */
+  tree: TreeOutput;
+  /** The shards the night is cut into: prepare's `--shards`, a build's `--shard K/N`'s N, else 1. */
+  shards: number;
+  /** Where `prepare` writes the night's folders and files (its work folder, moved into place when done). */
+  nightFolder: string;
+  /** `--since PREV`, checked (build/night-state.ts): a night to reuse, or why the night is full; null without `--since` or with `--full`. */
+  previous: PreviousNight | null;
+  /**
+   * Whether the night is kept for a next one (`prepare`): its checks and load then digest every row
+   * per day (`input_days`, which the next night compares, and which check relations reads the
+   * events' extent from) and each balance address's first second; a build keeps nothing.
+   */
+  forNextNight: boolean;
   inputFiles: InputFile[];
   dailyAsOf: string | null;
   exampleWallet: string | null;
@@ -78,38 +85,46 @@ export interface StageValues {
   night: NightSummary;
   /** Which kind of night `prepare` makes (full, or incremental from a previous night), and why. */
   nightKind: NightKind;
-  /** An incremental night: the first day computed again, and the previous night it reuses; null for a full night. */
+  /** An incremental night: the first day computed again, and the previous night it reuses; null for a full night and a build. */
   resume: NightResume | null;
+  /** What the night's record (`night.json`) says of the night besides its files: written once the night is in place (prepare). */
+  nightRecord: NightRecordFacts;
 }
 
 export type ValueName = keyof StageValues;
-/** The values a stage is given: each one made by an earlier stage. */
+/** The values a stage is given: each one made by an earlier stage or given by the command. */
 export type Given<N extends ValueName> = { readonly [K in N]: StageValues[K] };
 /** The values a stage makes. */
 export type Made<M extends ValueName> = { [K in M]: StageValues[K] };
 
+/** What every stage has alike, whichever command runs it. */
 export interface StageContext {
   readonly config: BuildConfig;
-  readonly mode: BuildMode;
   readonly db: Database;
   readonly progress: Progress;
   readonly signal: AbortSignal;
-  readonly inputs: OpenedInput[];
-  /** The tree's writer pool, its writer of shared files and its own manifest (absent in `prepare`). */
-  readonly tree: {
-    pool: () => WriterPool;
-    sharedWriter: (onWrite: (file: string, text: string) => void) => TreeWriter;
-    record: TreeManifest;
-  } | null;
-  /** The values made so far (the runner's; a stage reads its `needs` as its parameter). */
-  readonly values: Partial<StageValues>;
   /** The inputs' fingerprint (build/input/fingerprint.ts), hashed while the stages run. */
   readonly inputsDigest: Promise<string>;
   /** What a test injects (build/faults.ts); none in a real run. */
   readonly faults: InjectedFaults;
 }
 
-export interface Stage<N extends ValueName = ValueName, M extends ValueName = ValueName> {
+/**
+ * What a stage of an incremental night returns, instead of its values, when the night cannot go on
+ * from its first recomputed day (rare: docs/incremental-nights.md), and why, in the summary's
+ * words: the list ends there, and `prepare` runs its list again as a full night that says why.
+ */
+export interface FullNightNeeded {
+  readonly fullNightNeeded: string;
+}
+
+export const fullNightNeeded = (why: string): FullNightNeeded => ({ fullNightNeeded: why });
+
+/**
+ * A stage: `N` the values it needs, `M` those it makes, `R` what its `run` returns (its values, or
+ * for a stage of an incremental night, its values or that the night needs to be full).
+ */
+export interface Stage<N extends ValueName = ValueName, M extends ValueName = ValueName, R extends Made<M> | FullNightNeeded = Made<M>> {
   /** As progress and the closing summary show it. */
   name: string;
   side: Side;
@@ -119,23 +134,39 @@ export interface Stage<N extends ValueName = ValueName, M extends ValueName = Va
   writes: readonly string[];
   /** Tables of earlier stages this one drops once it has read them. */
   drops?: readonly string[];
-  /** The values of earlier stages it is given. */
+  /** The values it is handed: made by earlier stages or given by the command. */
   needs: readonly N[];
   /** The values it makes, returned from `run`. */
   makes: readonly M[];
-  /** When the stage runs (default: always, on its side): decided before its needs are taken. */
-  when?: (context: StageContext) => boolean;
-  run(context: StageContext, given: Given<N>): Promise<Made<M>>;
+  run(context: StageContext, given: Given<N>): Promise<R>;
 }
 
-/** A stage, its needs and makes inferred from its lists. */
-export function defineStage<const N extends ValueName = never, const M extends ValueName = never>(stage: Stage<N, M>): Stage<N, M> {
+/** A stage, its needs and makes inferred from its lists, and what it returns from its `run`. */
+export function defineStage<
+  const N extends ValueName = never,
+  const M extends ValueName = never,
+  R extends Made<M> | FullNightNeeded = Made<M>,
+>(stage: Stage<N, M, R>): Stage<N, M, R> {
   return stage;
 }
 
-/** A stage of any needs and makes, as the list holds them. */
-// biome-ignore lint/suspicious/noExplicitAny: the list holds stages of every needs and makes.
-export type AnyStage = Stage<any, any>;
+/** A stage of any needs and makes, as the lists hold them. */
+// biome-ignore lint/suspicious/noExplicitAny: the lists hold stages of every needs and makes.
+export type AnyStage = Stage<any, any, any>;
+
+/** A command's stages, in order, and the values the command gives them (every other need is made by an earlier stage). */
+export interface StageList<G extends ValueName = ValueName> {
+  stages: readonly AnyStage[];
+  gives: readonly G[];
+}
+
+/** A list, the values its command gives inferred. */
+export function defineList<const G extends ValueName>(list: StageList<G>): StageList<G> {
+  return list;
+}
+
+/** How a list ended: every stage ran (and these are the values made and given), or an incremental night needs to be full. */
+export type ListOutcome = { readonly values: Partial<StageValues> } | FullNightNeeded;
 
 /** The values `keys` of `values`, each present (a null value is present), or an error naming the first missing. */
 export function take<N extends ValueName>(values: Partial<StageValues>, keys: readonly N[], who: string): Given<N> {
@@ -147,14 +178,14 @@ export function take<N extends ValueName>(values: Partial<StageValues>, keys: re
   return given as Given<N>;
 }
 
-/** The tree a stage writes into: a build's, never prepare's. */
-export function treeOf(context: StageContext): NonNullable<StageContext['tree']> {
-  if (context.tree === null) throw new Error('this stage writes the tree, and prepare writes none');
-  return context.tree;
-}
-
-/** Runs the stages that apply, in order, each given its needs and its returned values kept. */
-export async function runStages(stages: readonly AnyStage[], context: StageContext): Promise<void> {
+/**
+ * Runs the list's stages in order, each handed its needs (from `given`, what the command gives,
+ * and the values of the stages before it) and its returned values kept; ends early when a stage
+ * finds that its night needs to be full.
+ */
+export async function runStages<G extends ValueName>(list: StageList<G>, context: StageContext, given: Given<G>): Promise<ListOutcome> {
+  const values: Partial<StageValues> = {};
+  for (const key of list.gives) values[key] = given[key] as never;
   const profile = Boolean(process.env.WALLET_SNAPSHOT_PROFILE);
   // The catalog as the last stage left it, when it was read after that stage: nothing runs
   // between two stages, so the query that checks a stage's writes also checks the next one's reads
@@ -162,21 +193,25 @@ export async function runStages(stages: readonly AnyStage[], context: StageConte
   let catalog: Set<string> | null = null;
   const reads = new StatementReads(await context.db.connect());
   try {
-    for (const stage of stages) {
-      if (stage.when && !stage.when(context)) continue;
-      const given = take(context.values, stage.needs, `stage "${stage.name}"`);
+    for (const stage of list.stages) {
+      const needs = take(values, stage.needs, `stage "${stage.name}"`);
       if (context.signal.aborted) throw context.signal.reason;
       catalog ??= await tablesOf(context.db);
       if (stage.reads.length > 0) expectTables(catalog, stage, stage.reads, 'reads');
       context.progress.start(stage.name);
       const started = performance.now();
-      const made = await stage.run({ ...context, db: declaredReadsOnly(context.db, stage, catalog, reads) }, given);
+      const made: Made<ValueName> | FullNightNeeded = await stage.run(
+        { ...context, db: declaredReadsOnly(context.db, stage, catalog, reads) },
+        needs,
+      );
       catalog = null;
       if (profile) process.stderr.write(`[stage ${((performance.now() - started) / 1000).toFixed(2)}s] ${stage.name}\n`);
+      if ('fullNightNeeded' in made) return made;
       for (const key of stage.makes) {
         if (!(key in made)) throw new Error(`stage "${stage.name}" declares it makes ${key}, and did not`);
+        if (key in values) throw new Error(`stage "${stage.name}" makes ${key}, which is made already`);
       }
-      Object.assign(context.values, made);
+      Object.assign(values, made);
       const left = stage.writes.filter((table) => !stage.drops?.includes(table));
       if (left.length > 0) expectTables((catalog = await tablesOf(context.db)), stage, left, 'writes');
     }
@@ -184,6 +219,7 @@ export async function runStages(stages: readonly AnyStage[], context: StageConte
     reads.close();
   }
   if (context.signal.aborted) throw context.signal.reason;
+  return { values };
 }
 
 /** The methods of a database or a connection that run SQL given as their first argument. */

@@ -5,17 +5,16 @@
  */
 import { writeSharedFiles as writeShared } from '../write/shared.ts';
 import { writeNightSummary } from '../write/night-summary.ts';
-import { defineStage, treeOf } from './stage.ts';
+import { defineStage } from './stage.ts';
 
 export const writeSharedFiles = defineStage({
   name: 'write shared files',
   side: 'shard',
   reads: [],
   writes: [],
-  needs: ['leaderboards', 'seasonsIndex', 'dailyAsOf', 'exampleWallet', 'nightFigures'],
+  needs: ['leaderboards', 'seasonsIndex', 'dailyAsOf', 'exampleWallet', 'nightFigures', 'tree'],
   makes: ['night', 'sharedFiles'],
-  async run(context, { leaderboards, seasonsIndex, dailyAsOf, exampleWallet, nightFigures }) {
-    const tree = treeOf(context);
+  async run(context, { leaderboards, seasonsIndex, dailyAsOf, exampleWallet, nightFigures, tree }) {
     const writer = tree.sharedWriter((file, text) => tree.record.add(file, text));
     await writeShared(writer, leaderboards, seasonsIndex, {
       format: 1,
