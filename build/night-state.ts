@@ -41,7 +41,7 @@ export const NIGHT_FILES = [INPUT_DAYS_FILE, ACCOUNTS_FILE, POINTS_TOTALS_FILE];
  */
 export const NIGHT_FORMAT = 2;
 
-export const NightRecordSchema = z
+const NightRecordSchema = z
   .object({
     format: z.literal(NIGHT_FORMAT),
     release: z.string(),

@@ -63,7 +63,7 @@ export interface StoredBalanceRows {
 export type NightBalanceRows = 'export' | 'balance_rows' | { previous: StoredBalanceRows; before: number };
 
 /** The whole build's load: every row. */
-export const WHOLE: LoadScope = { kind: 'whole', digest: false };
+const WHOLE: LoadScope = { kind: 'whole', digest: false };
 
 /**
  * With a shard, `balance_rows` holds only the rows of the shard's wallets (a sub-account's rows

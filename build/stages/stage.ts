@@ -32,7 +32,7 @@ import type { NightKind } from '../../schemas/night-kind.ts';
 import type { InjectedFaults } from '../faults.ts';
 import { StatementReads } from './statement-reads.ts';
 
-export type Side = 'night' | 'shard';
+type Side = 'night' | 'shard';
 
 /** The tree a build's shard side writes: its writer pool, its writer of shared files, its own record of every file. */
 export interface TreeOutput {
