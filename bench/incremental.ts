@@ -169,7 +169,7 @@ async function cutExport(input: string, out: string, last: string): Promise<void
       const table = name.replace('.parquet', '');
       const source = literalPathSql(path.join(input, name));
       await db.run(
-        `COPY (SELECT * FROM read_parquet(${source}) WHERE ${where[table] ?? 'true'}) TO ${literalPathSql(path.join(out, name))} (FORMAT parquet)`,
+        `COPY (SELECT * FROM read_parquet(${source}) WHERE ${where[table] ?? 'true'}) TO ${literalPathSql(path.join(out, name))} (FORMAT parquet, COMPRESSION zstd)`,
       );
     }
   } finally {

@@ -313,12 +313,12 @@ async function measureFloors(plan: NightPlan, folder: string, label: string, job
   const tree = fs.realpathSync(out);
   const files = listTree(tree);
   plan.log(`shard ${label}: the floors: Node writing the same ${files.length} files...`);
-  // In parts of at most 4 GiB, each removed once timed: a second copy of a 100,000-wallet tree
+  // In parts of at most 2 GiB, each removed once timed: a second copy of a 100,000-wallet tree
   // (11 GB) beside the first would not fit a 24 GB machine's tmpfs with the store.
   const write = { seconds: 0 };
   for (let start = 0; start < files.length; ) {
     let end = start;
-    for (let bytes = 0; end < files.length && (end === start || bytes + files[end]!.size <= 4 * 2 ** 30); end++) bytes += files[end]!.size;
+    for (let bytes = 0; end < files.length && (end === start || bytes + files[end]!.size <= 2 * 2 ** 30); end++) bytes += files[end]!.size;
     write.seconds += measureSyncFloor(files.slice(start, end), written).seconds;
     fs.rmSync(written, { recursive: true, force: true });
     start = end;
