@@ -42,7 +42,7 @@ export interface IncrementalFigures {
   full: StepFigures & { stageSeconds: Record<string, number> };
   incremental: StepFigures & { stageSeconds: Record<string, number>; night: string };
   floor: StepFigures & { rows: number };
-  /** The incremental prepare's CPU-seconds over the full one's (bar 0.5), and its wall over the floor's (bar 4). */
+  /** The incremental prepare's CPU-seconds over the full one's (bar 0.3), and its wall over the floor's (bar 4). */
   cpuRatio: number | null;
   floorRatio: number;
 }
@@ -147,7 +147,7 @@ export function formatIncremental(figures: IncrementalFigures): string {
     `    stages              ${stages(figures.incremental.stageSeconds)}`,
     `    night               ${figures.incremental.night}`,
     `scan floor              ${usage(figures.floor)}, ${figures.floor.rows} rows hashed`,
-    `incremental / whole     ${figures.cpuRatio} of the CPU-seconds (bar 0.5)`,
+    `incremental / whole     ${figures.cpuRatio} of the CPU-seconds (bar 0.3)`,
     `incremental / floor     ${figures.floorRatio} times the scan's wall (bar 4)`,
     '',
   ].join('\n');
