@@ -17,18 +17,15 @@ import { serveCommand } from '../cli/serve.ts';
 import { verifyCommand } from '../cli/verify.ts';
 import { UserError } from '../core/errors.ts';
 import * as summaries from '../schemas/summaries.ts';
-import { tempDir } from './helpers/fixtures.ts';
+import { tempDir, thrown } from './helpers/fixtures.ts';
 import { ROOT } from './helpers/process.ts';
 
 test('verify --dir of a folder that does not exist: exit 1 saying so (as build and serve do), no summary written', async () => {
   const missing = path.join(tempDir(), 'nope');
   const summary = path.join(tempDir(), 'verify.json');
-  let refusal: unknown;
-  try {
-    await verifyCommand().exitOverride().parseAsync(['--dir', missing, '--summary-json', summary, '--progress', 'quiet'], { from: 'user' });
-  } catch (error) {
-    refusal = error;
-  }
+  const refusal = await thrown(() =>
+    verifyCommand().exitOverride().parseAsync(['--dir', missing, '--summary-json', summary, '--progress', 'quiet'], { from: 'user' }),
+  );
   assert.instance(refusal, UserError);
   assert.is((refusal as UserError).exitCode, 1);
   assert.is(

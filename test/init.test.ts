@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempDir, snapshot } from './helpers/fixtures.ts';
+import { tempDir, snapshot, thrown } from './helpers/fixtures.ts';
 import { initRepository, WORKFLOW_PATH } from '../init/write-repository.ts';
 import {
   GITIGNORE_BEGIN,
@@ -202,16 +202,11 @@ test('--sharded 3 writes the sharded workflow; the package name names the Worker
   assert.match(read(dir, 'wrangler.toml'), /^name = "points-data-snapshot"$/m);
 });
 
-test("run twice: the second is refused, naming the files wholly init's, and nothing changes; --force rewrites them", () => {
+test("run twice: the second is refused, naming the files wholly init's, and nothing changes; --force rewrites them", async () => {
   const dir = tempDir();
   initRepository({ dir, sharded: null, force: false });
   const before = snapshot(dir);
-  let refusal: unknown;
-  try {
-    initRepository({ dir, sharded: 4, force: false });
-  } catch (error) {
-    refusal = error;
-  }
+  const refusal = await thrown(async () => initRepository({ dir, sharded: 4, force: false }));
   assert.instance(refusal, UserError);
   assert.is((refusal as UserError).exitCode, 1);
   assert.is(

@@ -166,14 +166,7 @@ test('a stage that reads a table made later on the list is caught', () => {
 
 test("the runner holds each stage to its declaration, in DuckDB's catalog", async () => {
   const db = await scratchDatabase({ threads: 1 });
-  const context: StageContext = {
-    config: resolveBuildConfig({ progress: 'quiet' }),
-    db,
-    progress: new Progress('quiet'),
-    signal: new AbortController().signal,
-    inputsDigest: Promise.resolve('0'.repeat(64)),
-    faults: {},
-  };
+  const context = quietContext(db);
   const run = (stages: AnyStage[], given: Partial<StageValues> = {}) =>
     runStages({ stages, gives: Object.keys(given) as ValueName[] }, context, given as StageValues);
   const make = (name: string, reads: string[], writes: string[], sql: string | null): AnyStage => ({
@@ -269,14 +262,7 @@ test("the runner holds each stage to its declaration, in DuckDB's catalog", asyn
 
 test('an incremental night whose prices the bound without balance rows does not settle needs a full night, and says why', async () => {
   const db = await scratchDatabase({ threads: 1 });
-  const context: StageContext = {
-    config: resolveBuildConfig({ progress: 'quiet' }),
-    db,
-    progress: new Progress('quiet'),
-    signal: new AbortController().signal,
-    inputsDigest: Promise.resolve('0'.repeat(64)),
-    faults: {},
-  };
+  const context = quietContext(db);
   try {
     await db.run(`
       CREATE TABLE tokens AS SELECT 1::BIGINT AS chain_id, 'uty' AS token, 0 AS token_index, 0 AS decimals;
@@ -317,5 +303,17 @@ test('the lifecycle runs a list that needs a full night again, from a new databa
   assert.equal(calls, [null, 'why it is full']);
   assert.equal(summary, { live: { shards: 0 }, scratchLeft: false });
 });
+
+/** A stage context over `db` with nothing to report and nothing to stop it. */
+function quietContext(db: StageContext['db']): StageContext {
+  return {
+    config: resolveBuildConfig({ progress: 'quiet' }),
+    db,
+    progress: new Progress('quiet'),
+    signal: new AbortController().signal,
+    inputsDigest: Promise.resolve('0'.repeat(64)),
+    faults: {},
+  };
+}
 
 test.run();

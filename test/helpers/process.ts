@@ -1,10 +1,28 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'bin/wallet-snapshot.js');
 const FAULTS_HARNESS = path.join(ROOT, 'test/helpers/cli-with-faults.ts');
+
+/**
+ * What a user's shell has, for npm run as a new user would run it: a PATH (Node and npm), an empty
+ * HOME, nothing of this repository; the machine's npm cache, so that the registry's packages are
+ * read from it first.
+ */
+export function userNpmEnv(home: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH!,
+    HOME: home,
+    TMPDIR: os.tmpdir(),
+    npm_config_cache: spawnSync('npm', ['config', 'get', 'cache'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim(),
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  };
+}
 
 export interface Finished {
   code: number | null;

@@ -12,29 +12,19 @@ import * as assert from 'uvu/assert';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { build as esbuild } from 'esbuild';
 import { publint } from 'publint';
 import { tempDir } from '../helpers/fixtures.ts';
-import { ROOT } from '../helpers/process.ts';
+import { ROOT, userNpmEnv } from '../helpers/process.ts';
 
 const work = tempDir('ws-client-package-');
 const home = path.join(work, 'home');
 const app = path.join(work, 'app');
 fs.mkdirSync(home);
 fs.mkdirSync(app);
-const npmCache = spawnSync('npm', ['config', 'get', 'cache'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
-const userEnv: Record<string, string> = {
-  PATH: process.env.PATH!,
-  HOME: home,
-  TMPDIR: os.tmpdir(),
-  npm_config_cache: npmCache,
-  npm_config_update_notifier: 'false',
-  npm_config_fund: 'false',
-  npm_config_audit: 'false',
-};
+const userEnv = userNpmEnv(home);
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = userEnv): SpawnSyncReturns<string> {
   const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });

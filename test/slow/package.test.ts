@@ -12,12 +12,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Miniflare } from 'miniflare';
 import { publint } from 'publint';
 import { tempDir } from '../helpers/fixtures.ts';
-import { ROOT, stopGroup } from '../helpers/process.ts';
+import { ROOT, stopGroup, userNpmEnv } from '../helpers/process.ts';
 import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 import { generateDataset } from '../../data/generate.ts';
 import { createStorageClient } from '../../publish/storage.ts';
@@ -36,18 +35,7 @@ const home = path.join(work, 'home');
 const user = path.join(work, 'programme');
 fs.mkdirSync(home);
 fs.mkdirSync(user);
-/** The machine's npm cache (HOME is empty): the registry's packages are read from it first. */
-const npmCache = spawnSync('npm', ['config', 'get', 'cache'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
-/** What a user's shell has: a PATH (Node and npm) and a HOME, nothing of this repository. */
-const userEnv: Record<string, string> = {
-  PATH: process.env.PATH!,
-  HOME: home,
-  TMPDIR: os.tmpdir(),
-  npm_config_cache: npmCache,
-  npm_config_update_notifier: 'false',
-  npm_config_fund: 'false',
-  npm_config_audit: 'false',
-};
+const userEnv = userNpmEnv(home);
 
 function run(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): SpawnSyncReturns<string> {
   const result = spawnSync(command, args, {
