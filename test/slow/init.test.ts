@@ -255,7 +255,9 @@ test("the sharded workflow (3 shards), two nights: prepare, each shard's job one
     "commit: Keep this night's folder for the next night, remove the one before",
   ]);
   const committed = publishSummary(first!.work, 'commit', 'commit.json');
-  assert.equal([committed.move, committed.outcome, committed.files, committed.already], ['commit', 'live', 183, false]);
+  // The count itself is held to the shards' trees in test/slow/summary-json.test.ts.
+  assert.equal([committed.move, committed.outcome, committed.already], ['commit', 'live', false]);
+  assert.ok(committed.files > 0);
   assert.is(first!.live, committed.version);
   if (scrubAvailable) assert.is(scrubSummary(first!.work, 'commit').store?.version, committed.version);
   // The first night had no folder before it; the second reuses the first's, and publishes too.
