@@ -37,8 +37,8 @@ export class PackFileWriter {
   private hash = crypto.createHash('sha256');
   private readonly archives: { bytes: number; sha256: string }[] = [];
   private readonly entries: IndexEntry[] = [];
-  /** `<sha256>  <path>` of every member, sorted by path when the manifest is written. */
-  private readonly lines: { path: string; line: string }[] = [];
+  /** Each member's path, beside its entry: the manifest's lines are made from the two at the end (a shard holds 400,000 members). */
+  private readonly paths: string[] = [];
   files = 0;
   rawBytes = 0;
 
@@ -74,7 +74,7 @@ export class PackFileWriter {
     });
     this.append(stored);
     this.pad(padding);
-    this.lines.push({ path: treePath, line: manifestLine(sha256, treePath) });
+    this.paths.push(treePath);
     this.files++;
     this.rawBytes += rawSize;
   }
@@ -85,8 +85,9 @@ export class PackFileWriter {
     this.closeArchive();
     const index = buildIndex(this.entries);
     fs.writeFileSync(path.join(this.root, packedIndexPath(this.shard)), index.bytes);
-    this.lines.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const text = Buffer.from(this.lines.map((one) => one.line).join(''), 'utf8');
+    const { paths, entries } = this;
+    const order = paths.map((_, i) => i).sort((a, b) => (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
+    const text = Buffer.from(order.map((i) => manifestLine(entries[i]!.sha256, paths[i]!)).join(''), 'utf8');
     const manifest = zlib.gzipSync(text);
     fs.writeFileSync(path.join(this.root, PACKED_MANIFEST), manifest);
     return {
