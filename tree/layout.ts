@@ -14,7 +14,9 @@ import {
   type EndpointName,
   type Endpoint,
   fileTemplate,
+  filled,
   noHistoryFile,
+  PARAMETERS,
   parametersOf,
   type WalletGroup,
 } from '../schemas/endpoints.ts';
@@ -34,11 +36,13 @@ export const portfolioFile = fileOfOne(ENDPOINTS.portfolio);
 export const dailyFile = fileOfOne(ENDPOINTS.daily);
 export const pointsFile = fileOfOne(ENDPOINTS.points);
 export const pointsHistoryFile = fileOfOne(ENDPOINTS.pointsHistory);
-const leaderboardSegmentFile = fileOfOne(ENDPOINTS.leaderboard);
-export const leaderboardFile = (season: number): string => leaderboardSegmentFile(`s${season}`);
+/** A season's document of an endpoint whose one parameter is `{season}` (the leaderboard, or any endpoint added per season). */
+export function seasonFile(endpoint: Endpoint, season: number): string {
+  return filled(fileTemplate(endpoint), { season: `${PARAMETERS.season.prefix}${season}` });
+}
 export const SEASONS_FILE = fileTemplate(ENDPOINTS.seasons);
 /** The folder of the leaderboards (verify lists it). */
-export const LEADERBOARD_DIR = leaderboardFile(1).slice(0, leaderboardFile(1).lastIndexOf('/'));
+export const LEADERBOARD_DIR = seasonFile(ENDPOINTS.leaderboard, 1).slice(0, seasonFile(ENDPOINTS.leaderboard, 1).lastIndexOf('/'));
 
 export const NO_HISTORY_PORTFOLIO_FILE = noHistoryFile('portfolio');
 export const NO_HISTORY_DAILY_FILE = noHistoryFile('daily');

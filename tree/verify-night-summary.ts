@@ -10,7 +10,8 @@ import { NightSummarySchema, type NightSummary } from '../schemas/night-summary.
 import type { Leaderboard } from '../schemas/leaderboard.ts';
 import type { SnapshotMeta } from '../schemas/meta.ts';
 import { NIGHT_DIR } from './night-summary.ts';
-import { leaderboardFile } from './layout.ts';
+import { seasonFile } from './layout.ts';
+import { ENDPOINTS } from '../schemas/endpoints.ts';
 import type { Fail } from './verify-document.ts';
 import type { TreeFiles } from './tree-files.ts';
 
@@ -50,7 +51,7 @@ function checkSummary(file: string, summary: NightSummary, meta: SnapshotMeta, b
     const digest = crypto.createHash('sha256').update(JSON.stringify(board)).digest('hex');
     if (season.leaderboardSha256 !== digest)
       fail(
-        `${file}: season ${season.season}'s leaderboard digest ${season.leaderboardSha256} is not that of ${leaderboardFile(season.season)} (${digest})`,
+        `${file}: season ${season.season}'s leaderboard digest ${season.leaderboardSha256} is not that of ${seasonFile(ENDPOINTS.leaderboard, season.season)} (${digest})`,
       );
     if (season.participants !== board.totalParticipants)
       fail(`${file}: season ${season.season} has ${season.participants} participants, its leaderboard ${board.totalParticipants}`);

@@ -106,10 +106,9 @@ export class WalletChecker {
       if (!listings.has(name)) listings.set(name, tree.list(name));
       return listings.get(name)!;
     };
-    // `counted`: the points history (v1.3) is checked but not yet in the count of documents.
-    const read = <T>(file: string, schema: z.ZodType<T>, counted = true): ReadDocument<T> | null => {
+    const read = <T>(file: string, schema: z.ZodType<T>): ReadDocument<T> | null => {
       const document = readDocument(tree, file, schema, fail, (name, bytes) => record?.saw(name, bytes));
-      if (document && counted) this.files++;
+      if (document) this.files++;
       return document;
     };
     this.checkDocuments(address, folder, list, read, fail);
@@ -120,7 +119,7 @@ export class WalletChecker {
     address: string,
     folder: string,
     list: (folder: string) => TreeEntry[] | null,
-    read: <T>(file: string, schema: z.ZodType<T>, counted?: boolean) => ReadDocument<T> | null,
+    read: <T>(file: string, schema: z.ZodType<T>) => ReadDocument<T> | null,
     fail: Fail,
   ): void {
     if (!/^0x[0-9a-f]{40}$/.test(address)) {
@@ -133,7 +132,7 @@ export class WalletChecker {
     if (held.has('participant')) {
       const standing = holds('points') ? read(pointsFile(address), ENDPOINTS.points.schema) : null;
       if (standing) this.points.checkWallet(address, standing.value);
-      const pointsHistory = holds('pointsHistory') ? read(pointsHistoryFile(address), ENDPOINTS.pointsHistory.schema, false) : null;
+      const pointsHistory = holds('pointsHistory') ? read(pointsHistoryFile(address), ENDPOINTS.pointsHistory.schema) : null;
       if (standing && pointsHistory) verifyPointsHistory(pointsHistoryFile(address), pointsHistory.value, standing.value, fail);
     }
     if (held.has('history')) {

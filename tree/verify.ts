@@ -28,6 +28,7 @@ import { readDocument, type Fail } from './verify-document.ts';
 import { checkWalletBatches } from './verify-pool.ts';
 import type { TreeSource, WalletBatch, WalletBatchResult } from './verify-wallet.ts';
 import { folderFiles, type TreeFiles } from './tree-files.ts';
+import { ENDPOINTS } from '../schemas/endpoints.ts';
 import { isPackedFolder } from './packed-folder.ts';
 import { isPublished } from './bucket.ts';
 import { openPackedFiles, type PackedFiles } from './packed-files.ts';
@@ -38,7 +39,7 @@ import {
   NO_HISTORY_DAILY_FILE,
   NO_HISTORY_POINTS_HISTORY_FILE,
   NO_HISTORY_PORTFOLIO_FILE,
-  leaderboardFile,
+  seasonFile,
 } from './layout.ts';
 
 const MAX_FAILURES = 20;
@@ -150,10 +151,8 @@ async function verifyFiles(
 
   const noHistory = read(NO_HISTORY_PORTFOLIO_FILE, PortfolioHistorySchema);
   if (noHistory && Object.keys(noHistory).length > 0) fail(`${NO_HISTORY_PORTFOLIO_FILE}: must be {}`);
-  const noPointsHistory = readDocument(tree, NO_HISTORY_POINTS_HISTORY_FILE, PointsHistorySchema, fail, (name, bytes) =>
-    manifest.saw(name, bytes),
-  );
-  if (noPointsHistory && noPointsHistory.value.seasons.length > 0) fail(`${NO_HISTORY_POINTS_HISTORY_FILE}: must be {"seasons":[]}`);
+  const noPointsHistory = read(NO_HISTORY_POINTS_HISTORY_FILE, PointsHistorySchema);
+  if (noPointsHistory && noPointsHistory.seasons.length > 0) fail(`${NO_HISTORY_POINTS_HISTORY_FILE}: must be {"seasons":[]}`);
   const noDaily = read(NO_HISTORY_DAILY_FILE, DailyPortfolioSchema);
   if (noDaily && (noDaily.asOf !== meta.dailyAsOf || noDaily.days.length > 0)) {
     fail(`${NO_HISTORY_DAILY_FILE}: must be {"asOf": ${JSON.stringify(meta.dailyAsOf)}, "days": []}`);
@@ -161,8 +160,9 @@ async function verifyFiles(
 
   const boards: Leaderboard[] = [];
   for (const season of meta.seasons) {
-    const board = read(leaderboardFile(season), LeaderboardSchema);
-    if (board) checkLeaderboard(leaderboardFile(season), board, season, fail);
+    const file = seasonFile(ENDPOINTS.leaderboard, season);
+    const board = read(file, LeaderboardSchema);
+    if (board) checkLeaderboard(file, board, season, fail);
     if (board?.season === season) boards.push(board);
   }
   // The night's summaries (docs/reliability.md#the-nights-summary) against the files they summarise.

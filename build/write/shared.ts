@@ -8,7 +8,7 @@ import type { TreeWriter } from './tree-writer.ts';
 import { LeaderboardSchema, type Leaderboard } from '../../schemas/leaderboard.ts';
 import { SeasonsIndexSchema, type SeasonsIndex } from '../../schemas/seasons.ts';
 import { SnapshotMetaSchema, type SnapshotMeta } from '../../schemas/meta.ts';
-import { leaderboardFile, META_FILE, OPENAPI_FILE, SEASONS_FILE } from '../../tree/layout.ts';
+import { seasonFile, META_FILE, OPENAPI_FILE, SEASONS_FILE } from '../../tree/layout.ts';
 import { ENDPOINTS, noHistoryFile } from '../../schemas/endpoints.ts';
 import { openApiDocument } from '../../schemas/openapi.ts';
 import { writeExplorer } from './explorer.ts';
@@ -27,7 +27,7 @@ export async function writeSharedFiles(
   seasons: SeasonsIndex,
   meta: SnapshotMeta,
 ): Promise<void> {
-  for (const board of leaderboards) await writeDocument(writer, leaderboardFile(board.season), LeaderboardSchema, board);
+  for (const board of leaderboards) await writeDocument(writer, seasonFile(ENDPOINTS.leaderboard, board.season), LeaderboardSchema, board);
   await writeDocument(writer, SEASONS_FILE, SeasonsIndexSchema, seasons);
   // The no-history answers, as the endpoint table says them.
   for (const [name, endpoint] of Object.entries(ENDPOINTS)) {

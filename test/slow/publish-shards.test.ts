@@ -31,6 +31,7 @@ import { parseLocation, type Location } from '../../publish/location.ts';
 import { createStorageClient } from '../../publish/storage.ts';
 import { listVersions } from '../../publish/version-store.ts';
 import { startWorkerdFromBucket } from '../../preview/workerd.ts';
+import { ENDPOINTS, fileTemplate, filled, parametersOf } from '../../schemas/endpoints.ts';
 
 Object.assign(process.env, S3_CREDENTIALS);
 
@@ -126,6 +127,19 @@ test('the shards of a build stage into one version without touching the pointer;
   assert.equal(pointer!.previous, [live!.version]);
 });
 
+/** The interface's path of a file of the tree: the endpoint table's path of the file's endpoint, else the file's own (the OpenAPI description). */
+function pathOfFile(file: string): string {
+  for (const endpoint of Object.values(ENDPOINTS)) {
+    const names = parametersOf(endpoint.path);
+    const pattern = fileTemplate(endpoint)
+      .replace(/[.]/g, '\\.')
+      .replace(/\{\w+\}/g, '([^/]+)');
+    const match = new RegExp(`^${pattern}$`).exec(file);
+    if (match) return filled(endpoint.path, Object.fromEntries(names.map((name, i) => [name, match[i + 1]!])));
+  }
+  return `/${file}`;
+}
+
 test('a committed sharded version answers through the Worker exactly as the tree built whole', async () => {
   const location = freshLocation();
   // The night's writes, every shard's stage and the commit, counted at the server.
@@ -147,8 +161,7 @@ test('a committed sharded version answers through the Worker exactly as the tree
       .map((entry) => path.relative(whole, path.join(entry.parentPath, entry.name)));
     assert.ok(documents.length > wallets.length * 2);
     for (const file of documents) {
-      // Every path of the interface is its file's less `.json`; the OpenAPI description keeps it.
-      const answer = await fetch(`${worker.url}/${file === 'v1/openapi.json' ? file : file.replace(/\.json$/, '')}`);
+      const answer = await fetch(`${worker.url}${pathOfFile(file)}`);
       assert.is(answer.status, 200, `${file}: ${answer.status}`);
       assert.is(await answer.text(), fs.readFileSync(path.join(whole, file), 'utf8'), file);
     }
