@@ -63,15 +63,25 @@ function shapeOf(line: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-/** Each shown line matches a printed line, in order (the README may trim lines it does not show). */
+/**
+ * Each shown line matches a printed line, in order (the README may trim lines it does not show);
+ * a failure names every shown line left without a match, so that one run shows all that changed.
+ */
 function assertShows(shown: string[], printed: string[], what: string): void {
   let at = 0;
+  const unmatched: string[] = [];
   for (const line of shown) {
     const shape = shapeOf(line);
-    while (at < printed.length && !shape.test(printed[at]!)) at++;
-    assert.ok(at < printed.length, `${what}: the README shows\n  ${line}\nbut the command printed\n  ${printed.join('\n  ')}`);
-    at++;
+    let found = at;
+    while (found < printed.length && !shape.test(printed[found]!)) found++;
+    if (found < printed.length) at = found + 1;
+    else unmatched.push(line);
   }
+  assert.equal(
+    unmatched,
+    [],
+    `${what}: the document shows\n  ${unmatched.join('\n  ')}\nbut the command printed\n  ${printed.join('\n  ')}`,
+  );
 }
 
 const out = path.join(tempDir('ws-readme-'), 'public');
