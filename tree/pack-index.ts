@@ -68,32 +68,70 @@ function homeSlot(pathHash: bigint, slots: number): number {
 
 /** The index of these entries (any order: the same order gives the same bytes), and its shape. */
 export function buildIndex(entries: readonly IndexEntry[]): { bytes: Uint8Array<ArrayBuffer>; shape: IndexShape } {
-  const slots = Math.max(1, Math.ceil(entries.length / LOAD_FACTOR));
-  const homes = new Float64Array(entries.length);
-  for (let i = 0; i < entries.length; i++) homes[i] = homeSlot(entries[i]!.pathHash, slots);
-  // By home slot; a stable sort keeps entries of one home in the order given.
-  const order = Array.from({ length: entries.length }, (_, i) => i).sort((a, b) => homes[a]! - homes[b]!);
-  let next = 0;
-  let window = 1;
-  const positions = new Float64Array(entries.length);
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k]!;
-    const home = homes[i]!;
-    // Two paths of one hash share a home: compare within the run of that home (a handful at most).
-    for (let j = k - 1; j >= 0 && homes[order[j]!] === home; j--) {
-      if (entries[order[j]!]!.pathHash === entries[i]!.pathHash)
-        throw new Error(`two paths of the index share the hash ${entries[i]!.pathHash.toString(16)}`);
-    }
-    const at = Math.max(home, next);
-    positions[i] = at;
-    window = Math.max(window, at - home + 1);
-    next = at + 1;
+  const records = new EntryRecords(entries.length);
+  for (const entry of entries) records.add(entry);
+  return records.buildIndex();
+}
+
+/**
+ * Entries as the index stores them, 64 bytes each, in the order added: a writer of 400,000 members
+ * holds 25.6 MB of them rather than 400,000 objects, each with a bigint and a string.
+ */
+export class EntryRecords {
+  private bytes: Uint8Array<ArrayBuffer>;
+  private view: DataView;
+  count = 0;
+
+  constructor(capacity = 1024) {
+    this.bytes = new Uint8Array(Math.max(1, capacity) * ENTRY_BYTES);
+    this.view = new DataView(this.bytes.buffer);
   }
-  const length = Math.max(slots, next);
-  const bytes = new Uint8Array(length * ENTRY_BYTES);
-  const view = new DataView(bytes.buffer);
-  for (let i = 0; i < entries.length; i++) writeEntry(view, bytes, positions[i]! * ENTRY_BYTES, entries[i]!);
-  return { bytes, shape: { slots, length, window } };
+
+  add(entry: IndexEntry): void {
+    if ((this.count + 1) * ENTRY_BYTES > this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes);
+      this.bytes = grown;
+      this.view = new DataView(grown.buffer);
+    }
+    writeEntry(this.view, this.bytes, this.count * ENTRY_BYTES, entry);
+    this.count++;
+  }
+
+  /** The entry added `i`-th. */
+  entry(i: number): IndexEntry {
+    return readEntry(this.view, this.bytes, i * ENTRY_BYTES);
+  }
+
+  /** The index of the entries (the same entries in the same order give the same bytes), and its shape. */
+  buildIndex(): { bytes: Uint8Array<ArrayBuffer>; shape: IndexShape } {
+    const { count, view } = this;
+    const hashOf = (i: number) => view.getBigUint64(i * ENTRY_BYTES);
+    const slots = Math.max(1, Math.ceil(count / LOAD_FACTOR));
+    const homes = new Float64Array(count);
+    for (let i = 0; i < count; i++) homes[i] = homeSlot(hashOf(i), slots);
+    // By home slot; a stable sort keeps entries of one home in the order given.
+    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => homes[a]! - homes[b]!);
+    let next = 0;
+    let window = 1;
+    const positions = new Float64Array(count);
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k]!;
+      const home = homes[i]!;
+      // Two paths of one hash share a home: compare within the run of that home (a handful at most).
+      for (let j = k - 1; j >= 0 && homes[order[j]!] === home; j--) {
+        if (hashOf(order[j]!) === hashOf(i)) throw new Error(`two paths of the index share the hash ${hashOf(i).toString(16)}`);
+      }
+      const at = Math.max(home, next);
+      positions[i] = at;
+      window = Math.max(window, at - home + 1);
+      next = at + 1;
+    }
+    const length = Math.max(slots, next);
+    const bytes = new Uint8Array(length * ENTRY_BYTES);
+    for (let i = 0; i < count; i++) bytes.set(this.bytes.subarray(i * ENTRY_BYTES, (i + 1) * ENTRY_BYTES), positions[i]! * ENTRY_BYTES);
+    return { bytes, shape: { slots, length, window } };
+  }
 }
 
 /** The byte range of the index to read for a path: its window of slots. */

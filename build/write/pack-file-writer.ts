@@ -15,7 +15,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { isCompressible, isPublished } from '../../tree/bucket.ts';
 import { ARCHIVE_END, memberHeader, memberName, memberPadding, startsNewArchive } from '../../tree/pack-archive.ts';
-import { buildIndex, type IndexEntry } from '../../tree/pack-index.ts';
+import { EntryRecords } from '../../tree/pack-index.ts';
 import { PACKED_MANIFEST, packedArchivePath, packedIndexPath, pathHashOfSync, sha256Hex } from '../../tree/packed-folder.ts';
 import { manifestLine } from '../../tree/manifest-line.ts';
 import { gzip } from '../../tree/pack-compress.ts';
@@ -36,8 +36,9 @@ export class PackFileWriter {
   private buffered = 0;
   private hash = crypto.createHash('sha256');
   private readonly archives: { bytes: number; sha256: string }[] = [];
-  private readonly entries: IndexEntry[] = [];
-  /** Each member's path, beside its entry: the manifest's lines are made from the two at the end (a shard holds 400,000 members). */
+  /** Each member's index entry, as the index stores it (a shard holds 400,000 members). */
+  private readonly entries = new EntryRecords(64 * 1024);
+  /** Each member's path, beside its entry: the manifest's lines are made from the two at the end. */
   private readonly paths: string[] = [];
   files = 0;
   rawBytes = 0;
@@ -63,7 +64,7 @@ export class PackFileWriter {
     const padding = memberPadding(stored.length);
     if (this.fd === -1 || startsNewArchive(this.size, header.length + stored.length + padding)) this.nextArchive();
     this.append(header);
-    this.entries.push({
+    this.entries.add({
       pathHash: pathHashOfSync(treePath),
       archive: this.archive,
       offset: this.size,
@@ -83,11 +84,11 @@ export class PackFileWriter {
   finish(): PackFacts {
     if (this.fd === -1) this.nextArchive();
     this.closeArchive();
-    const index = buildIndex(this.entries);
+    const index = this.entries.buildIndex();
     fs.writeFileSync(path.join(this.root, packedIndexPath(this.shard)), index.bytes);
     const { paths, entries } = this;
     const order = paths.map((_, i) => i).sort((a, b) => (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
-    const text = Buffer.from(order.map((i) => manifestLine(entries[i]!.sha256, paths[i]!)).join(''), 'utf8');
+    const text = Buffer.from(order.map((i) => manifestLine(entries.entry(i).sha256, paths[i]!)).join(''), 'utf8');
     const manifest = zlib.gzipSync(text);
     fs.writeFileSync(path.join(this.root, PACKED_MANIFEST), manifest);
     return {
