@@ -98,9 +98,9 @@ export class EntryRecords {
     this.count++;
   }
 
-  /** The entry added `i`-th. */
-  entry(i: number): IndexEntry {
-    return readEntry(this.view, this.bytes, i * ENTRY_BYTES);
+  /** The sha256 of the entry added `i`-th, as the 32 bytes it holds (a view, not a copy). */
+  sha256Of(i: number): Uint8Array<ArrayBuffer> {
+    return this.bytes.subarray(i * ENTRY_BYTES + 32, (i + 1) * ENTRY_BYTES);
   }
 
   /** The index of the entries (the same entries in the same order give the same bytes), and its shape. */

@@ -88,7 +88,8 @@ export class PackFileWriter {
     fs.writeFileSync(path.join(this.root, packedIndexPath(this.shard)), index.bytes);
     const { paths, entries } = this;
     const order = paths.map((_, i) => i).sort((a, b) => (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
-    const text = Buffer.from(order.map((i) => manifestLine(entries.entry(i).sha256, paths[i]!)).join(''), 'utf8');
+    const hex = (i: number) => Buffer.from(entries.sha256Of(i)).toString('hex');
+    const text = Buffer.from(order.map((i) => manifestLine(hex(i), paths[i]!)).join(''), 'utf8');
     const manifest = zlib.gzipSync(text);
     fs.writeFileSync(path.join(this.root, PACKED_MANIFEST), manifest);
     return {
