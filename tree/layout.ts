@@ -42,7 +42,7 @@ export function seasonFile(endpoint: Endpoint, season: number): string {
 }
 export const SEASONS_FILE = fileTemplate(ENDPOINTS.seasons);
 /** The folder of the leaderboards (verify lists it). */
-export const LEADERBOARD_DIR = seasonFile(ENDPOINTS.leaderboard, 1).slice(0, seasonFile(ENDPOINTS.leaderboard, 1).lastIndexOf('/'));
+export const LEADERBOARD_DIR = seasonFile(ENDPOINTS.leaderboard, 1).replace(/\/[^/]*$/, '');
 
 export const NO_HISTORY_PORTFOLIO_FILE = noHistoryFile('portfolio');
 export const NO_HISTORY_DAILY_FILE = noHistoryFile('daily');

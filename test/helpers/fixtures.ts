@@ -13,6 +13,7 @@ import { resolveBuildConfig, type BuildOptions } from '../../build/config.ts';
 import { ThreadCache } from './thread-cache.ts';
 import { openDatabase, sqlString, type Database } from '../../build/database.ts';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
+import { isPublished } from '../../tree/bucket.ts';
 
 type Value = string | number | bigint | boolean | null | RawSql;
 
@@ -61,15 +62,26 @@ export function fileHash(file: string): string {
   return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
+/** Every file under `dir` (a link to a tree followed), as its path relative to `dir`. */
+export function treePaths(dir: string): string[] {
+  const root = fs.realpathSync(dir);
+  return fs
+    .readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)));
+}
+
+/**
+ * The files of a tree the store holds (every file but the static hosts' own): tests count what a
+ * command did from the tree itself, not from the sample's figures written out.
+ */
+export function publishedPaths(dir: string): string[] {
+  return treePaths(dir).filter(isPublished);
+}
+
 /** Every file under `dir` (relative path) with the sha256 of its bytes. */
 export function treeHashes(dir: string): Map<string, string> {
-  const result = new Map<string, string>();
-  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    result.set(path.relative(dir, file), fileHash(file));
-  }
-  return result;
+  return new Map(treePaths(dir).map((file) => [file, fileHash(path.join(dir, file))]));
 }
 
 const tempDirs: string[] = [];

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { balance, tempDir, treeHashes, writeInputs, A, PINNED_NOW } from '../helpers/fixtures.ts';
+import { balance, tempDir, treePaths, writeInputs, A, PINNED_NOW } from '../helpers/fixtures.ts';
 import { ROOT, runCli } from '../helpers/process.ts';
 
 test('--help lists the commands and exits 0', async () => {
@@ -41,7 +41,7 @@ test('a successful build exits 0 and prints the summary; verify accepts the tree
   const out = path.join(root, 'public');
   const result = await runCli(['build', '--input', input, '--out', out, '--now', PINNED_NOW]);
   assert.is(result.code, 0, result.stderr);
-  assert.match(result.stdout, new RegExp(`built .*public: 1 wallet, ${treeHashes(out).size} files, [\\d.]+ (B|KiB) in `));
+  assert.match(result.stdout, new RegExp(`built .*public: 1 wallet, ${treePaths(out).length} files, [\\d.]+ (B|KiB) in `));
   assert.match(result.stdout, 'asOf: daily 2025-11-20; leaderboards s1 null (0 participants)');
   assert.match(result.stdout, /warning: \d+ daily positions had no price/);
   const verify = await runCli(['verify', '--dir', out]);

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { PINNED_NOW, tempDir, snapshot, treeHashes } from '../helpers/fixtures.ts';
+import { PINNED_NOW, publishedPaths, tempDir, snapshot } from '../helpers/fixtures.ts';
 import { CLI, ROOT, runCli } from '../helpers/process.ts';
 import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.ts';
 import { runWorkflow, type RanStep } from '../helpers/workflow-runner.ts';
@@ -21,7 +21,6 @@ import { PLACEHOLDERS } from '../../init/workflows.ts';
 import { GITIGNORE_BLOCK } from '../../init/files.ts';
 import { WORKFLOW_PATH } from '../../init/write-repository.ts';
 import { createStorageClient } from '../../publish/storage.ts';
-import { isPublished } from '../../tree/bucket.ts';
 import { readPointer } from '../../publish/live-pointer.ts';
 import { PrepareSummaryJsonSchema } from '../../schemas/prepare-summary.ts';
 import { PublishSummaryJsonSchema } from '../../schemas/publish-summary.ts';
@@ -181,7 +180,7 @@ test("the one-runner workflow's run: steps, in order, publish the sample exports
   );
   const published = publishSummary(work, 'night', 'publish.json');
   // Every file of the job's tree the store holds (all but the static hosts' own).
-  const files = [...treeHashes(fs.realpathSync(path.join(workspaceOf(work, 'night'), 'public'))).keys()].filter(isPublished).length;
+  const files = publishedPaths(path.join(workspaceOf(work, 'night'), 'public')).length;
   assert.equal(
     [published.move, published.outcome, published.files, published.target],
     ['publish', 'live', files, `s3://${NAMES.bucket}/${NAMES.prefix}`],
