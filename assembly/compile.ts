@@ -1,20 +1,29 @@
 /**
- * `npm run wasm`: compiles assembly/document-bytes.ts (AssemblyScript) into
- * build/write/document-bytes.wasm, the module the build loads. The module is committed, so
- * installing and building need no compiler; test/document-bytes.test.ts checks that it is what this
- * source compiles to.
+ * `npm run wasm`: compiles the AssemblyScript modules into the WebAssembly the product loads:
+ * assembly/document-bytes.ts into build/write/document-bytes.wasm (the build's writer) and
+ * assembly/number-texts.ts into tree/number-texts.wasm (verify's pass over numbers). The modules
+ * are committed, so installing and building need no compiler; test/slow/wasm-source.test.ts checks
+ * that each is what its source compiles to.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DOCUMENT_BYTES_WASM } from '../build/write/document-bytes.ts';
+import { NUMBER_TEXTS_WASM } from '../tree/verify-exact.ts';
 
-const SOURCE = fileURLToPath(new URL('./document-bytes.ts', import.meta.url));
+export function compileDocumentBytes(): Promise<Uint8Array> {
+  return compile(new URL('./document-bytes.ts', import.meta.url));
+}
 
-export async function compileDocumentBytes(): Promise<Uint8Array> {
+export function compileNumberTexts(): Promise<Uint8Array> {
+  return compile(new URL('./number-texts.ts', import.meta.url));
+}
+
+async function compile(module: URL): Promise<Uint8Array> {
+  const source = fileURLToPath(module);
   const { default: asc } = await import('assemblyscript/asc');
   let binary: Uint8Array | null = null;
-  const { error, stderr } = await asc.main([SOURCE, '-O3', '--runtime', 'stub', '--outFile', 'document-bytes.wasm'], {
+  const { error, stderr } = await asc.main([source, '-O3', '--runtime', 'stub', '--outFile', 'module.wasm'], {
     readFile(name: string, baseDir: string) {
       if (path.basename(name) === 'powers-of-five.ts') return powersOfFiveSource();
       const file = path.resolve(baseDir, name);
@@ -64,6 +73,11 @@ export function powersOfFiveSource(): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  fs.writeFileSync(DOCUMENT_BYTES_WASM, await compileDocumentBytes());
-  process.stderr.write(`wrote ${fileURLToPath(DOCUMENT_BYTES_WASM)}\n`);
+  for (const [file, made] of [
+    [DOCUMENT_BYTES_WASM, compileDocumentBytes],
+    [NUMBER_TEXTS_WASM, compileNumberTexts],
+  ] as const) {
+    fs.writeFileSync(file, await made());
+    process.stderr.write(`wrote ${fileURLToPath(file)}\n`);
+  }
 }

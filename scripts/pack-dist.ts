@@ -26,7 +26,8 @@ const tsc = spawnSync(
   { stdio: 'inherit' },
 );
 if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (status ${tsc.status})`);
-fs.copyFileSync(path.join(ROOT, 'build/write/document-bytes.wasm'), path.join(DIST, 'build/write/document-bytes.wasm'));
+for (const module of ['build/write/document-bytes.wasm', 'tree/number-texts.wasm'])
+  fs.copyFileSync(path.join(ROOT, module), path.join(DIST, module));
 fs.mkdirSync(path.join(DIST, 'explorer'));
 fs.writeFileSync(path.join(DIST, 'explorer/bundle.json'), packedBundleText(await bundleExplorerSources()));
 fs.writeFileSync(path.join(DIST, 'preview/worker-bundle.js'), await bundleWorkerSources(path.join(ROOT, 'server/worker.ts')));

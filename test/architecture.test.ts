@@ -222,6 +222,7 @@ test("every module every import names exists (the worker threads' and the WebAss
   for (const file of ['thread-entry.js', 'document-thread.ts', 'file-thread.ts', 'document-bytes.wasm']) {
     assert.ok(fs.existsSync(path.join(write, file)), `build/write/${file}`);
   }
+  assert.ok(fs.existsSync(path.join(ROOT, 'tree', 'number-texts.wasm')), 'tree/number-texts.wasm');
   for (const file of ['tree-file-thread.js', 'tree-file-task.ts'])
     assert.ok(fs.existsSync(path.join(ROOT, 'publish', file)), `publish/${file}`);
 });

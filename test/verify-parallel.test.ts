@@ -13,7 +13,8 @@ import type { z } from 'zod';
 import { balance, build, tempDir } from './helpers/fixtures.ts';
 import { verifyTree } from '../tree/verify.ts';
 import { fastAcceptor } from '../tree/verify-schema.ts';
-import { readNumberTexts } from '../tree/verify-exact.ts';
+import fc from 'fast-check';
+import { pairWithParsed, readNumberTexts } from '../tree/verify-exact.ts';
 import { Progress } from '../core/progress.ts';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
@@ -154,6 +155,8 @@ test('the fast schema test accepts no document zod refuses (every document of a 
   assert.ok(changes > 500, `${changes} changes`);
 });
 
+const numberTextsOf = (document: string) => readNumberTexts('f', Buffer.from(document), document, JSON.parse(document));
+
 test('the one-pass number check says what writing each number back says; texts that cannot be paired go the slow way', () => {
   let seed = 7;
   const random = (n: number) => {
@@ -174,21 +177,58 @@ test('the one-pass number check says what writing each number back says; texts t
               ? `${digits(1 + random(17))}${'0'.repeat(random(8))}`
               : `${digits(1 + random(3))}.${digits(1 + random(17))}0`;
     const document = `{"valueUsd":${text},"balance":1}`;
-    const result = readNumberTexts('f', document, JSON.parse(document));
+    const result = numberTextsOf(document);
     assert.is(result.problem === null, String(Number(text)) === text, text);
   }
   const unpaired = 'f: its numbers cannot be read in document order (keys out of order?)';
   for (const document of ['{"10":{"balance":1},"2":{"balance":2}}', '{"a":1,"3":2}', '{"balance":1.5,"balance":2}']) {
-    assert.is(readNumberTexts('f', document, JSON.parse(document)).problem, unpaired, document);
+    assert.is(numberTextsOf(document).problem, unpaired, document);
   }
   assert.equal(
-    readNumberTexts('f', '{"2":{"balance":1.10},"10":{"balance":2}}', JSON.parse('{"2":{"balance":1.10},"10":{"balance":2}}')).problem,
+    numberTextsOf('{"2":{"balance":1.10},"10":{"balance":2}}').problem,
     'f: balance 1.10 is not an exact decimal as the build writes it',
   );
-  assert.equal(
-    readNumberTexts('f', '{"2":{"balance":1.25},"10":{"b\\u0061lance":2}}', JSON.parse('{"2":{"balance":1.25},"10":{"b\\u0061lance":2}}'))
-      .balances,
-    ['1.25', '2'],
+  assert.equal(numberTextsOf('{"2":{"balance":1.25},"10":{"b\\u0061lance":2}}').balances, ['1.25', '2']);
+});
+
+test('the one pass over the bytes finds what pairing every text with its parsed number finds, on any document', () => {
+  // Keys that matter to the pass: the balances', array-index keys (enumerated first by V8), a
+  // non-ASCII one (its offsets in bytes differ from the text's), an escaped one, duplicates.
+  const key = fc.constantFrom('balance', 'valueUsd', 'a', '0', '1', '10', '007', 'é', 'b\\u0061lance', '4294967296');
+  const numberText = fc.oneof(
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => JSON.stringify(value)),
+    fc.constantFrom(
+      '1.10',
+      '-0',
+      '0',
+      '1e21',
+      '1E-7',
+      '12345678901234567890',
+      '0.1000000000000000055511151231257827',
+      '-1.5',
+      '2.50',
+      '9007199254740993',
+    ),
+    fc.tuple(fc.nat(), fc.nat({ max: 99_999 })).map(([whole, fraction]) => `${whole}.${fraction}`),
+  );
+  const value: fc.Arbitrary<string> = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      numberText,
+      fc.constantFrom('"x"', '"é\\"1.5"', 'null', 'true'),
+      fc.array(tie('value') as fc.Arbitrary<string>, { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
+      fc
+        .array(fc.tuple(key, tie('value') as fc.Arbitrary<string>), { maxLength: 5 })
+        .map((entries) => `{${entries.map(([name, item]) => `"${name}" : ${item}`).join(',')}}`),
+    ),
+  })).value;
+  fc.assert(
+    fc.property(value, (document) => {
+      const bytes = Buffer.from(document, 'utf8');
+      const parsed = JSON.parse(document);
+      assert.equal(readNumberTexts('f', bytes, document, parsed), pairWithParsed('f', document, parsed), document);
+    }),
+    { numRuns: 3_000, seed: 20261129 },
   );
 });
 

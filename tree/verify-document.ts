@@ -56,7 +56,7 @@ export function readDocument<T>(
     }
   }
   // The parsed value is kept, as that is what the texts pair with (the schemas transform nothing).
-  const texts = readNumberTexts(file, text, parsed);
+  const texts = readNumberTexts(file, bytes, text, parsed);
   if (texts.problem !== null) fail(texts.problem);
   return { value: parsed as T, balances: texts.balances };
 }

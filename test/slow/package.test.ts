@@ -86,6 +86,7 @@ test('the tarball installs with Node alone: no TypeScript toolchain among what i
     assert.ok(files.includes(path.join('dist', 'client', file)), `dist/client/${file}`);
   }
   assert.ok(files.includes(path.join('dist', 'build', 'write', 'document-bytes.wasm')));
+  assert.ok(files.includes(path.join('dist', 'tree', 'number-texts.wasm')));
   const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as Record<string, unknown>;
   assert.is(manifest.license, 'MIT');
   assert.is(manifest.private, undefined);
