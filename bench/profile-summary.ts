@@ -28,7 +28,8 @@ const KINDS: [kind: string, matches: (name: string, url: string) => boolean][] =
   ['garbage collection', (name) => name === '(garbage collector)'],
   ['compression (gzip)', (name, url) => url.includes('node:zlib') || /^(zlibBufferSync|processChunkSync)$/.test(name)],
   ['hashing (sha256)', (_name, url) => url.includes('internal/crypto/hash')],
-  ['WebAssembly writer', (name, url) => name.startsWith('wasm-function') || url.startsWith('wasm://')],
+  // The build's WebAssembly is its writer; verify's is its pass over number texts.
+  ['WebAssembly (build: the writer; verify: number texts)', (name, url) => name.startsWith('wasm-function') || url.startsWith('wasm://')],
   ['reading DuckDB results', (_name, url) => url.includes('@duckdb')],
   [
     'file system calls',
