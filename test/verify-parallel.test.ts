@@ -19,6 +19,7 @@ import { Progress } from '../core/progress.ts';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
 import { PointsStandingSchema } from '../schemas/points.ts';
+import { PointsHistorySchema } from '../schemas/points-history.ts';
 import { LeaderboardSchema } from '../schemas/leaderboard.ts';
 import { SnapshotMetaSchema } from '../schemas/meta.ts';
 import { SeasonsIndexSchema } from '../schemas/seasons.ts';
@@ -117,6 +118,7 @@ test('the fast schema test accepts no document zod refuses (every document of a 
     [`v1/address/${WALLETS[0]}/portfolio/daily.json`, DailyPortfolioSchema],
     [`v1/address/${WALLETS[0]}/portfolio.json`, PortfolioHistorySchema],
     [`v1/address/${WALLETS[0]}/points.json`, PointsStandingSchema],
+    [`v1/address/${WALLETS[0]}/points/history.json`, PointsHistorySchema],
     ['v1/leaderboard/s1.json', LeaderboardSchema],
     ['_snapshot/meta.json', SnapshotMetaSchema],
     ['v1/seasons.json', SeasonsIndexSchema],
