@@ -1,7 +1,7 @@
 /**
- * The bulk of each wallet's two documents, written as bytes into this module's memory: the day rows
- * of the daily document (at 100k wallets about 60 million positions, the build's hottest loop) and
- * the snapshot arrays of the history document. Written in JavaScript they spent most of their time
+ * The bulk of each wallet's documents, written as bytes into this module's memory: the day rows
+ * of the daily document (at 100k wallets about 60 million positions, the build's hottest loop),
+ * the snapshot arrays of the history document, and the day rows of each points history. Written in JavaScript they spent most of their time
  * joining strings and collecting them; here every piece is copied once.
  * build/write/document-bytes.ts lays out the input (in the layout of build/write/document-layout.ts)
  * and reads the output; what the documents hold is decided in build/write/daily-document.ts and
@@ -52,6 +52,10 @@ const NO_PRICE = constant(',"usdPerToken":0,"valueUsd":');
 const SNAPSHOT_HEAD = constant('{"date":"');
 const TIMESTAMP_HEAD = constant('","timestamp":');
 const BALANCE_HEAD = constant(',"balance":');
+const POINTS_HEAD = constant('","points":');
+const TOTAL_POINTS_HEAD = constant(',"totalPoints":');
+const RANK_HEAD = constant(',"rank":');
+const NULL = constant('null');
 
 /**
  * Writes the rows of days `firstDay..lastDay` (comma-separated, no brackets) at `out` and returns
@@ -148,6 +152,37 @@ export function writeSnapshots(events: usize, count: i32, out: usize): i32 {
     o = integer(o, <i64>load<f64>(event + SNAPSHOT_TIMESTAMP));
     o = piece(o, BALANCE_HEAD);
     o = copy(o, <usize>load<u32>(event + SNAPSHOT_TEXT), load<u32>(event + SNAPSHOT_TEXT_LENGTH));
+    o = byte(o, 0x7d);
+  }
+  return <i32>(o - out);
+}
+
+/**
+ * Writes the days of one season of a points history, `{"date":..,"points":..,"totalPoints":..,"rank":..}`
+ * comma-separated, at `out` and returns their length, or -1 when a value is not finite (its day
+ * is then `failedDay`). The `count` days are four columns: day numbers (i32) at `days`, points
+ * and running totals (f64) at `points` and `totals`, and ranks (i32, 0 for none: null) at `ranks`.
+ */
+export function writeHistoryDays(days: usize, points: usize, totals: usize, ranks: usize, count: i32, out: usize): i32 {
+  let o = out;
+  for (let k = 0; k < count; k++) {
+    const day = load<i32>(days + (<usize>k << 2));
+    const dayPoints = load<f64>(points + (<usize>k << 3));
+    const total = load<f64>(totals + (<usize>k << 3));
+    if (!isFinite(dayPoints) || !isFinite(total)) {
+      failedDay = day;
+      return -1;
+    }
+    if (k != 0) o = byte(o, 0x2c);
+    o = piece(o, SNAPSHOT_HEAD);
+    o = date(o, day);
+    o = piece(o, POINTS_HEAD);
+    o = number(o, dayPoints);
+    o = piece(o, TOTAL_POINTS_HEAD);
+    o = number(o, total);
+    o = piece(o, RANK_HEAD);
+    const rank = load<i32>(ranks + (<usize>k << 2));
+    o = rank == 0 ? piece(o, NULL) : integer(o, <i64>rank);
     o = byte(o, 0x7d);
   }
   return <i32>(o - out);

@@ -1,12 +1,13 @@
 /**
- * build/write/document-bytes.wasm: its numbers are JavaScript's text for the same double and its
- * dates are the calendar's. That the committed module is what its source compiles to is checked
+ * build/write/document-bytes.wasm: its numbers are JavaScript's text for the same double, its
+ * dates are the calendar's, and a points history's day rows are the text JavaScript writes for them. That the committed module is what its source compiles to is checked
  * in the slow tier (test/slow/wasm-source.test.ts): compiling it costs more than the rest.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import { DOCUMENT_BYTES_WASM } from '../build/write/document-bytes.ts';
+import { DOCUMENT_BYTES_WASM, HistoryDayBytes } from '../build/write/document-bytes.ts';
+import { dayText } from '../build/compute/days.ts';
 
 const { exports } = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(DOCUMENT_BYTES_WASM)), {});
 const memory = exports.memory as WebAssembly.Memory;
@@ -106,6 +107,42 @@ test('dates from year 1 to 9999 are written as toISOString writes them', () => {
     formatDate(at, day);
     assert.is(Buffer.from(memory.buffer, at, 10).toString('latin1'), new Date(day * 86_400_000).toISOString().slice(0, 10));
   }
+});
+
+test("a points history's day rows are the text JavaScript writes for the same days; a value not finite names its day", () => {
+  const writer = new HistoryDayBytes();
+  const value = () => {
+    const kind = Math.floor(next() * 6);
+    if (kind === 0) return Math.floor(next() * 1e6) - 1000;
+    if (kind === 1) return (Math.floor(next() * 1e9) - 1e8) / 10 ** Math.floor(next() * 8);
+    if (kind === 2) return (next() - 0.5) * 10 ** Math.floor(next() * 50 - 25);
+    if (kind === 3) return [0, -0, 1e21, 1.5e-7, 2 ** 53, -(2 ** 60)][Math.floor(next() * 6)]!;
+    return next() * 1e4 * 1.1;
+  };
+  for (const count of [3_000, 0, 1, 40, 20_000, 7]) {
+    const columns = {
+      days: Int32Array.from({ length: count + 20 }, () => Math.floor(next() * 40_000) - 5_000),
+      points: Float64Array.from({ length: count + 20 }, value),
+      totals: Float64Array.from({ length: count + 20 }, value),
+      ranks: Int32Array.from({ length: count + 20 }, () => (next() < 0.2 ? 0 : Math.floor(next() * 2 ** 31))),
+    };
+    const from = 11;
+    const expected = Array.from(
+      { length: count },
+      (_, k) =>
+        `{"date":"${dayText(columns.days[from + k]!)}","points":${String(columns.points[from + k])},"totalPoints":${String(columns.totals[from + k])},"rank":${columns.ranks[from + k] === 0 ? 'null' : String(columns.ranks[from + k])}}`,
+    ).join(',');
+    const rows = writer.rows(columns, from, count);
+    assert.ok(rows instanceof Uint8Array);
+    assert.is(Buffer.from(rows).toString('latin1'), expected);
+  }
+  const columns = {
+    days: Int32Array.of(20_000, 20_001),
+    points: Float64Array.of(1, 2),
+    totals: Float64Array.of(1, Infinity),
+    ranks: Int32Array.of(1, 1),
+  };
+  assert.equal(writer.rows(columns, 0, 2), { failedDay: 20_001 });
 });
 
 test.run();

@@ -1,7 +1,8 @@
 /**
  * The bulk of each wallet's documents, written by build/write/document-bytes.wasm (source:
  * assembly/document-bytes.ts): the snapshot arrays of the history document and the day rows of the
- * daily document. This side lays out a wallet's snapshots in the module's memory and reads the
+ * daily document (`DocumentBytes`), and the day rows of each points history (`HistoryDayBytes`,
+ * which needs no prices). This side lays out a wallet's snapshots in the module's memory and reads the
  * bytes back; what goes in a document is decided in build/compute/history.ts and
  * build/write/daily-document.ts (from the prices of build/compute/daily.ts).
  *
@@ -53,6 +54,7 @@ interface Exports {
   dataStart(): number;
   writeSnapshots(events: number, count: number, out: number): number;
   writeDays(series: number, seriesCount: number, firstDay: number, lastDay: number, out: number, scratch: number, cursors: number): number;
+  writeHistoryDays(days: number, points: number, totals: number, ranks: number, count: number, out: number): number;
   positionsWithoutPrice: WebAssembly.Global;
   failedSeries: WebAssembly.Global;
   failedDay: WebAssembly.Global;
@@ -233,3 +235,44 @@ export class DocumentBytes {
 }
 
 const align = (offset: number) => Math.ceil(offset / 8) * 8;
+
+/** A points history day's bytes besides its two numbers: `,{"date":"YYYY-MM-DD","points":` ... `,"totalPoints":` ... `,"rank":` (an i32) `}`. */
+const HISTORY_DAY_BYTES = 1 + 9 + 10 + 11 + 15 + 8 + 11 + 1;
+
+/** The columns of points history days, as history-rows.ts carries them. */
+export interface HistoryDayColumns {
+  days: Int32Array;
+  points: Float64Array;
+  totals: Float64Array;
+  ranks: Int32Array;
+}
+
+/**
+ * The day rows of the points histories (`{"date":..,"points":..,"totalPoints":..,"rank":..}`,
+ * numbers as String() writes them): one instance per document thread, its memory holding one
+ * season's columns and rows at a time.
+ */
+export class HistoryDayBytes {
+  private readonly exports: Exports = new WebAssembly.Instance(wasm, {}).exports as unknown as Exports;
+  private readonly start = align(this.exports.dataStart());
+
+  /** The rows of days `from` to `from + count - 1` of `columns`, comma-separated, as bytes valid until the next call. */
+  rows(columns: HistoryDayColumns, from: number, count: number): Uint8Array | { failedDay: number } {
+    const days = this.start;
+    const ranks = days + 4 * count;
+    const points = align(ranks + 4 * count);
+    const totals = points + 8 * count;
+    const out = totals + 8 * count;
+    const end = out + (HISTORY_DAY_BYTES + 2 * NUMBER_BYTES) * count + PIECE_SLACK;
+    const { memory } = this.exports;
+    if (end > memory.buffer.byteLength) memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
+    const buffer = memory.buffer;
+    new Int32Array(buffer, days, count).set(columns.days.subarray(from, from + count));
+    new Int32Array(buffer, ranks, count).set(columns.ranks.subarray(from, from + count));
+    new Float64Array(buffer, points, count).set(columns.points.subarray(from, from + count));
+    new Float64Array(buffer, totals, count).set(columns.totals.subarray(from, from + count));
+    const length = this.exports.writeHistoryDays(days, points, totals, ranks, count, out);
+    if (length < 0) return { failedDay: this.exports.failedDay.value as number };
+    return new Uint8Array(buffer, out, length);
+  }
+}

@@ -13,7 +13,7 @@ import { parentPort, type MessagePort } from 'node:worker_threads';
 import { historyDocument } from './history-document.ts';
 import { dailyDocument, type DailyStats } from './daily-document.ts';
 import { checkSampleDocuments, checkSamplePointsHistory } from './check-output.ts';
-import { DocumentBytes } from './document-bytes.ts';
+import { DocumentBytes, HistoryDayBytes } from './document-bytes.ts';
 import type { DocumentSink, PriceBook } from '../compute/wallet-series.ts';
 import { walletsOf, type AmountFormat, type WalletBatch } from './wallet-batch.ts';
 import { writeHistories, type HistoryRows } from './history-rows.ts';
@@ -63,6 +63,8 @@ export interface AssembledBatch {
 
 let setup: DocumentSetup | null = null;
 let documentBytes: DocumentBytes | null = null;
+/** The points histories' writer, made at their first batch (its memory one season's days). */
+let historyDayBytes: HistoryDayBytes | null = null;
 /**
  * A batch's buffer starts at the size the previous one needed, with room to spare: growing it
  * copies what is written so far.
@@ -165,7 +167,8 @@ function assemblePortfolios(id: number, batch: WalletBatch, sample: boolean): As
 
 function assembleHistories(id: number, rows: HistoryRows, sample: boolean): AssembledBatch {
   const out = new BatchDocuments(rows.wallets.length, setup!);
-  writeHistories(rows, out, (w) => {
+  historyDayBytes ??= new HistoryDayBytes();
+  writeHistories(rows, historyDayBytes, out, (w) => {
     const document = out.end(pointsHistoryFile(rows.wallets[w]!));
     if (sample && w === 0) checkSamplePointsHistory(rows.wallets[0]!, document.toString('latin1'));
   });
@@ -193,6 +196,7 @@ parentPort?.on('message', (request: DocumentRequest) => {
     files = null;
     setup = null;
     documentBytes = null;
+    historyDayBytes = null;
     return;
   }
   let assembled: AssembledBatch;

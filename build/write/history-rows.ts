@@ -7,6 +7,7 @@
 import { dayText } from '../compute/days.ts';
 import { GrowingArray } from './wallet-batch.ts';
 import type { DocumentSink } from '../compute/wallet-series.ts';
+import type { HistoryDayBytes } from './document-bytes.ts';
 
 export interface HistoryRows {
   wallets: string[];
@@ -99,19 +100,10 @@ export function historyTransferList(rows: HistoryRows): ArrayBuffer[] {
 
 /**
  * Each wallet's points history document (schemas/points-history.ts) into `out`, calling `ended`
- * after each: numbers as String() writes them, which is how JSON.stringify writes the
- * leaderboard's, so that a day A row reads the same as the standing.
+ * after each: the day rows written by `days` (its numbers as String() writes them, which is how
+ * JSON.stringify writes the leaderboard's, so that a day A row reads the same as the standing).
  */
-export function writeHistories(rows: HistoryRows, out: DocumentSink, ended: (wallet: number) => void): void {
-  const dates = new Map<number, string>();
-  const dateOf = (day: number) => {
-    let date = dates.get(day);
-    if (date === undefined) {
-      date = dayText(day);
-      dates.set(day, date);
-    }
-    return date;
-  };
+export function writeHistories(rows: HistoryRows, days: HistoryDayBytes, out: DocumentSink, ended: (wallet: number) => void): void {
   let season = 0;
   let day = 0;
   for (let w = 0; w < rows.wallets.length; w++) {
@@ -119,13 +111,12 @@ export function writeHistories(rows: HistoryRows, out: DocumentSink, ended: (wal
     for (let s = 0; s < rows.seasonsPerWallet[w]!; s++, season++) {
       const number = rows.seasons[season]!;
       out.text(`${s === 0 ? '' : ','}{"season":${number},"asOf":"${rows.asOf[number]}","days":[`);
-      const end = day + rows.daysPerSeason[season]!;
-      for (let first = day; day < end; day++) {
-        const rank = rows.ranks[day]!;
-        out.text(
-          `${day === first ? '' : ','}{"date":"${dateOf(rows.days[day]!)}","points":${String(rows.points[day]!)},"totalPoints":${String(rows.totals[day]!)},"rank":${rank === 0 ? 'null' : String(rank)}}`,
-        );
-      }
+      const count = rows.daysPerSeason[season]!;
+      const written = days.rows(rows, day, count);
+      if (!(written instanceof Uint8Array))
+        throw new Error(`the points history of ${rows.wallets[w]} in season ${number} is not finite on ${dayText(written.failedDay)}`);
+      out.bytes(written);
+      day += count;
       out.text(']}');
     }
     out.text(']}');
