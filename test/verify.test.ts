@@ -141,6 +141,11 @@ test('each daily document must read off its own history: first day, positions an
     }),
     `v1/address/${B}/portfolio/daily.json: the positions of 2025-11-19 are not the end-of-day balances of portfolio.json (expected 1 uty 2; found 1 uty 4)`,
   );
+  // A middle row dropped: its neighbours no longer follow each other by one day.
+  assert.match(
+    await failuresWith(file(A, 'portfolio/daily.json'), (daily) => void daily.days.splice(1, 1)),
+    `v1/address/${A}/portfolio/daily.json: 2025-11-19 does not follow 2025-11-17 by one day`,
+  );
   // A position of A's on chain 10 dropped from its last day.
   assert.match(
     await failuresWith(file(A, 'portfolio/daily.json'), (daily) => void daily.days.at(-1).positions.pop()),
