@@ -12,9 +12,8 @@
  * times slower than JSON.parse: minutes for a 100k-wallet tree.)
  *
  * The pass runs over the document's bytes in WebAssembly (assembly/number-texts.ts, compiled into
- * tree/number-texts.wasm), about three times the speed of the same pass in JavaScript
- * (bench/LOG.md); it settles every number it can without converting it and records the rest,
- * which are converted here.
+ * tree/number-texts.wasm), faster than the same pass in JavaScript (bench/LOG.md); it settles
+ * every number it can without converting it and records the rest, which are converted here.
  */
 import fs from 'node:fs';
 

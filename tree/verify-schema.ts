@@ -60,7 +60,7 @@ export function fastAcceptor(schema: z.ZodType): Accept | null {
   try {
     const code = new Code();
     const body = code.accept(schema as unknown as ZodLike, 'value');
-    // One function whose checks are written out: a closure per check cost four times as much.
+    // One function whose checks are written out: a closure per check costs several times as much (bench/LOG.md).
     accept = new Function('outside', `return (value) => { ${body} return true; };`)(code.outside) as Accept;
   } catch (error) {
     if (!(error instanceof Unsupported)) throw error;
