@@ -234,6 +234,17 @@ test('the one pass over the bytes finds what pairing every text with its parsed 
   );
 });
 
+test('the one pass over the bytes holds on documents beyond its first room and its depth: more records than it first makes room for, nesting past its stack', () => {
+  const long = Array.from({ length: 5_000 }, (_, i) => String(0.1 * (i + 3))).join(',');
+  const balances = Array.from({ length: 3_000 }, (_, i) => `{"balance":${i + 1}.5}`).join(',');
+  const deep = `${'['.repeat(600)}1.25${']'.repeat(600)}`;
+  for (const document of [`{"valueUsd":[${long}],"rows":[${balances}]}`, `{"rows":[${balances}],"x":1.50}`, deep]) {
+    const parsed = JSON.parse(document);
+    assert.equal(readNumberTexts('f', Buffer.from(document), document, parsed), pairWithParsed('f', document, parsed));
+  }
+  assert.is(numberTextsOf(`{"rows":[${balances}]}`).balances!.length, 3_000);
+});
+
 test('progress: the stages and the wallets checked, with an ETA, on the stream given', async () => {
   let written = '';
   // A terminal's self-updating line: every tick shows (a plain line comes every 5 s only).

@@ -222,10 +222,7 @@ export class DocumentBytes {
   }
 
   private reserve(end: number): void {
-    const { memory } = this.exports;
-    if (end <= memory.buffer.byteLength) return;
-    memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
-    this.refreshViews();
+    if (growTo(this.exports.memory, end)) this.refreshViews();
   }
 
   private refreshViews(): void {
@@ -235,6 +232,13 @@ export class DocumentBytes {
 }
 
 const align = (offset: number) => Math.ceil(offset / 8) * 8;
+
+/** Grows the module's memory to hold `end` bytes; true when it grew (views of the old buffer are then stale). */
+function growTo(memory: WebAssembly.Memory, end: number): boolean {
+  if (end <= memory.buffer.byteLength) return false;
+  memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
+  return true;
+}
 
 /** A points history day's bytes besides its two numbers: `,{"date":"YYYY-MM-DD","points":` ... `,"totalPoints":` ... `,"rank":` (an i32) `}`. */
 const HISTORY_DAY_BYTES = 1 + 9 + 10 + 11 + 15 + 8 + 11 + 1;
@@ -264,9 +268,8 @@ export class HistoryDayBytes {
     const totals = points + 8 * count;
     const out = totals + 8 * count;
     const end = out + (HISTORY_DAY_BYTES + 2 * NUMBER_BYTES) * count + PIECE_SLACK;
-    const { memory } = this.exports;
-    if (end > memory.buffer.byteLength) memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
-    const buffer = memory.buffer;
+    growTo(this.exports.memory, end);
+    const buffer = this.exports.memory.buffer;
     new Int32Array(buffer, days, count).set(columns.days.subarray(from, from + count));
     new Int32Array(buffer, ranks, count).set(columns.ranks.subarray(from, from + count));
     new Float64Array(buffer, points, count).set(columns.points.subarray(from, from + count));
