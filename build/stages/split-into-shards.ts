@@ -142,18 +142,22 @@ export const splitIntoShards = defineStage({
               { part: 0, from, to: recent - 1 },
               { part: 1, from: Math.max(from, recent), to: latest },
             ].filter((range) => range.from <= range.to);
-      const part = ranges.length === 1 ? String(ranges[0]!.part) : `(NOT (${table.segmented.before(recent)}))::INTEGER`;
+      // One segment is partitioned by shard alone: a constant second key slowed every full
+      // night's largest write (bench/LOG.md).
+      const split = ranges.length > 1;
+      const part = `(NOT (${table.segmented.before(recent)}))::INTEGER`;
       await db.run(`
-        COPY (SELECT ${columns}, shard, ${part} AS part FROM (${table.cut(shardOf, from)}))
-        TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard, part))`);
+        COPY (SELECT ${columns}, shard${split ? `, ${part} AS part` : ''} FROM (${table.cut(shardOf, from)}))
+        TO ${literalPathSql(partitioned)} (FORMAT parquet, PARTITION_BY (shard${split ? ', part' : ''}))`);
       for (let index = 1; index <= shards; index++) {
         const list = segments[index - 1]!.lists[table.name as SegmentedTableName];
         for (const range of ranges) {
           const name = segmentFile(table, list.length + 1);
+          const shardPartition = path.join(partitioned, `shard=${index}`);
           await gatherShard(
             context,
             table,
-            path.join(partitioned, `shard=${index}`, `part=${range.part}`),
+            split ? path.join(shardPartition, `part=${range.part}`) : shardPartition,
             path.join(folders[index - 1]!, name),
           );
           list.push({ file: name, from: range.from, to: range.to });
