@@ -80,6 +80,19 @@ interface Rule {
 
 export const RULES: Rule[] = [
   {
+    name: "a double's text as JavaScript writes it (Ryu's shortest digits; the build's documents and verify's pass share one writer)",
+    places: ['assembly/number-text.ts'],
+    spellings: [/\bPOW5_(?:INV_)?SPLIT\b/, /\bfunction\s+(?:shortest|mulShiftAll)\s*\(/],
+    unrelated: {
+      'assembly/compile.ts': 'computes the tables of powers of five that the writer imports (./powers-of-five)',
+    },
+    copies: [
+      "import { POW5_INV_SPLIT, POW5_SPLIT, POW5_INV_BITS, POW5_BITS } from './powers-of-five';",
+      'function shortest(ieeeMantissa: u64, ieeeExponent: u32): void {',
+      'function mulShiftAll(m2: u64, table: usize, j: i32, mmShift: u64): u64 {',
+    ],
+  },
+  {
     name: 'who counts as a participant (total points above 0)',
     places: ['core/participant.ts'],
     spellings: [/total_?points\s*(?:>|<=|>=|<)\s*0(?![.\d])/i],
