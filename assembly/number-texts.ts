@@ -3,11 +3,14 @@
  * states the rule and reads what this pass records). JSON.parse has accepted the bytes, so their
  * grammar is not checked again. Each number is decided here when it can be without converting it:
  * a balance that is not an exact decimal is the problem; any other number written as JavaScript
- * writes a double of at most 15 significant digits is right. What is left is recorded for the
- * caller, in document order: each balance's text, and each other number whose text must be
- * converted and written back to be judged. Compiled by `npm run wasm` into
- * tree/number-texts.wasm (committed).
+ * writes a double of at most 15 significant digits is right; a longer one is right when the
+ * build's own writer of doubles (assembly/number-text.ts) writes it for the double nearest its
+ * value or one of that double's neighbours. What is left is recorded for the caller, in document
+ * order: each balance's text, and each other number whose text must be converted and written
+ * back to be judged (JavaScript decides every text this pass does not accept). Compiled by
+ * `npm run wasm` into tree/number-texts.wasm (committed).
  */
+import { writeNumber } from './number-text';
 
 const QUOTE: u32 = 34;
 const BACKSLASH: u32 = 92;
@@ -41,6 +44,12 @@ const MAX_DEPTH: i32 = 512;
 const MAX_KEYS_CHECKED: i32 = 32;
 /** Digits one double tells apart: any shorter decimal is the text JavaScript writes for its double. */
 const SAFE_DIGITS: i32 = 15;
+/** The powers of ten a double holds exactly, 10^0 to 10^22. */
+const EXACT_POWERS_OF_TEN = memory.data<f64>([
+  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+]);
+/** Where a candidate's text is written to be compared (a double's text is at most 25 bytes). */
+const WRITTEN = memory.data(32);
 
 // Per depth: is an array; the first key of the object in the key lists; the key of an array's
 // items; the last array-index key of an object (-1 none, -2 once another key came).
@@ -245,12 +254,46 @@ function number(start: i32): i32 {
     return record(start, end, NO_KEY, NO_KEY) ? end : -1;
   }
   if (!exponent && !trailingZero && isShortestText(negative, integerStart, integerEnd, fractionStart, fractionEnd)) return end;
-  // A day of one position repeats its value as the day's total: a text just recorded is not recorded again.
+  // A day of one position repeats its value as the day's total: a text just judged is not judged again.
   if (end - start == lastCheckEnd - lastCheckStart && memory.compare(text + <usize>start, text + <usize>lastCheckStart, <usize>(end - start)) == 0)
     return end;
   lastCheckStart = start;
   lastCheckEnd = end;
+  if (!exponent && !trailingZero && isWrittenText(start, end, negative, integerStart, integerEnd, fractionStart, fractionEnd)) return end;
   return record(start, end, keyStart, keyEnd) ? end : -1;
+}
+
+/**
+ * Whether a decimal without exponent is the text JavaScript writes for a double, shown by writing
+ * it. The double computed from its digits (at most 19 significant ones) and a power of ten a
+ * double holds exactly is rounded twice, so it is the double the text stands for or close to it:
+ * it and its two neighbours are written, and the text is accepted when one of them writes it. A
+ * text the writer writes for a double reads back as that double, so no text is accepted that
+ * JavaScript would not write; any other (more digits, a power beyond 10^22, a text none of the
+ * three writes) is left to the caller, which converts it.
+ */
+function isWrittenText(start: i32, end: i32, negative: bool, integerStart: i32, integerEnd: i32, fractionStart: i32, fractionEnd: i32): bool {
+  let digits: u64 = 0;
+  let significant: i32 = 0;
+  for (let c = integerStart; c < end; c++) {
+    if (c == integerEnd) continue;
+    const digit = <u64>(<u32>load<u8>(text + <usize>c) - ZERO);
+    if (significant == 0 && digit == 0) continue;
+    if (++significant > 19) return false;
+    digits = digits * 10 + digit;
+  }
+  const scale = fractionStart < 0 ? 0 : fractionEnd - fractionStart;
+  if (digits == 0 || scale > 22) return false;
+  // Each step rounds once (the digits to a double, then the quotient): at most one step off.
+  let value = <f64>digits / load<f64>(EXACT_POWERS_OF_TEN + (<usize>scale << 3));
+  if (negative) value = -value;
+  const bits = reinterpret<u64>(value);
+  return writes(value, start, end) || writes(reinterpret<f64>(bits + 1), start, end) || writes(reinterpret<f64>(bits - 1), start, end);
+}
+
+function writes(value: f64, start: i32, end: i32): bool {
+  const length = <i32>(writeNumber(WRITTEN, value) - WRITTEN);
+  return length == end - start && memory.compare(WRITTEN, text + <usize>start, <usize>length) == 0;
 }
 
 function record(start: i32, end: i32, keyStart: i32, keyEnd: i32): bool {

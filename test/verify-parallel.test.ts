@@ -14,7 +14,7 @@ import { balance, build, tempDir } from './helpers/fixtures.ts';
 import { verifyTree } from '../tree/verify.ts';
 import { fastAcceptor } from '../tree/verify-schema.ts';
 import fc from 'fast-check';
-import { pairWithParsed, readNumberTexts } from '../tree/verify-exact.ts';
+import { NUMBER_TEXTS_WASM, pairWithParsed, readNumberTexts } from '../tree/verify-exact.ts';
 import { Progress } from '../core/progress.ts';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
@@ -232,6 +232,44 @@ test('the one pass over the bytes finds what pairing every text with its parsed 
     }),
     { numRuns: 3_000, seed: 20261129 },
   );
+});
+
+/** What the number pass (tree/number-texts.wasm) leaves to JavaScript in a document: its record count. */
+function recordsLeft(document: string): number {
+  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(NUMBER_TEXTS_WASM)), {});
+  const memory = exports.memory as WebAssembly.Memory;
+  const bytes = Buffer.from(document);
+  const at = (exports.dataStart as () => number)();
+  const into = at + ((bytes.length + 1 + 7) & ~7);
+  const room = 1 << 20;
+  memory.grow(Math.ceil(Math.max(0, into + room * 16 - memory.buffer.byteLength) / 65_536));
+  new Uint8Array(memory.buffer).set([...bytes, 0], at);
+  assert.is((exports.scan as (...args: number[]) => number)(at, bytes.length, into, room), (exports.PAIRED as WebAssembly.Global).value);
+  return (exports.records as WebAssembly.Global).value as number;
+}
+
+test('the pass accepts the long texts JavaScript writes by writing them back, and leaves to JavaScript every text it does not accept', () => {
+  let seed = 11;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) >>> 0) / 4_294_967_296;
+  // Values like valueUsd: a balance times a price, most of them 16 or 17 digits long.
+  const texts = Array.from({ length: 20_000 }, () =>
+    String((Math.floor(next() * 1e12) / 10 ** Math.floor(next() * 12)) * (Math.round(next() * 1e8) / 1e6) * (next() < 0.5 ? -1 : 1)),
+  ).filter((text) => text.replace(/[-.]/g, '').replace(/^0+/, '').length > 15);
+  assert.ok(texts.length > 15_000, `${texts.length} long texts`);
+  // None is left to JavaScript: each is settled by writing a double back (no record, no balance).
+  assert.is(recordsLeft(`{"valueUsd":[${texts.join(',')}]}`), 0);
+  // Altered by a digit, each is judged as converting and writing it back judges it.
+  const altered = texts.flatMap((text) => {
+    const last = Number(text.at(-1));
+    return [`${text.slice(0, -1)}${(last + 1) % 10 || 1}`, `${text.slice(0, -1)}${(last + 9) % 10 || 9}`, `${text}1`, text.slice(0, -1)];
+  });
+  let wrong = 0;
+  for (const text of altered) {
+    const document = `{"valueUsd":${text},"balance":1}`;
+    assert.is(numberTextsOf(document).problem === null, String(Number(text)) === text, text);
+    if (String(Number(text)) !== text) wrong++;
+  }
+  assert.ok(wrong > altered.length / 3, `${wrong} of ${altered.length} altered texts are not JavaScript's`);
 });
 
 test('the one pass over the bytes holds on documents beyond its first room and its depth: more records than it first makes room for, nesting past its stack', () => {
