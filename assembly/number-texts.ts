@@ -284,7 +284,7 @@ function isWrittenText(start: i32, end: i32, negative: bool, integerStart: i32, 
   }
   const scale = fractionStart < 0 ? 0 : fractionEnd - fractionStart;
   if (digits == 0 || scale > 22) return false;
-  // Each step rounds once (the digits to a double, then the quotient): at most one step off.
+  // Two roundings (the digits to a double, then the quotient): a step or two from the text's double.
   let value = <f64>digits / load<f64>(EXACT_POWERS_OF_TEN + (<usize>scale << 3));
   if (negative) value = -value;
   const bits = reinterpret<u64>(value);

@@ -43,7 +43,8 @@ export async function openDatabase(options: { file: string; threads: number; mem
   });
   const connection = await instance.connect();
   await connection.run("SET TimeZone = 'UTC'");
-  // WALLET_SNAPSHOT_PROFILE=1 prints each statement's seconds, wall and CPU (the process's, DuckDB's threads included), (to find where a build's time goes).
+  // WALLET_SNAPSHOT_PROFILE=1 prints each statement's wall and CPU seconds (the process's CPU, DuckDB's
+  // threads included), to find where a build's time goes.
   const profile = process.env.WALLET_SNAPSHOT_PROFILE
     ? async <T>(sql: string, work: () => Promise<T>): Promise<T> => {
         const started = performance.now();
