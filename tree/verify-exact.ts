@@ -13,9 +13,11 @@
  *
  * The pass runs over the document's bytes in WebAssembly (assembly/number-texts.ts, compiled into
  * tree/number-texts.wasm), faster than the same pass in JavaScript (bench/LOG.md); it settles
- * every number it can without converting it and records the rest, which are converted here.
+ * every number it can (a long one by writing back the double its digits give) and records the
+ * rest, which are converted here.
  */
 import fs from 'node:fs';
+import { growTo } from '../core/wasm-memory.ts';
 
 /** The text the build writes for a token amount: an exact decimal, no exponent, no padding. */
 const EXACT_DECIMAL = /^(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?$/;
@@ -61,8 +63,6 @@ export function readNumberTexts(file: string, bytes: Uint8Array, text: string, p
 }
 
 export const NUMBER_TEXTS_WASM = new URL('./number-texts.wasm', import.meta.url);
-
-const PAGE = 65_536;
 
 interface NumberTextsExports {
   memory: WebAssembly.Memory;
@@ -111,7 +111,7 @@ class NumberScan {
     const into = this.start + ((bytes.length + 1 + 7) & ~7);
     let room = 64 + (bytes.length >> 5);
     for (;;) {
-      this.reserve(into + room * this.recordWords * 4);
+      growTo(exports.memory, into + room * this.recordWords * 4);
       const memory = new Uint8Array(exports.memory.buffer);
       memory.set(bytes, this.start);
       memory[this.start + bytes.length] = 0;
@@ -129,11 +129,6 @@ class NumberScan {
         badBalance: bad >= 0 ? [bad, exports.badBalanceEnd.value as number] : null,
       };
     }
-  }
-
-  private reserve(end: number): void {
-    const memory = this.exports.memory;
-    if (end > memory.buffer.byteLength) memory.grow(Math.ceil((end - memory.buffer.byteLength) / PAGE));
   }
 }
 

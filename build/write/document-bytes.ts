@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import { TOKEN_KEYS } from '../../schemas/token-keys.ts';
 import { priceKey, type EndOfDaySeries, type PriceBook, type TokenSeries } from '../compute/wallet-series.ts';
 import { UserError } from '../../core/errors.ts';
+import { growTo } from '../../core/wasm-memory.ts';
 import {
   CURSOR_SIZE,
   PREFIX_LENGTH,
@@ -232,13 +233,6 @@ export class DocumentBytes {
 }
 
 const align = (offset: number) => Math.ceil(offset / 8) * 8;
-
-/** Grows the module's memory to hold `end` bytes; true when it grew (views of the old buffer are then stale). */
-function growTo(memory: WebAssembly.Memory, end: number): boolean {
-  if (end <= memory.buffer.byteLength) return false;
-  memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
-  return true;
-}
 
 /** A points history day's bytes besides its two numbers: `,{"date":"YYYY-MM-DD","points":` ... `,"totalPoints":` ... `,"rank":` (an i32) `}`. */
 const HISTORY_DAY_BYTES = 1 + 9 + 10 + 11 + 15 + 8 + 11 + 1;
