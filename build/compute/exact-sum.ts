@@ -29,13 +29,20 @@ export function binnedPartsSql(column: string): { bin: string; part: string } {
 
 /**
  * SQL: the double nearest to h * 2^exponent (ties to even), for an exact HUGEINT h, while the
- * result stays a normal double: h's decimal text read as a double is the double nearest to h
- * (DuckDB reads numbers with fast_float, which rounds correctly however many digits), and scaling
- * it by a power of two is then exact. DuckDB's own cast of a HUGEINT to DOUBLE is only close: it
- * rounds twice.
+ * result stays a normal double. |h| is cut to its top 61 or 62 bits, k bits dropped, with a last
+ * bit set when any dropped bit was (a sticky bit, below the rounding position of a 53-bit
+ * mantissa, so it decides only a tie); that integer fits a BIGINT, whose cast to DOUBLE rounds
+ * correctly, and scaling by 2^(k + exponent) is exact. DuckDB's own cast of a HUGEINT to DOUBLE is
+ * only close (it rounds twice); reading h's decimal text rounds correctly too, but cost four times
+ * as much (bench/LOG.md). k comes from |h| as a double, whose log2 is the bit length's or one
+ * more, never less.
  */
 export function nearestDoubleSql(h: string, exponent: string): string {
-  return `${h}::VARCHAR::DOUBLE * pow(2::DOUBLE, ${exponent})`;
+  const magnitude = `abs(${h})`;
+  const dropped = `greatest(floor(log2(greatest(${magnitude}::DOUBLE, 1))) - 61, 0)::INTEGER`;
+  const top = `(${magnitude} >> ${dropped})`;
+  const sticky = `((${top} << ${dropped}) <> ${magnitude})::INTEGER`;
+  return `(CASE WHEN ${h} < 0 THEN -1 ELSE 1 END * (${top} | ${sticky})::BIGINT::DOUBLE * pow(2::DOUBLE, ${dropped} + ${exponent}))`;
 }
 
 /** The double nearest to the sum over bins of `sums[i] * 2^(BIN_BITS * bins[i])`; bins ascending. */
