@@ -135,13 +135,9 @@ export const PREPARED_TABLES: readonly PreparedTable[] = [
       ['total_points', 'DOUBLE'],
       ['rank', 'INTEGER'],
     ],
-    // The shard of each wallet-season once, not of each of its days (an md5 per row of about 365M at
-    // 1M wallets); an incremental night writes the days it computed only.
-    cut: (
-      shardOf,
-      from,
-    ) => `SELECT d.*, s.shard FROM points_history_days d JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM points_history_wallets) s ON s.wallet = d.wallet
-          ${from === null ? '' : `WHERE d.day >= ${from}`}`,
+    // Each day's shard comes with it (build/compute/points-history.ts joins it while the days are
+    // in wallet order); an incremental night writes the days it computed only.
+    cut: (_shardOf, from) => `SELECT * FROM points_history_days_by_shard ${from === null ? '' : `WHERE day >= ${from}`}`,
     segmented: { before: (day) => `day < ${day}` },
   },
   {

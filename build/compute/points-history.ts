@@ -280,28 +280,32 @@ function resumedRunningSql(carried: boolean): string {
  * join it), and the view `points_history_days`, its days keyed by (wallet, day), the order of
  * the documents (address, season, day). Kept apart so that the 365M days of 1,000,000 wallets
  * carry no address string: written with them, prepare's cut of the rows into shard folders took
- * about three times as long (bench/LOG.md).
+ * about three times as long (bench/LOG.md). `points_history_days_by_shard` is the same days with
+ * each one's shard folder (`shardOf`, over an address), which prepare's cut writes by.
  * Rule: `rank` on day d = 1 + the number of wallets (of all shards, participants or not) whose sum
  * of rows dated <= d is strictly greater, when the wallet's own sum is > 0, else null. The rank is
  * taken over every wallet's row of that day before the rows are cut to the participants of the
- * shard. The days are a view: the whole build streams them once; `prepare` writes them once, cut
- * by shard.
+ * shard. Each row's participant and shard are joined before the rank, while the rows are in wallet
+ * order: after it, in rank order, each of 365M lookups missed the cache (two joins took 42 of the
+ * cut's 300 CPU-s at 1,000,000 wallets, bench/LOG.md). The days are views: the whole build streams
+ * them once; `prepare` writes them once, cut by shard.
  */
-export async function rankPointsHistory(db: Database, inShard: string): Promise<void> {
+export async function rankPointsHistory(db: Database, inShard: string, shardOf: (address: string) => string): Promise<void> {
   await db.run(`
     CREATE TABLE points_history_wallets AS
     SELECT w.wallet, w.address, w.season::INTEGER AS season FROM history_wallets w
     SEMI JOIN participants p ON p.season = w.season AND p.address = w.address
     WHERE ${inShard}`);
   await db.run(`
-    CREATE VIEW points_history_days AS
+    CREATE VIEW points_history_days_by_shard AS
     WITH ranked AS (
-      SELECT t.wallet, t.day, t.points, t.total_points,
+      SELECT t.wallet, t.day, t.points, t.total_points, s.shard,
              CASE WHEN ${isParticipantSql('t.total_points')} THEN ${competitionRankSql('t.total_points', 'w.season, t.day')} END AS rank
       FROM history_totals t JOIN history_wallets w ON w.wallet = t.wallet
+      LEFT JOIN (SELECT wallet, ${shardOf('address')} AS shard FROM points_history_wallets) s ON s.wallet = t.wallet
     )
-    SELECT r.wallet, r.day, r.points, r.total_points, r.rank::INTEGER AS rank
-    FROM ranked r JOIN points_history_wallets w ON w.wallet = r.wallet`);
+    SELECT wallet, day, points, total_points, rank::INTEGER AS rank, shard FROM ranked WHERE shard IS NOT NULL`);
+  await db.run('CREATE VIEW points_history_days AS SELECT * EXCLUDE (shard) FROM points_history_days_by_shard');
 }
 
 /** The rows of the documents, in their order: a wallet's seasons, each season's days (rank 0: none, the document's null). */

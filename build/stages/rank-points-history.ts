@@ -5,18 +5,18 @@
  * work and not a shard's.
  */
 import { rankPointsHistory as rank } from '../compute/points-history.ts';
-import { shardFilterSql } from '../../core/shard.ts';
+import { shardFilterSql, shardNumberSql } from '../../core/shard.ts';
 import { defineStage } from './stage.ts';
 
 export const rankPointsHistory = defineStage({
   name: 'rank points history',
   side: 'night',
   reads: ['history_totals', 'history_wallets', 'participants'],
-  writes: ['points_history_wallets', 'points_history_days'],
-  needs: [],
+  writes: ['points_history_wallets', 'points_history_days_by_shard', 'points_history_days'],
+  needs: ['shards'],
   makes: [],
-  async run(context) {
-    await rank(context.db, shardFilterSql(context.config.shard, 'w.address'));
+  async run(context, { shards }) {
+    await rank(context.db, shardFilterSql(context.config.shard, 'w.address'), (address) => shardNumberSql(shards, address));
     return {};
   },
 });

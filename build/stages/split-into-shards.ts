@@ -61,6 +61,7 @@ export const splitIntoShards = defineStage({
     'venue_b_accounts',
     'history_wallets',
     'history_totals',
+    'points_history_days_by_shard',
     'input_days',
     'account_first_days',
     'season_days',
