@@ -29,13 +29,14 @@ export function binnedPartsSql(column: string): { bin: string; part: string } {
 
 /**
  * SQL: the double nearest to h * 2^exponent (ties to even), for an exact HUGEINT h, while the
- * result stays a normal double. |h| is cut to its top 61 or 62 bits, k bits dropped, with a last
- * bit set when any dropped bit was (a sticky bit, below the rounding position of a 53-bit
- * mantissa, so it decides only a tie); that integer fits a BIGINT, whose cast to DOUBLE rounds
- * correctly, and scaling by 2^(k + exponent) is exact. DuckDB's own cast of a HUGEINT to DOUBLE is
- * only close (it rounds twice); reading h's decimal text rounds correctly too, but cost four times
- * as much (bench/LOG.md). k comes from |h| as a double, whose log2 is the bit length's or one
- * more, never less.
+ * result stays a normal double. |h| is cut to at most 62 bits (k low bits dropped, none below
+ * 2^61), with a last bit set when any dropped bit was (a sticky bit, below the rounding position
+ * of a 53-bit mantissa, so it decides only a tie); that integer fits a BIGINT, whose cast to
+ * DOUBLE rounds correctly, and scaling by 2^(k + exponent) is exact. DuckDB's own cast of a
+ * HUGEINT to DOUBLE is only close (it rounds twice); reading h's decimal text rounds correctly
+ * too, but cost nearly four times as much (bench/LOG.md). k comes from |h| as a double: that cast
+ * never rounds below |h|'s top power of two, and log2 is exact on a power of two, so the floor of
+ * its log2 is |h|'s bit length less one, or the bit length itself.
  */
 export function nearestDoubleSql(h: string, exponent: string): string {
   const magnitude = `abs(${h})`;
