@@ -14,7 +14,7 @@ import { balance, build, tempDir } from './helpers/fixtures.ts';
 import { verifyTree } from '../tree/verify.ts';
 import { fastAcceptor } from '../tree/verify-schema.ts';
 import fc from 'fast-check';
-import { NUMBER_TEXTS_WASM, pairWithParsed, readNumberTexts } from '../tree/verify-exact.ts';
+import { pairWithParsed, readNumberTexts, scanNumberTexts } from '../tree/verify-exact.ts';
 import { Progress } from '../core/progress.ts';
 import { DailyPortfolioSchema } from '../schemas/daily-portfolio.ts';
 import { PortfolioHistorySchema } from '../schemas/portfolio-history.ts';
@@ -236,16 +236,9 @@ test('the one pass over the bytes finds what pairing every text with its parsed 
 
 /** What the number pass (tree/number-texts.wasm) leaves to JavaScript in a document: its record count. */
 function recordsLeft(document: string): number {
-  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(NUMBER_TEXTS_WASM)), {});
-  const memory = exports.memory as WebAssembly.Memory;
-  const bytes = Buffer.from(document);
-  const at = (exports.dataStart as () => number)();
-  const into = at + ((bytes.length + 1 + 7) & ~7);
-  const room = 1 << 20;
-  memory.grow(Math.ceil(Math.max(0, into + room * 16 - memory.buffer.byteLength) / 65_536));
-  new Uint8Array(memory.buffer).set([...bytes, 0], at);
-  assert.is((exports.scan as (...args: number[]) => number)(at, bytes.length, into, room), (exports.PAIRED as WebAssembly.Global).value);
-  return (exports.records as WebAssembly.Global).value as number;
+  const found = scanNumberTexts(Buffer.from(document));
+  assert.ok(found !== null, 'the texts pair with the parsed numbers');
+  return found.count;
 }
 
 test('the pass accepts the long texts JavaScript writes by writing them back, and leaves to JavaScript every text it does not accept', () => {

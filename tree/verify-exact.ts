@@ -134,6 +134,11 @@ class NumberScan {
 
 let scanner: NumberScan | null = null;
 
+/** The pass's records of one document (each number it leaves to JavaScript, each balance), or null when its texts cannot be paired. */
+export function scanNumberTexts(bytes: Uint8Array): Found | null {
+  return numberScan().run(bytes);
+}
+
 function numberScan(): NumberScan {
   scanner ??= new NumberScan(new WebAssembly.Module(fs.readFileSync(NUMBER_TEXTS_WASM)));
   return scanner;
