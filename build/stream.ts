@@ -5,7 +5,8 @@
  * appender's first flush on the streaming connection once ended it some 200,000 rows in, and
  * later wallets got no totals), and a tree missing wallets must not be published.
  */
-import type { DuckDBDataChunk } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
+import type { Database } from './database.ts';
 
 export interface ChunkSource {
   fetchChunk(): Promise<DuckDBDataChunk | null>;
@@ -32,4 +33,52 @@ export async function forEachChunk(
 /** Refuses a stream that reached fewer (or more) items than it should have: a bug, never a shorter tree. */
 export function expectStreamReached(reached: number, expected: number, what: string): void {
   if (reached !== expected) throw new Error(`the stream of ${what} ended after ${reached} of ${expected}`);
+}
+
+/**
+ * A small table's rows read in id order on a second connection, alongside a large stream ordered
+ * by the same id: what each id carries (a wallet's address, a wallet-season's season) is decoded
+ * once per id, and is neither carried nor sorted on every row of the large stream.
+ */
+export class IdCursor<T> {
+  /** Held while its vectors are read: they point into the chunk's memory. */
+  private chunk: DuckDBDataChunk | null = null;
+  private columns: DuckDBVector[] = [];
+  private row = 0;
+
+  private constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly result: DuckDBResult,
+    private readonly read: (columns: DuckDBVector[], row: number) => T,
+  ) {}
+
+  /** `sql` selects the id (an INTEGER) first, ordered by it; `read` makes a value of the other columns. */
+  static async open<T>(db: Database, sql: string, read: (columns: DuckDBVector[], row: number) => T): Promise<IdCursor<T>> {
+    const connection = await db.connect();
+    try {
+      return new IdCursor(connection, await connection.stream(sql), read);
+    } catch (error) {
+      connection.disconnectSync();
+      throw error;
+    }
+  }
+
+  /** The value of `id`; ids must be asked for in ascending order. */
+  async valueOf(id: number): Promise<T> {
+    for (;;) {
+      const rows = this.chunk?.rowCount ?? 0;
+      for (; this.row < rows; this.row++) {
+        if (this.columns[0]!.getItem(this.row) === id) return this.read(this.columns, this.row);
+      }
+      const chunk = await this.result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) throw new Error(`no row for id ${id}`);
+      this.chunk = chunk;
+      this.columns = Array.from({ length: chunk.columnCount }, (_, index) => chunk.getColumnVector(index));
+      this.row = 0;
+    }
+  }
+
+  close(): void {
+    this.connection.disconnectSync();
+  }
 }

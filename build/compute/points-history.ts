@@ -308,11 +308,19 @@ export async function rankPointsHistory(db: Database, inShard: string, shardOf: 
   await db.run('CREATE VIEW points_history_days AS SELECT * EXCLUDE (shard) FROM points_history_days_by_shard');
 }
 
-/** The rows of the documents, in their order: a wallet's seasons, each season's days (rank 0: none, the document's null). */
+/**
+ * The rows of the documents, in their order: a wallet's seasons, each season's days (rank 0: none,
+ * the document's null). Each wallet-season's address and season come from
+ * POINTS_HISTORY_WALLETS_SQL, read alongside: carried on every day, the address made the sort
+ * twice as long (bench/LOG.md).
+ */
 export const POINTS_HISTORY_ROWS_SQL = `
-  SELECT d.wallet, w.address, w.season, d.day, d.points, d.total_points, coalesce(d.rank, 0)::INTEGER AS rank
-  FROM points_history_days d JOIN points_history_wallets w ON w.wallet = d.wallet
-  ORDER BY d.wallet, d.day`;
+  SELECT wallet, day, points, total_points, coalesce(rank, 0)::INTEGER AS rank
+  FROM points_history_days
+  ORDER BY wallet, day`;
+
+/** Each wallet-season's address and season, in the order of POINTS_HISTORY_ROWS_SQL's wallets. */
+export const POINTS_HISTORY_WALLETS_SQL = 'SELECT wallet, address, season FROM points_history_wallets ORDER BY wallet';
 
 /**
  * The wallet-seasons whose exact sums do not fit a HUGEINT (values of very different magnitudes):

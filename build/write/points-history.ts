@@ -5,10 +5,9 @@
  * documents, on both cores, and hand to its file thread, which writes `points/history.json` beside
  * the wallet's `points.json`. Only a few batches are ever held in memory.
  */
-import { forEachChunk } from '../stream.ts';
-import type { DuckDBVector } from '@duckdb/node-api';
+import { forEachChunk, IdCursor } from '../stream.ts';
 import type { Database } from '../database.ts';
-import { POINTS_HISTORY_ROWS_SQL } from '../compute/points-history.ts';
+import { POINTS_HISTORY_ROWS_SQL, POINTS_HISTORY_WALLETS_SQL } from '../compute/points-history.ts';
 import { countParticipants, seasonFactsOf } from '../compute/points.ts';
 import { PointsStage, type PointsWriteOptions, type PointsWriteResult } from './points-stage.ts';
 import type { WriterPool } from './writer-pool.ts';
@@ -31,6 +30,10 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
     options.progress,
     (full, sample) => pool.submitHistories(full.take(), sample),
   );
+  const walletSeasons = await IdCursor.open(db, POINTS_HISTORY_WALLETS_SQL, (columns, row) => ({
+    address: columns[1]!.getItem(row) as string,
+    season: columns[2]!.getItem(row) as number,
+  }));
   try {
     const result = await db.connection.stream(POINTS_HISTORY_ROWS_SQL);
     let wallet: string | null = null;
@@ -39,13 +42,11 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
       // The number columns as DuckDB holds them (no value boxed), copied a season's run at a time.
       const numbers = <T>(column: number) => (chunk.getColumnVector(column) as unknown as { items: T }).items;
       const keys = numbers<Int32Array>(0);
-      const addresses = chunk.getColumnVector(1) as DuckDBVector<string>;
-      const seasons = numbers<Int32Array>(2);
       const columns = {
-        days: numbers<Int32Array>(3),
-        points: numbers<Float64Array>(4),
-        totals: numbers<Float64Array>(5),
-        ranks: numbers<Int32Array>(6),
+        days: numbers<Int32Array>(1),
+        points: numbers<Float64Array>(2),
+        totals: numbers<Float64Array>(3),
+        ranks: numbers<Int32Array>(4),
       };
       let runStart = 0;
       for (let row = 0; row < count; row++) {
@@ -55,7 +56,7 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
         if (row > runStart) batch.addDays(columns, runStart, row - runStart);
         runStart = row;
         walletSeason = key;
-        const address = addresses.getItem(row)!;
+        const { address, season } = await walletSeasons.valueOf(key);
         if (address !== wallet) {
           if (batch.walletCount >= BATCH_WALLETS || batch.dayCount >= BATCH_DAYS) {
             await stage.submit(batch);
@@ -64,13 +65,14 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
           wallet = address;
           batch.startWallet(address);
         }
-        batch.startSeason(seasons[row]!);
+        batch.startSeason(season);
       }
       if (count > runStart) batch.addDays(columns, runStart, count - runStart);
     });
     if (batch.walletCount > 0) await stage.submit(batch);
     await pool.drain();
   } finally {
+    walletSeasons.close();
     await pool.stopDocumentThreads();
   }
   return stage.result();

@@ -4,7 +4,7 @@
  * as their rows pass and handed to the writer pool (writer-pool.ts: document threads assemble,
  * one file thread writes). Only a few batches are ever held in memory.
  */
-import { forEachChunk, expectStreamReached } from '../stream.ts';
+import { forEachChunk, expectStreamReached, IdCursor } from '../stream.ts';
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBVector } from '@duckdb/node-api';
 import type { Database } from '../database.ts';
 import type { Progress } from '../../core/progress.ts';
@@ -51,7 +51,12 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
     `SELECT count(DISTINCT ${walletSql})::INTEGER AS wallets FROM snapshots s WHERE ${inShard}`,
   );
   const format = await loadAmountFormat(db);
-  const addresses = await AddressCursor.open(db);
+  // Each wallet's address decoded once, not carried on every one of its rows.
+  const addresses = await IdCursor.open(
+    db,
+    'SELECT id, address FROM addresses ORDER BY id',
+    (columns, row) => columns[1]!.getItem(row) as string,
+  );
 
   pool.setUpDocuments({ dailyAsOf: options.dailyAsOf, lastDay: options.lastDay, prices: options.prices, format });
   const [filesBefore, bytesBefore, unpricedBefore] = [pool.files, pool.bytes, pool.positionsWithoutPrice];
@@ -78,7 +83,7 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
         if (rowWallet !== wallet) {
           if (builder.snapshotCount >= BATCH_SNAPSHOTS) await submit();
           wallet = rowWallet;
-          builder.startWallet(await addresses.addressOf(wallet));
+          builder.startWallet(await addresses.valueOf(wallet));
           chain = -1;
         }
         const rowChain = chains.getItem(row)!;
@@ -186,45 +191,4 @@ async function loadAmountFormat(db: Database): Promise<AmountFormat> {
   const decimals = new Array<number>(chains.length * TOKEN_KEYS.length).fill(-1);
   for (const token of tokens) decimals[token.chain_index * TOKEN_KEYS.length + token.token_index] = token.decimals;
   return { chains: chains.map((chain) => chain.chain_text), decimals };
-}
-
-/**
- * Addresses by id, read in id order on a second connection alongside the snapshot stream: each
- * wallet's address is decoded once instead of on every one of its rows.
- */
-class AddressCursor {
-  /** Held while its vectors are read: they point into the chunk's memory. */
-  private chunk: DuckDBDataChunk | null = null;
-  private ids: DuckDBVector<number> | null = null;
-  private texts: DuckDBVector<string> | null = null;
-  private row = 0;
-
-  private constructor(
-    private readonly connection: DuckDBConnection,
-    private readonly result: DuckDBResult,
-  ) {}
-
-  static async open(db: Database): Promise<AddressCursor> {
-    const connection = await db.connect();
-    return new AddressCursor(connection, await connection.stream('SELECT id, address FROM addresses ORDER BY id'));
-  }
-
-  /** The address of `id`; ids must be asked for in ascending order. */
-  async addressOf(id: number): Promise<string> {
-    for (;;) {
-      for (; this.row < (this.chunk?.rowCount ?? 0); this.row++) {
-        if (this.ids!.getItem(this.row) === id) return this.texts!.getItem(this.row)!;
-      }
-      const chunk = await this.result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) throw new Error(`no address for wallet id ${id}`);
-      this.chunk = chunk;
-      this.ids = chunk.getColumnVector(0) as DuckDBVector<number>;
-      this.texts = chunk.getColumnVector(1) as DuckDBVector<string>;
-      this.row = 0;
-    }
-  }
-
-  close(): void {
-    this.connection.disconnectSync();
-  }
 }
