@@ -10,6 +10,7 @@
  */
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
+import { gunzip } from '../tree/pack-compress.ts';
 import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { EXIT_BAD_INPUT, UserError } from '../core/errors.ts';
@@ -342,7 +343,7 @@ function checkMember(member: Member, bytes: Uint8Array, from: number, problem: (
   const stored = bytes.subarray(start, start + entry.length);
   let content: Uint8Array;
   try {
-    content = entry.gzip ? zlib.gunzipSync(stored) : stored;
+    content = entry.gzip ? gunzip(stored) : stored;
   } catch (error) {
     problem(`${member.archive}: altered (the member ${name} is not gzip: ${(error as Error).message})`);
     return;

@@ -22,6 +22,8 @@ import { draw } from '../publish/scrub.ts';
 import { R2TreeStore, type CacheLike, type R2BucketLike } from '../server/r2-store.ts';
 import { tempDir } from './helpers/fixtures.ts';
 import tar from 'tar-stream';
+import fc from 'fast-check';
+import { gunzip, gzip } from '../tree/pack-compress.ts';
 
 const MIB = 1024 * 1024;
 /** sha256 of two members' headers as publish writes them: a change of the archives' bytes fails here. */
@@ -425,6 +427,24 @@ test("the scrub reads the format back: a member header as written, an index's ev
   assert.equal(draw(1000, 10, 42), draw(1000, 10, 42));
   assert.not.equal(draw(1000, 10, 42), draw(1000, 10, 43));
   assert.equal(draw(5, 5, 1).sort(), [0, 1, 2, 3, 4], 'every member at most once');
+});
+
+test('a member is gunzipped to its bytes whatever its size, and a trailer that lies about the size is refused, not allocated', () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 70_000 }), fc.nat({ max: 5 }), (bytes, repeat) => {
+      // Repeated, the bytes compress well: outputs from a few bytes to many zlib pieces.
+      const document = Buffer.concat(Array.from({ length: repeat + 1 }, () => bytes));
+      assert.ok(gunzip(gzip(document)).equals(document));
+    }),
+    { seed: 56, numRuns: 200 },
+  );
+  const member = gzip(Buffer.alloc(100_000, '{"days":[]}'));
+  for (const size of [0, 99_999, 100_001, 0xffff_ffff]) {
+    const lying = Buffer.from(member);
+    lying.writeUInt32LE(size, lying.length - 4);
+    assert.throws(() => gunzip(lying), /incorrect length check/, `a trailer of ${size} bytes`);
+  }
+  assert.throws(() => gunzip(member.subarray(0, 3)), /unexpected end of file/);
 });
 
 test.run();

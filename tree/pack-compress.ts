@@ -1,7 +1,8 @@
 /**
  * How a packed member is compressed (tree/bucket.ts, GZIP_LEVEL): one function for `build --packed`,
  * which compresses each document as it is made, and for `publish`, which compresses a plain
- * tree's files as it packs them, so that both forms of a night store the same member bytes.
+ * tree's files as it packs them, so that both forms of a night store the same member bytes; and
+ * how one is uncompressed, for `verify`, `serve` and the store's scrub.
  * Synchronous: both call it on threads of their own, where an asynchronous call would only add
  * the cost of handing each document to libuv's pool (bench/LOG.md, "gzip by size"). Node only.
  */
@@ -10,4 +11,19 @@ import { GZIP_LEVEL } from './bucket.ts';
 
 export function gzip(bytes: Uint8Array): Buffer {
   return zlib.gzipSync(bytes, { level: GZIP_LEVEL });
+}
+
+/** A document's output buffer is at most this large when its member's trailer asks for more (a tampered member must not allocate gigabytes). */
+const MAX_OUTPUT_CHUNK = 16 * 1024 * 1024;
+
+/**
+ * The member's bytes uncompressed, into one output buffer of the size its gzip trailer records
+ * (ISIZE, plus the byte that shows the stream ended): a third less CPU than zlib's 16 KB pieces
+ * joined at the end (bench/LOG.md). The trailer only sizes the buffer: a wrong one costs time,
+ * never bytes.
+ */
+export function gunzip(stored: Uint8Array): Buffer {
+  const recorded =
+    stored.length >= 4 ? Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).readUInt32LE(stored.length - 4) : 0;
+  return zlib.gunzipSync(stored, { chunkSize: Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(recorded + 1, MAX_OUTPUT_CHUNK)) });
 }

@@ -9,8 +9,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { isCompressible } from './bucket.ts';
+import { gunzip } from './pack-compress.ts';
 import { ARCHIVE_END, memberPadding, readMemberHeader } from './pack-archive.ts';
 import { readEntries } from './pack-index.ts';
 import { OpenedPackedFolder, PACKED_DESCRIPTOR, PACKED_MANIFEST, packedArchivePath, packedIndexPath } from './packed-folder.ts';
@@ -58,7 +58,7 @@ export class PackedFiles implements TreeFiles {
   read(file: string): Buffer {
     const member = this.folder.readStored(file);
     if (!member) throw missingFile(file);
-    return member.entry.gzip ? zlib.gunzipSync(member.stored) : member.stored;
+    return member.entry.gzip ? gunzip(member.stored) : member.stored;
   }
 
   close(): void {

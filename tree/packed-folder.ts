@@ -19,6 +19,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { gunzip } from './pack-compress.ts';
 import { UserError, messageOf } from '../core/errors.ts';
 import { PackedFolderSchema, type PackedFolder } from '../schemas/packed-folder.ts';
 import { archiveName, INDEX_NAME, packFolder, STORAGE_FORMAT } from './bucket.ts';
@@ -146,7 +147,7 @@ export class OpenedPackedFolder {
   readFile(treePath: string): Buffer | null {
     const member = this.readStored(treePath);
     if (!member) return null;
-    const bytes = member.entry.gzip ? zlib.gunzipSync(member.stored) : member.stored;
+    const bytes = member.entry.gzip ? gunzip(member.stored) : member.stored;
     if (sha256Hex(bytes) !== member.entry.sha256) throw new Error(`${treePath}: its bytes are not the ones its index entry records`);
     return bytes;
   }
