@@ -194,6 +194,14 @@ function getUint48(view: DataView, at: number): number {
   return view.getUint32(at, true) + view.getUint16(at + 4, true) * 0x1_0000_0000;
 }
 
+/** How many entries the index holds (its slots in use), without reading them. */
+export function countEntries(bytes: Uint8Array): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let count = 0;
+  for (let at = 0; at + ENTRY_BYTES <= bytes.byteLength; at += ENTRY_BYTES) if (view.getUint16(at + 8, true) !== 0) count++;
+  return count;
+}
+
 /** Every entry of an index's bytes, in slot order (the empty slots skipped): a scrub reads them all. */
 export function readEntries(bytes: Uint8Array): IndexEntry[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { isCompressible } from './bucket.ts';
 import { gunzip } from './pack-compress.ts';
 import { ARCHIVE_END, memberPadding, readMemberHeader } from './pack-archive.ts';
-import { readEntries } from './pack-index.ts';
+import { countEntries } from './pack-index.ts';
 import { OpenedPackedFolder, PACKED_DESCRIPTOR, PACKED_MANIFEST, packedArchivePath, packedIndexPath } from './packed-folder.ts';
 import { listed, missingFile, PathListing, type TreeEntry, type TreeFiles } from './tree-files.ts';
 import { ADDRESS_DIR } from './layout.ts';
@@ -66,44 +66,66 @@ export class PackedFiles implements TreeFiles {
   }
 }
 
+/** A packed folder opened for verify: its files, each wallet's members, and the check of its archives. */
+export interface OpenedForVerify {
+  files: PackedFiles;
+  /** The members under each wallet folder, from the manifest (they go to the threads with the wallet's batch). */
+  walletMembers: Map<string, string[]>;
+  /**
+   * Reads every archive once, from start to end, against the index and the manifest, reporting
+   * each disagreement through `fail`; it yields between archives, so that it runs alongside the
+   * wallets' threads instead of before them.
+   */
+  checkArchives(fail: Fail): Promise<void>;
+}
+
 /**
- * Opens a packed folder for verify: refused (UserError) when its descriptor, index or archives are
- * not the ones it records; every disagreement between the archives, the index and the manifest
- * reported through `fail`. The members of each wallet go to the threads with its batch.
+ * Opens a packed folder for verify: refused (UserError) when its descriptor, index or manifest are
+ * not the ones it records. Its files are listed from the manifest, whose every line the index
+ * must record with the same sha256; that the archives hold exactly those members, where the index
+ * says, is `checkArchives`'s part.
  */
-export function openPackedFiles(dir: string, shownDir: string, fail: Fail): { files: PackedFiles; walletMembers: Map<string, string[]> } {
+export function openPackedFiles(dir: string, shownDir: string, fail: Fail): OpenedForVerify {
   const folder = OpenedPackedFolder.open(dir, shownDir);
-  const { descriptor } = folder;
-  const members = scanArchives(folder, fail);
-  const entries = readEntries(folder.index);
-  if (entries.length !== members.size)
-    fail(
-      `${packedIndexPath(descriptor.shard)}: ${entries.length} entries for ${members.size} members in the archives (an entry without its member)`,
-    );
-  if (members.size !== descriptor.files)
-    fail(`${PACKED_DESCRIPTOR}: records ${descriptor.files} members, the archives hold ${members.size}`);
-  let listed = 0;
+  const paths: string[] = [];
   try {
     for (const line of folder.members()) {
-      listed++;
+      paths.push(line.path);
+      // A line without an entry is one no archive holds, or one the index lacks: checkArchives says which.
       const entry = folder.entryOf(line.path);
-      if (!members.has(line.path)) fail(`${PACKED_MANIFEST}: lists ${line.path}, which no archive holds`);
-      else if (entry?.sha256 !== line.sha256) fail(`${PACKED_MANIFEST}: ${line.path}'s sha256 is not the one the index records`);
+      if (entry && entry.sha256 !== line.sha256) fail(`${PACKED_MANIFEST}: ${line.path}'s sha256 is not the one the index records`);
     }
   } catch (error) {
-    fail((error as Error).message);
+    folder.close();
+    throw error;
   }
-  if (listed !== members.size) fail(`${PACKED_MANIFEST}: lists ${listed} files, the archives hold ${members.size}`);
   const walletMembers = new Map<string, string[]>();
   const walletPrefix = `${ADDRESS_DIR}/`;
-  for (const file of members) {
+  for (const file of paths) {
     if (!file.startsWith(walletPrefix)) continue;
     const wallet = file.slice(walletPrefix.length, file.indexOf('/', walletPrefix.length));
     const own = walletMembers.get(wallet);
     if (own) own.push(file);
     else walletMembers.set(wallet, [file]);
   }
-  return { files: new PackedFiles(folder, new PathListing(members), shownDir), walletMembers };
+  const listed = new Set(paths);
+  return {
+    files: new PackedFiles(folder, new PathListing(paths), shownDir),
+    walletMembers,
+    async checkArchives(report: Fail) {
+      const { descriptor } = folder;
+      const members = await scanArchives(folder, report);
+      const entries = countEntries(folder.index);
+      if (entries !== members.size)
+        report(
+          `${packedIndexPath(descriptor.shard)}: ${entries} entries for ${members.size} members in the archives (an entry without its member)`,
+        );
+      if (members.size !== descriptor.files)
+        report(`${PACKED_DESCRIPTOR}: records ${descriptor.files} members, the archives hold ${members.size}`);
+      for (const file of listed) if (!members.has(file)) report(`${PACKED_MANIFEST}: lists ${file}, which no archive holds`);
+      if (listed.size !== members.size) report(`${PACKED_MANIFEST}: lists ${listed.size} files, the archives hold ${members.size}`);
+    },
+  };
 }
 
 /**
@@ -111,10 +133,12 @@ export function openPackedFiles(dir: string, shownDir: string, fail: Fail): { fi
  * archive, offset, length and encoding), the padding, the end blocks and nothing after them.
  * The members' paths, in archive order.
  */
-function scanArchives(folder: OpenedPackedFolder, fail: Fail): Set<string> {
+async function scanArchives(folder: OpenedPackedFolder, fail: Fail): Promise<Set<string>> {
   const { descriptor } = folder;
   const members = new Set<string>();
   for (let archive = 1; archive <= descriptor.pack.archives; archive++) {
+    // Each archive (about a third of a second) in a turn of its own: the threads' batches are handed out in between.
+    await new Promise((resolve) => setImmediate(resolve));
     const name = packedArchivePath(descriptor.shard, archive);
     const reader = new SequentialReader(path.join(folder.dir, name));
     const recorded = descriptor.archives[archive - 1]!.sha256;

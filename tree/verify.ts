@@ -31,7 +31,7 @@ import { folderFiles, type TreeFiles } from './tree-files.ts';
 import { ENDPOINTS } from '../schemas/endpoints.ts';
 import { isPackedFolder } from './packed-folder.ts';
 import { isPublished } from './bucket.ts';
-import { openPackedFiles, type PackedFiles } from './packed-files.ts';
+import { openPackedFiles, type OpenedForVerify } from './packed-files.ts';
 import {
   ADDRESS_DIR,
   LEADERBOARD_DIR,
@@ -76,17 +76,15 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
     if (found.failures.length < MAX_FAILURES) found.failures.push(message);
     else found.truncated = true;
   };
-  // A packed folder (build --packed) is read through its archives, checked against its index and manifest first.
-  let packed: { files: PackedFiles; walletMembers: Map<string, string[]> } | null = null;
+  // A packed folder (build --packed) is read through its index, its archives checked alongside the wallets.
+  let packed: OpenedForVerify | null = null;
   if (isPackedFolder(dir)) {
-    progress.start('read the archives');
     try {
       packed = openPackedFiles(dir, dir, fail);
     } catch (error) {
-      // A descriptor, index or archive that is not the one recorded: nothing can be read through it.
+      // A descriptor, index or manifest that is not the one recorded: nothing can be read through it.
       if (!(error instanceof UserError)) throw error;
       fail(error.message);
-      progress.end();
       return {
         files: 0,
         failures: found.failures,
@@ -97,14 +95,22 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
       };
     }
   }
+  // The archives' failures come first, as they did when the archives were read before anything else.
+  const archiveFailures: string[] = [];
+  const archives = packed?.checkArchives((message) => archiveFailures.push(message)).catch((error: unknown) => error) ?? null;
   try {
-    return await verifyFiles(dir, packed?.files ?? folderFiles(dir), packed?.walletMembers ?? null, options, progress, found, fail);
+    const result = await verifyFiles(dir, packed?.files ?? folderFiles(dir), packed?.walletMembers ?? null, options, progress, found, fail);
+    const failed = await archives;
+    if (failed !== undefined && failed !== null) throw failed;
+    if (archiveFailures.length === 0) return result;
+    const failures = [...new Set([...archiveFailures, ...result.failures])];
+    return { ...result, failures: failures.slice(0, MAX_FAILURES), truncated: result.truncated || failures.length > MAX_FAILURES };
   } finally {
+    await archives;
     packed?.files.close();
   }
 }
 
-/** The failures found so far, and whether some were left out. */
 interface Found {
   failures: string[];
   truncated: boolean;
