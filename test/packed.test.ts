@@ -198,6 +198,25 @@ test('verify names a missing member and an extra one', async () => {
     failures.includes(`${packedArchivePath(SHARD, 1)}: v1/extra.json is an extra member (the index has no entry for it)`),
     failures.join('\n'),
   );
+  // The archives are read alongside the documents, and their failures still come first.
+  assert.match(failures[0]!, /^(pack\/1-of-1\/|manifest\.sha256\.gz: )/, failures.join('\n'));
+});
+
+test('verify names a manifest that lists a file twice (its descriptor resealed)', async () => {
+  const dir = copyOfPacked();
+  const file = path.join(dir, PACKED_MANIFEST);
+  const lines = zlib
+    .gunzipSync(fs.readFileSync(file))
+    .toString()
+    .split('\n')
+    .filter((line) => line !== '');
+  fs.writeFileSync(file, zlib.gzipSync(`${[lines[0]!, ...lines].join('\n')}\n`));
+  reseal(dir);
+  const failures = await failuresOf(dir);
+  assert.ok(
+    failures.includes(`${PACKED_MANIFEST}: lists ${lines.length + 1} files, the archives hold ${lines.length}`),
+    failures.join('\n'),
+  );
 });
 
 test('verify names an altered index and an altered manifest', async () => {

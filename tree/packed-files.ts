@@ -1,10 +1,10 @@
 /**
- * A packed folder (tree/packed-folder.ts) read as a tree of files, for `verify`: the archives are
- * read once from start to end, every member's header checked against the index (each member has
- * the entry that points at it, each entry a member, nothing else in an archive), and every line
- * of the manifest against the index; the files are then the members, listed as folders and read
- * through the index. What the members hold is proven by the same checks as a plain tree's files
- * (the build's record, the schemas, the rules across files). Node only.
+ * A packed folder (tree/packed-folder.ts) read as a tree of files, for `verify`: its files are the
+ * manifest's lines, listed as folders and read through the index; alongside, the archives are read
+ * once from start to end, every member's header checked against the index (each member has the
+ * entry that points at it, each entry a member, nothing else in an archive), and every line of the
+ * manifest against the index and the archives. What the members hold is proven by the same checks
+ * as a plain tree's files (the build's record, the schemas, the rules across files). Node only.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -108,7 +108,7 @@ export function openPackedFiles(dir: string, shownDir: string, fail: Fail): Open
     if (own) own.push(file);
     else walletMembers.set(wallet, [file]);
   }
-  const listed = new Set(paths);
+  const inManifest = new Set(paths);
   return {
     files: new PackedFiles(folder, new PathListing(paths), shownDir),
     walletMembers,
@@ -122,8 +122,9 @@ export function openPackedFiles(dir: string, shownDir: string, fail: Fail): Open
         );
       if (members.size !== descriptor.files)
         report(`${PACKED_DESCRIPTOR}: records ${descriptor.files} members, the archives hold ${members.size}`);
-      for (const file of listed) if (!members.has(file)) report(`${PACKED_MANIFEST}: lists ${file}, which no archive holds`);
-      if (listed.size !== members.size) report(`${PACKED_MANIFEST}: lists ${listed.size} files, the archives hold ${members.size}`);
+      for (const file of inManifest) if (!members.has(file)) report(`${PACKED_MANIFEST}: lists ${file}, which no archive holds`);
+      // Its lines, not the distinct paths: a line listed twice is a line too many.
+      if (paths.length !== members.size) report(`${PACKED_MANIFEST}: lists ${paths.length} files, the archives hold ${members.size}`);
     },
   };
 }
