@@ -97,7 +97,13 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
   }
   // The archives' failures come first, as they did when the archives were read before anything else.
   const archiveFailures: string[] = [];
-  const archives = packed?.checkArchives((message) => archiveFailures.push(message)).catch((error: unknown) => error) ?? null;
+  const archives =
+    packed
+      ?.checkArchives((message) => {
+        // One more than can be listed says there were more.
+        if (archiveFailures.length <= MAX_FAILURES) archiveFailures.push(message);
+      })
+      .catch((error: unknown) => error) ?? null;
   try {
     const result = await verifyFiles(dir, packed?.files ?? folderFiles(dir), packed?.walletMembers ?? null, options, progress, found, fail);
     const failed = await archives;
@@ -111,6 +117,7 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
   }
 }
 
+/** The failures found so far, and whether some were left out. */
 interface Found {
   failures: string[];
   truncated: boolean;
