@@ -48,15 +48,16 @@ export class IdCursor<T> {
 
   private constructor(
     private readonly connection: DuckDBConnection,
+    private readonly what: string,
     private readonly result: DuckDBResult,
     private readonly read: (columns: DuckDBVector[], row: number) => T,
   ) {}
 
-  /** `sql` selects the id (an INTEGER) first, ordered by it; `read` makes a value of the other columns. */
-  static async open<T>(db: Database, sql: string, read: (columns: DuckDBVector[], row: number) => T): Promise<IdCursor<T>> {
+  /** `sql` selects the id (an INTEGER) first, ordered by it; `read` makes a value of the other columns; `what` names the rows. */
+  static async open<T>(db: Database, what: string, sql: string, read: (columns: DuckDBVector[], row: number) => T): Promise<IdCursor<T>> {
     const connection = await db.connect();
     try {
-      return new IdCursor(connection, await connection.stream(sql), read);
+      return new IdCursor(connection, what, await connection.stream(sql), read);
     } catch (error) {
       connection.disconnectSync();
       throw error;
@@ -68,10 +69,13 @@ export class IdCursor<T> {
     for (;;) {
       const rows = this.chunk?.rowCount ?? 0;
       for (; this.row < rows; this.row++) {
-        if (this.columns[0]!.getItem(this.row) === id) return this.read(this.columns, this.row);
+        const found = this.columns[0]!.getItem(this.row) as number;
+        if (found === id) return this.read(this.columns, this.row);
+        // The ids ascend: past `id`, it has no row (or was asked for out of order), a bug either way.
+        if (found > id) throw new Error(`${this.what}: no row for id ${id}`);
       }
       const chunk = await this.result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) throw new Error(`no row for id ${id}`);
+      if (!chunk || chunk.rowCount === 0) throw new Error(`${this.what}: no row for id ${id}`);
       this.chunk = chunk;
       this.columns = Array.from({ length: chunk.columnCount }, (_, index) => chunk.getColumnVector(index));
       this.row = 0;

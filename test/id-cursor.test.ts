@@ -15,7 +15,7 @@ test('each id asked for in ascending order gets its own row, across chunks, skip
   const db = await scratchDatabase({ memoryLimit: '512MB' });
   try {
     await db.run(ROWS_SQL);
-    const cursor = await IdCursor.open(db, 'SELECT id, address, season FROM keyed ORDER BY id', (columns, row) => ({
+    const cursor = await IdCursor.open(db, 'the keyed rows', 'SELECT id, address, season FROM keyed ORDER BY id', (columns, row) => ({
       address: columns[1]!.getItem(row) as string,
       season: columns[2]!.getItem(row) as number,
     }));
@@ -32,16 +32,23 @@ test('each id asked for in ascending order gets its own row, across chunks, skip
   }
 });
 
-test('an id with no row is an error that names it', async () => {
+test('an id with no row, or asked for out of order, is an error that names it and the rows', async () => {
   const db = await scratchDatabase({ memoryLimit: '512MB' });
   try {
     await db.run(ROWS_SQL);
-    const cursor = await IdCursor.open(db, 'SELECT id, address FROM keyed ORDER BY id', (columns, row) => columns[1]!.getItem(row));
+    const cursor = await IdCursor.open(db, 'the keyed rows', 'SELECT id, address FROM keyed ORDER BY id', (columns, row) =>
+      columns[1]!.getItem(row),
+    );
     try {
       assert.is(await cursor.valueOf(6), `0x${(2).toString(16).padStart(40, '0')}`);
       await cursor.valueOf(7).then(
         () => assert.unreachable('an id between two rows has no value'),
-        (error: Error) => assert.match(error.message, 'no row for id 7'),
+        (error: Error) => assert.is(error.message, 'the keyed rows: no row for id 7'),
+      );
+      // Asked out of order: the cursor is past it, and says so rather than reading to the end.
+      await cursor.valueOf(3).then(
+        () => assert.unreachable('an id behind the cursor has no value'),
+        (error: Error) => assert.is(error.message, 'the keyed rows: no row for id 3'),
       );
     } finally {
       cursor.close();

@@ -23,7 +23,7 @@ import { R2TreeStore, type CacheLike, type R2BucketLike } from '../server/r2-sto
 import { tempDir } from './helpers/fixtures.ts';
 import tar from 'tar-stream';
 import fc from 'fast-check';
-import { gunzip, gzip } from '../tree/pack-compress.ts';
+import { gunzip, gunzipChunkSize, gzip } from '../tree/pack-compress.ts';
 
 const MIB = 1024 * 1024;
 /** sha256 of two members' headers as publish writes them: a change of the archives' bytes fails here. */
@@ -429,7 +429,7 @@ test("the scrub reads the format back: a member header as written, an index's ev
   assert.equal(draw(5, 5, 1).sort(), [0, 1, 2, 3, 4], 'every member at most once');
 });
 
-test('a member is gunzipped to its bytes whatever its size, and a trailer that lies about the size is refused, not allocated', () => {
+test('a member is gunzipped to its bytes whatever its size, and a trailer that lies about the size is refused, its buffer at most 16 MiB', () => {
   fc.assert(
     fc.property(fc.uint8Array({ maxLength: 70_000 }), fc.nat({ max: 5 }), (bytes, repeat) => {
       // Repeated, the bytes compress well: outputs from a few bytes to many zlib pieces.
@@ -443,7 +443,9 @@ test('a member is gunzipped to its bytes whatever its size, and a trailer that l
     const lying = Buffer.from(member);
     lying.writeUInt32LE(size, lying.length - 4);
     assert.throws(() => gunzip(lying), /incorrect length check/, `a trailer of ${size} bytes`);
+    assert.ok(gunzipChunkSize(lying) <= 16 * MIB, `a trailer of ${size} bytes asks for ${gunzipChunkSize(lying)}`);
   }
+  assert.is(gunzipChunkSize(member), 100_001);
   assert.throws(() => gunzip(member.subarray(0, 3)), /unexpected end of file/);
 });
 

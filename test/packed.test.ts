@@ -19,9 +19,9 @@ import { withHost } from './helpers/hosts.ts';
 import { BUCKET, S3_CREDENTIALS, startS3Server } from './helpers/s3-server.ts';
 import { verifyTree } from '../tree/verify.ts';
 import { PackedFolderSchema, type PackedFolder } from '../schemas/packed-folder.ts';
-import { PACKED_DESCRIPTOR, PACKED_MANIFEST, packedArchivePath, packedIndexPath } from '../tree/packed-folder.ts';
+import { PACKED_DESCRIPTOR, PACKED_MANIFEST, packedArchivePath, packedIndexPath, pathHashOfSync } from '../tree/packed-folder.ts';
 import { memberHeader, memberPadding, readMemberHeader, ARCHIVE_END } from '../tree/pack-archive.ts';
-import { readEntries } from '../tree/pack-index.ts';
+import { buildIndex, readEntries } from '../tree/pack-index.ts';
 import { isPublished } from '../tree/bucket.ts';
 import { runPublish } from '../publish/index.ts';
 import { manifestText, versionIdOf } from '../publish/read-tree.ts';
@@ -202,6 +202,49 @@ test('verify names a missing member and an extra one', async () => {
   assert.match(failures[0]!, /^(pack\/1-of-1\/|manifest\.sha256\.gz: )/, failures.join('\n'));
 });
 
+test('verify names a member the manifest does not list, even when a line listed twice keeps the counts even (all resealed)', async () => {
+  const dir = copyOfPacked();
+  const members = membersOf(dir);
+  const extra = Buffer.from('{}');
+  writeArchive(dir, [
+    ...members,
+    { name: 'v1/extra.json', header: Buffer.from(memberHeader('v1/extra.json', extra.length, 0)), data: extra },
+  ]);
+  // The extra member gets its index entry, the descriptor one more file, the manifest one line listed twice.
+  const indexFile = path.join(dir, packedIndexPath(SHARD));
+  const entries = readEntries(fs.readFileSync(indexFile));
+  const archiveBytes = fs.statSync(path.join(dir, packedArchivePath(SHARD, 1))).size;
+  const offset = archiveBytes - ARCHIVE_END.length - memberPadding(extra.length) - extra.length;
+  const hash = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+  entries.push({
+    ...entries[0]!,
+    pathHash: pathHashOfSync('v1/extra.json'),
+    archive: 1,
+    offset,
+    length: extra.length,
+    gzip: false,
+    sha256: hash('{}'),
+  });
+  const index = buildIndex(entries);
+  fs.writeFileSync(indexFile, index.bytes);
+  const manifestFile = path.join(dir, PACKED_MANIFEST);
+  const lines = zlib
+    .gunzipSync(fs.readFileSync(manifestFile))
+    .toString()
+    .split('\n')
+    .filter((line) => line !== '');
+  fs.writeFileSync(manifestFile, zlib.gzipSync(`${[lines[0]!, ...lines].join('\n')}\n`));
+  const descriptor = descriptorOf(dir);
+  fs.writeFileSync(
+    path.join(dir, PACKED_DESCRIPTOR),
+    JSON.stringify({ ...descriptor, files: descriptor.files + 1, pack: { ...descriptor.pack, ...index.shape } }),
+  );
+  reseal(dir);
+  const failures = await failuresOf(dir);
+  assert.ok(failures.includes(`${PACKED_MANIFEST}: does not list v1/extra.json, which an archive holds`), failures.join('\n'));
+  assert.ok(failures.includes(`${PACKED_MANIFEST}: lists a file more than once`), failures.join('\n'));
+});
+
 test('verify names a manifest that lists a file twice (its descriptor resealed)', async () => {
   const dir = copyOfPacked();
   const file = path.join(dir, PACKED_MANIFEST);
@@ -254,6 +297,12 @@ test('verify refuses a folder whose archive, index or manifest is not the one it
   const failures = await failuresOf(dir);
   assert.equal(failures.length, 1);
   assert.match(failures[0]!, /00001\.tar holds \d+ bytes where packed\.json records \d+/);
+  // The files are listed from the manifest: one the descriptor does not record stops verify, named alone.
+  const manifestDir = copyOfPacked();
+  fs.appendFileSync(path.join(manifestDir, PACKED_MANIFEST), Buffer.alloc(1));
+  const manifestFailures = await failuresOf(manifestDir);
+  assert.equal(manifestFailures.length, 1, manifestFailures.join('\n'));
+  assert.match(manifestFailures[0]!, /^manifest\.sha256\.gz of .* is not the manifest the build wrote/);
   const edited = copyOfPacked();
   const archive = path.join(edited, packedArchivePath(SHARD, 1));
   const bytes = fs.readFileSync(archive);

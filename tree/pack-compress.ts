@@ -2,7 +2,8 @@
  * How a packed member is compressed (tree/bucket.ts, GZIP_LEVEL): one function for `build --packed`,
  * which compresses each document as it is made, and for `publish`, which compresses a plain
  * tree's files as it packs them, so that both forms of a night store the same member bytes; and
- * how one is uncompressed, for `verify`, `serve` and the store's scrub.
+ * how one is uncompressed in Node (verify, publish's and serve's reads of a packed folder, the
+ * store's scrub; the Worker has its own, server/gunzip.ts).
  * Synchronous: both call it on threads of their own, where an asynchronous call would only add
  * the cost of handing each document to libuv's pool (bench/LOG.md, "gzip by size"). Node only.
  */
@@ -23,7 +24,12 @@ const MAX_OUTPUT_CHUNK = 16 * 1024 * 1024;
  * never bytes.
  */
 export function gunzip(stored: Uint8Array): Buffer {
+  return zlib.gunzipSync(stored, { chunkSize: gunzipChunkSize(stored) });
+}
+
+/** The output buffer `gunzip` asks zlib for: the trailer's size plus one, within zlib's least and MAX_OUTPUT_CHUNK. */
+export function gunzipChunkSize(stored: Uint8Array): number {
   const recorded =
     stored.length >= 4 ? Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).readUInt32LE(stored.length - 4) : 0;
-  return zlib.gunzipSync(stored, { chunkSize: Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(recorded + 1, MAX_OUTPUT_CHUNK)) });
+  return Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(recorded + 1, MAX_OUTPUT_CHUNK));
 }

@@ -29,7 +29,7 @@ function memberPathOf(name: string): { path: string; gzip: boolean } {
   return plain !== null && isCompressible(plain) ? { path: plain, gzip: true } : { path: name, gzip: false };
 }
 
-/** Reads members through the index (the verify threads open one each: the main thread checked the index against the archives). */
+/** Reads members through the index (the verify threads open one each; the main thread checks the index against the archives alongside). */
 export class PackedFiles implements TreeFiles {
   constructor(
     readonly folder: OpenedPackedFolder,
@@ -122,8 +122,10 @@ export function openPackedFiles(dir: string, shownDir: string, fail: Fail): Open
         );
       if (members.size !== descriptor.files)
         report(`${PACKED_DESCRIPTOR}: records ${descriptor.files} members, the archives hold ${members.size}`);
+      // The files are listed from the manifest: a member it does not list would never be read, so it is named here.
       for (const file of inManifest) if (!members.has(file)) report(`${PACKED_MANIFEST}: lists ${file}, which no archive holds`);
-      // Its lines, not the distinct paths: a line listed twice is a line too many.
+      for (const file of members) if (!inManifest.has(file)) report(`${PACKED_MANIFEST}: does not list ${file}, which an archive holds`);
+      if (inManifest.size !== paths.length) report(`${PACKED_MANIFEST}: lists a file more than once`);
       if (paths.length !== members.size) report(`${PACKED_MANIFEST}: lists ${paths.length} files, the archives hold ${members.size}`);
     },
   };

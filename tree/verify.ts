@@ -95,7 +95,7 @@ export async function verifyTree(dir: string, options: VerifyOptions = {}): Prom
       };
     }
   }
-  // The archives' failures come first, as they did when the archives were read before anything else.
+  // The archives' failures are listed first (the archives were read before anything else until they were read alongside).
   const archiveFailures: string[] = [];
   const archives =
     packed

@@ -30,11 +30,13 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
     options.progress,
     (full, sample) => pool.submitHistories(full.take(), sample),
   );
-  const walletSeasons = await IdCursor.open(db, POINTS_HISTORY_WALLETS_SQL, (columns, row) => ({
-    address: columns[1]!.getItem(row) as string,
-    season: columns[2]!.getItem(row) as number,
-  }));
+  let walletSeasons: IdCursor<{ address: string; season: number }> | null = null;
   try {
+    const seasons = await IdCursor.open(db, "the points histories' wallet-seasons", POINTS_HISTORY_WALLETS_SQL, (columns, row) => ({
+      address: columns[1]!.getItem(row) as string,
+      season: columns[2]!.getItem(row) as number,
+    }));
+    walletSeasons = seasons;
     const result = await db.connection.stream(POINTS_HISTORY_ROWS_SQL);
     let wallet: string | null = null;
     let walletSeason = -1;
@@ -56,7 +58,7 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
         if (row > runStart) batch.addDays(columns, runStart, row - runStart);
         runStart = row;
         walletSeason = key;
-        const { address, season } = await walletSeasons.valueOf(key);
+        const { address, season } = await seasons.valueOf(key);
         if (address !== wallet) {
           if (batch.walletCount >= BATCH_WALLETS || batch.dayCount >= BATCH_DAYS) {
             await stage.submit(batch);
@@ -72,8 +74,11 @@ export async function writePointsHistory(db: Database, pool: WriterPool, options
     if (batch.walletCount > 0) await stage.submit(batch);
     await pool.drain();
   } finally {
-    walletSeasons.close();
-    await pool.stopDocumentThreads();
+    try {
+      walletSeasons?.close();
+    } finally {
+      await pool.stopDocumentThreads();
+    }
   }
   return stage.result();
 }

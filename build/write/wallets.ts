@@ -54,6 +54,7 @@ export async function writeWallets(db: Database, pool: WriterPool, options: Wall
   // Each wallet's address decoded once, not carried on every one of its rows.
   const addresses = await IdCursor.open(
     db,
+    "the wallets' addresses",
     'SELECT id, address FROM addresses ORDER BY id',
     (columns, row) => columns[1]!.getItem(row) as string,
   );
