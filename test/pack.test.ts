@@ -16,7 +16,16 @@ import { packShard, type PackTarget } from '../publish/pack-shard.ts';
 import { describeFile } from '../publish/tree-file.ts';
 import { archiveName, INDEX_NAME, packFolder, versionPrefix } from '../tree/bucket.ts';
 import { pointerText, type PackedShard } from '../tree/live-pointer.ts';
-import { buildIndex, ENTRY_BYTES, findEntry, pathHashFromDigest, pathHashOf, readEntries, windowOf } from '../tree/pack-index.ts';
+import {
+  buildIndex,
+  countEntries,
+  ENTRY_BYTES,
+  findEntry,
+  pathHashFromDigest,
+  pathHashOf,
+  readEntries,
+  windowOf,
+} from '../tree/pack-index.ts';
 import { archiveLength, memberHeader, readMemberHeader } from '../tree/pack-archive.ts';
 import { draw } from '../publish/scrub.ts';
 import { R2TreeStore, type CacheLike, type R2BucketLike } from '../server/r2-store.ts';
@@ -424,6 +433,8 @@ test("the scrub reads the format back: a member header as written, an index's ev
     readEntries(buildIndex(entries).bytes).sort((a, b) => a.offset - b.offset),
     entries,
   );
+  // verify counts an index's entries without reading them: the same number, empty slots left out.
+  assert.is(countEntries(buildIndex(entries).bytes), entries.length);
   assert.equal(draw(1000, 10, 42), draw(1000, 10, 42));
   assert.not.equal(draw(1000, 10, 42), draw(1000, 10, 43));
   assert.equal(draw(5, 5, 1).sort(), [0, 1, 2, 3, 4], 'every member at most once');
